@@ -1,0 +1,64 @@
+# ORFS top-level Makefile.
+#
+#   make                build orfs.ko (here), server/orfsd and the tools
+#   make check          run the whole test suite (installs what it needs)
+#   make demo           build, boot a VM, serve an export, mount it, use it
+#   make install        install orfs.ko, orfsd and mount.orfs
+#   make W=1 / C=1      extra warnings / sparse, passed to kbuild
+#
+# KDIR defaults to the running kernel's build directory if it exists,
+# otherwise to the newest installed Debian kernel headers.
+
+KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
+		echo /lib/modules/$$(uname -r)/build; \
+	else \
+		ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1; \
+	fi)
+# The kernel release KDIR builds for; the VM boots the matching image.
+KREL = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+.PHONY: all module server tools check demo bench install clean deps kdir-check
+
+all: module server tools
+
+kdir-check:
+	@if [ -z "$(KDIR)" ] || [ ! -d "$(KDIR)" ]; then \
+		echo "orfs: no kernel build directory found." >&2; \
+		echo "orfs: install linux-headers-\$$(uname -r) or pass KDIR=/path/to/build" >&2; \
+		exit 1; \
+	fi
+
+module: kdir-check
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+server:
+	$(MAKE) -C server
+
+tools:
+	$(MAKE) -C tools
+
+deps:
+	tools/install-deps.sh
+
+check: deps
+	@KDIR=$(KDIR) tests/run-all.sh
+
+demo: deps
+	@KDIR=$(KDIR) tools/demo.sh
+
+bench: deps
+	@KDIR=$(KDIR) tools/bench/run.sh
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
+	install -D -m 0755 server/orfsd $(DESTDIR)$(PREFIX)/sbin/orfsd
+	install -D -m 0755 tools/mount.orfs $(DESTDIR)/sbin/mount.orfs
+	-depmod -a $(KREL)
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C server clean
+	$(MAKE) -C tools clean

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ORFS client: definitions shared by the VFS glue in fs/.
+ */
+#ifndef ORFS_FS_H
+#define ORFS_FS_H
+
+#include <linux/fs.h>
+#include <linux/socket.h>
+#include "orfs_proto.h"
+#include "orfs_kcompat.h"
+#include "../net/orfs_net.h"
+
+#define ORFS_SUPER_MAGIC	0x4f524653	/* "ORFS" */
+
+/* Defaults, in the units of the mount options. */
+#define ORFS_DEF_TIMEO		600	/* deciseconds per request, like NFS */
+#define ORFS_DEF_ACTIMEO	3	/* seconds attributes stay fresh */
+#define ORFS_DEF_CONNECT_MS	15000
+
+/**
+ * struct orfs_mount_opts - parsed mount options
+ * @addr: server address with the port set
+ * @host: the server part of the source, as given (for /proc/mounts)
+ * @path: the export sub-path, starting with '/'
+ * @port: server port
+ * @inline_size: inline threshold to ask for
+ * @credits: requests to keep in flight
+ * @timeo: request timeout, deciseconds
+ * @actimeo: attribute cache timeout, seconds
+ */
+struct orfs_mount_opts {
+	struct sockaddr_storage	addr;
+	char			*host;
+	char			*path;
+	u16			port;
+	u32			inline_size;
+	u32			credits;
+	u32			timeo;
+	u32			actimeo;
+};
+
+/**
+ * struct orfs_sb_info - one mounted ORFS file system
+ * @opts: mount options in effect
+ * @conn: the connection to orfsd
+ * @root_fh: handle of the mounted directory
+ * @ac_timeo: attribute cache timeout, jiffies
+ */
+struct orfs_sb_info {
+	struct orfs_mount_opts	opts;
+	struct orfs_conn	*conn;
+	struct orfs_fh		root_fh;
+	unsigned long		ac_timeo;
+};
+
+/**
+ * struct orfs_inode_info - ORFS part of an inode
+ * @fh: the server's handle; immutable once the inode is hashed
+ * @attr_time: jiffies when the attributes were last fetched
+ * @change: the server's change counter at that time
+ * @vfs_inode: the VFS inode
+ */
+struct orfs_inode_info {
+	struct orfs_fh		fh;
+	unsigned long		attr_time;
+	u64			change;
+	struct inode		vfs_inode;
+};
+
+static inline struct orfs_sb_info *ORFS_SB(struct super_block *sb)
+{
+	return sb->s_fs_info;
+}
+
+static inline struct orfs_inode_info *ORFS_I(struct inode *inode)
+{
+	return container_of(inode, struct orfs_inode_info, vfs_inode);
+}
+
+static inline struct orfs_conn *orfs_conn_of(struct inode *inode)
+{
+	return ORFS_SB(inode->i_sb)->conn;
+}
+
+/* inode.c */
+int orfs_inode_cache_init(void);
+void orfs_inode_cache_exit(void);
+struct inode *orfs_alloc_inode(struct super_block *sb);
+void orfs_free_inode(struct inode *inode);
+struct inode *orfs_iget(struct super_block *sb, const struct orfs_fh *fh,
+			const struct orfs_attr *attr);
+int orfs_revalidate_inode(struct inode *inode, bool force);
+int orfs_getattr(orfs_idmap_t *idmap, const struct path *path,
+		 struct kstat *stat, u32 request_mask, unsigned int flags);
+extern const struct inode_operations orfs_file_inode_operations;
+extern const struct file_operations orfs_file_operations;
+
+/* dir.c */
+extern const struct inode_operations orfs_dir_inode_operations;
+extern const struct file_operations orfs_dir_operations;
+extern const struct dentry_operations orfs_dentry_operations;
+
+#endif /* ORFS_FS_H */

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ORFS super block, mount options (fs_context) and module entry points.
+ */
+#define pr_fmt(fmt) "orfs: " fmt
+
+#include <linux/module.h>
+#include <linux/fs_context.h>
+#include <linux/fs_parser.h>
+#include <linux/inet.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/seq_file.h>
+#include <linux/statfs.h>
+#include <linux/slab.h>
+#include "orfs_fs.h"
+
+enum orfs_param {
+	Opt_port,
+	Opt_inline,
+	Opt_credits,
+	Opt_timeo,
+	Opt_actimeo,
+};
+
+static const struct fs_parameter_spec orfs_fs_parameters[] = {
+	fsparam_u32("port",	Opt_port),
+	fsparam_u32("inline",	Opt_inline),
+	fsparam_u32("credits",	Opt_credits),
+	fsparam_u32("timeo",	Opt_timeo),
+	fsparam_u32("actimeo",	Opt_actimeo),
+	{}
+};
+
+static void orfs_free_opts(struct orfs_mount_opts *o)
+{
+	kfree(o->host);
+	kfree(o->path);
+	o->host = NULL;
+	o->path = NULL;
+}
+
+/**
+ * orfs_parse_source() - split "host:/path" and parse the host address
+ * @fc: the context, for error reporting
+ * @src: the source string
+ * @o: filled with host, path and address (port set later)
+ *
+ * The kernel does not resolve names: the host is an IPv4 literal or an
+ * IPv6 literal in brackets.  mount.orfs resolves host names.
+ *
+ * Return: 0 or -EINVAL with a message in the context's log.
+ */
+static int orfs_parse_source(struct fs_context *fc, const char *src,
+			     struct orfs_mount_opts *o)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&o->addr;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&o->addr;
+	const char *colon, *host = src;
+	size_t hlen;
+
+	if (src[0] == '[') {
+		const char *rb = strchr(src, ']');
+
+		if (!rb || rb[1] != ':')
+			return invalfc(fc, "source \"%s\": expected [ipv6]:/path", src);
+		host = src + 1;
+		hlen = rb - host;
+		colon = rb + 1;
+	} else {
+		colon = strchr(src, ':');
+		if (!colon)
+			return invalfc(fc, "source \"%s\": expected host:/path", src);
+		hlen = colon - src;
+	}
+	if (colon[1] != '/')
+		return invalfc(fc, "source \"%s\": the path must start with '/'", src);
+	if (strlen(colon + 1) > ORFS_PATH_MAX)
+		return invalfc(fc, "source \"%s\": path longer than %u bytes", src,
+			       ORFS_PATH_MAX);
+
+	memset(&o->addr, 0, sizeof(o->addr));
+	if (in4_pton(host, hlen, (u8 *)&sin->sin_addr, -1, NULL) && hlen) {
+		sin->sin_family = AF_INET;
+	} else if (in6_pton(host, hlen, (u8 *)&sin6->sin6_addr, -1, NULL) && hlen) {
+		sin6->sin6_family = AF_INET6;
+	} else {
+		return invalfc(fc, "source \"%s\": \"%.*s\" is not an IP address (use mount.orfs to resolve host names)",
+			       src, (int)hlen, host);
+	}
+
+	o->host = kstrndup(host, hlen, GFP_KERNEL);
+	o->path = kstrdup(colon + 1, GFP_KERNEL);
+	if (!o->host || !o->path)
+		return -ENOMEM;
+	return 0;
+}
+
+static int orfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
+{
+	struct orfs_mount_opts *o = fc->fs_private;
+	struct fs_parse_result result;
+	int opt;
+
+	if (!strcmp(param->key, "source")) {
+		if (param->type != fs_value_is_string)
+			return invalfc(fc, "bad source");
+		if (fc->source)
+			return invalfc(fc, "multiple sources");
+		orfs_free_opts(o);
+		if (orfs_parse_source(fc, param->string, o))
+			return -EINVAL;
+		fc->source = param->string;
+		param->string = NULL;
+		return 0;
+	}
+
+	opt = fs_parse(fc, orfs_fs_parameters, param, &result);
+	if (opt < 0)
+		return opt;
+
+	switch (opt) {
+	case Opt_port:
+		if (result.uint_32 == 0 || result.uint_32 > 65535)
+			return invalfc(fc, "port=%u: must be 1..65535", result.uint_32);
+		o->port = result.uint_32;
+		break;
+	case Opt_inline:
+		if (result.uint_32 < ORFS_INLINE_MIN || result.uint_32 > ORFS_INLINE_MAX)
+			return invalfc(fc, "inline=%u: must be %u..%u bytes", result.uint_32,
+				       ORFS_INLINE_MIN, ORFS_INLINE_MAX);
+		o->inline_size = result.uint_32;
+		break;
+	case Opt_credits:
+		if (result.uint_32 < 1 || result.uint_32 > ORFS_CREDITS_MAX)
+			return invalfc(fc, "credits=%u: must be 1..%u", result.uint_32,
+				       ORFS_CREDITS_MAX);
+		o->credits = result.uint_32;
+		break;
+	case Opt_timeo:
+		if (result.uint_32 < 1 || result.uint_32 > 36000)
+			return invalfc(fc, "timeo=%u: must be 1..36000 deciseconds",
+				       result.uint_32);
+		o->timeo = result.uint_32;
+		break;
+	case Opt_actimeo:
+		if (result.uint_32 > 3600)
+			return invalfc(fc, "actimeo=%u: must be 0..3600 seconds", result.uint_32);
+		o->actimeo = result.uint_32;
+		break;
+	}
+	return 0;
+}
+
+static int orfs_statfs(struct dentry *dentry, struct kstatfs *buf)
+{
+	struct orfs_sb_info *sbi = ORFS_SB(dentry->d_sb);
+	struct orfs_fh_req req = { .fh = ORFS_I(d_inode(dentry))->fh };
+	struct orfs_msg msg = {
+		.opcode = ORFS_OP_STATFS, .body = &req, .body_len = sizeof(req),
+	};
+	const struct orfs_statfs_rep *sr;
+	struct orfs_reply rep;
+	int ret;
+
+	ret = orfs_call(sbi->conn, &msg, &rep);
+	if (ret)
+		return ret;
+	sr = rep.body;
+	buf->f_type = ORFS_SUPER_MAGIC;
+	buf->f_bsize = le32_to_cpu(sr->bsize);
+	buf->f_frsize = le32_to_cpu(sr->frsize);
+	buf->f_blocks = le64_to_cpu(sr->blocks);
+	buf->f_bfree = le64_to_cpu(sr->bfree);
+	buf->f_bavail = le64_to_cpu(sr->bavail);
+	buf->f_files = le64_to_cpu(sr->files);
+	buf->f_ffree = le64_to_cpu(sr->ffree);
+	buf->f_namelen = min_t(u32, le32_to_cpu(sr->namelen), ORFS_NAME_MAX);
+	orfs_reply_put(&rep);
+	return 0;
+}
+
+static int orfs_show_options(struct seq_file *m, struct dentry *root)
+{
+	struct orfs_mount_opts *o = &ORFS_SB(root->d_sb)->opts;
+
+	seq_printf(m, ",addr=%s,port=%u,inline=%u,credits=%u,timeo=%u,actimeo=%u",
+		   o->host, o->port, o->inline_size, o->credits, o->timeo, o->actimeo);
+	return 0;
+}
+
+static void orfs_evict_inode(struct inode *inode)
+{
+	truncate_inode_pages_final(&inode->i_data);
+	clear_inode(inode);
+}
+
+static const struct super_operations orfs_super_ops = {
+	.alloc_inode	= orfs_alloc_inode,
+	.free_inode	= orfs_free_inode,
+	.evict_inode	= orfs_evict_inode,
+	.statfs		= orfs_statfs,
+	.show_options	= orfs_show_options,
+};
+
+/* Sends MOUNT for the export sub-path; fills the root handle and attributes. */
+static int orfs_mount_export(struct orfs_sb_info *sbi, struct orfs_attr *attr)
+{
+	u32 plen = strlen(sbi->opts.path);
+	struct orfs_mount_req req = { .path_len = cpu_to_le32(plen) };
+	struct orfs_msg msg = {
+		.opcode = ORFS_OP_MOUNT, .body = &req, .body_len = sizeof(req),
+		.tail = sbi->opts.path, .tail_len = plen,
+	};
+	const struct orfs_mount_rep *mr;
+	struct orfs_reply rep;
+	int ret;
+
+	ret = orfs_call(sbi->conn, &msg, &rep);
+	if (ret)
+		return ret;
+	mr = rep.body;
+	if (orfs_fh_check(&mr->root) || !S_ISDIR(le32_to_cpu(mr->attr.mode))) {
+		pr_err("MOUNT reply is malformed\n");
+		ret = -EIO;
+	} else {
+		sbi->root_fh = mr->root;
+		*attr = mr->attr;
+	}
+	orfs_reply_put(&rep);
+	return ret;
+}
+
+static void orfs_set_port(struct orfs_mount_opts *o)
+{
+	if (o->addr.ss_family == AF_INET)
+		((struct sockaddr_in *)&o->addr)->sin_port = htons(o->port);
+	else
+		((struct sockaddr_in6 *)&o->addr)->sin6_port = htons(o->port);
+}
+
+static int orfs_fill_super(struct super_block *sb, struct fs_context *fc)
+{
+	struct orfs_sb_info *sbi = sb->s_fs_info;
+	struct orfs_conn_opts copts = {};
+	struct orfs_attr attr;
+	struct inode *root;
+	int ret;
+
+	sb->s_magic = ORFS_SUPER_MAGIC;
+	sb->s_op = &orfs_super_ops;
+	sb->s_d_op = &orfs_dentry_operations;
+	sb->s_maxbytes = MAX_LFS_FILESIZE;
+	sb->s_time_gran = 1;
+	sb->s_blocksize = PAGE_SIZE;
+	sb->s_blocksize_bits = PAGE_SHIFT;
+	sbi->ac_timeo = sbi->opts.actimeo * HZ;
+
+	orfs_set_port(&sbi->opts);
+	copts.dst = sbi->opts.addr;
+	copts.inline_size = sbi->opts.inline_size;
+	copts.credits = sbi->opts.credits;
+	copts.timeo = msecs_to_jiffies(sbi->opts.timeo * 100);
+	copts.connect_timeo = ORFS_DEF_CONNECT_MS;
+	ret = orfs_conn_open(&copts, &sbi->conn);
+	if (ret) {
+		errorfc(fc, "cannot connect to %s port %u: error %d", sbi->opts.host,
+			sbi->opts.port, ret);
+		return ret;
+	}
+
+	ret = orfs_mount_export(sbi, &attr);
+	if (ret) {
+		errorfc(fc, "server refused to mount %s: error %d", sbi->opts.path, ret);
+		return ret;
+	}
+	root = orfs_iget(sb, &sbi->root_fh, &attr);
+	if (IS_ERR(root))
+		return PTR_ERR(root);
+	sb->s_root = d_make_root(root);
+	if (!sb->s_root)
+		return -ENOMEM;
+	return 0;
+}
+
+static int orfs_get_tree(struct fs_context *fc)
+{
+	struct orfs_mount_opts *o = fc->fs_private;
+	struct orfs_sb_info *sbi;
+
+	if (!o->host)
+		return invalfc(fc, "no source given; use host:/path");
+
+	sbi = kzalloc(sizeof(*sbi), GFP_KERNEL);
+	if (!sbi)
+		return -ENOMEM;
+	/* The super block owns the options from here on. */
+	sbi->opts = *o;
+	o->host = NULL;
+	o->path = NULL;
+	fc->s_fs_info = sbi;
+	return get_tree_nodev(fc, orfs_fill_super);
+}
+
+static void orfs_free_sbi(struct orfs_sb_info *sbi)
+{
+	if (!sbi)
+		return;
+	if (sbi->conn)
+		orfs_conn_close(sbi->conn);
+	orfs_free_opts(&sbi->opts);
+	kfree(sbi);
+}
+
+static void orfs_free_fc(struct fs_context *fc)
+{
+	struct orfs_mount_opts *o = fc->fs_private;
+
+	if (o) {
+		orfs_free_opts(o);
+		kfree(o);
+	}
+	/* Set only if get_tree failed before a super block took it over. */
+	orfs_free_sbi(fc->s_fs_info);
+}
+
+static int orfs_reconfigure(struct fs_context *fc)
+{
+	sync_filesystem(fc->root->d_sb);
+	return 0;
+}
+
+static const struct fs_context_operations orfs_context_ops = {
+	.free		= orfs_free_fc,
+	.parse_param	= orfs_parse_param,
+	.get_tree	= orfs_get_tree,
+	.reconfigure	= orfs_reconfigure,
+};
+
+static int orfs_init_fs_context(struct fs_context *fc)
+{
+	struct orfs_mount_opts *o;
+
+	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	if (!o)
+		return -ENOMEM;
+	o->port = ORFS_DEFAULT_PORT;
+	o->inline_size = ORFS_INLINE_DEFAULT;
+	o->credits = ORFS_CREDITS_DEFAULT;
+	o->timeo = ORFS_DEF_TIMEO;
+	o->actimeo = ORFS_DEF_ACTIMEO;
+	fc->fs_private = o;
+	fc->ops = &orfs_context_ops;
+	return 0;
+}
+
+static void orfs_kill_sb(struct super_block *sb)
+{
+	struct orfs_sb_info *sbi = ORFS_SB(sb);
+
+	kill_anon_super(sb);
+	orfs_free_sbi(sbi);
+}
+
+static struct file_system_type orfs_fs_type = {
+	.owner			= THIS_MODULE,
+	.name			= "orfs",
+	.init_fs_context	= orfs_init_fs_context,
+	.parameters		= orfs_fs_parameters,
+	.kill_sb		= orfs_kill_sb,
+};
+MODULE_ALIAS_FS("orfs");
+
+static int __init orfs_init(void)
+{
+	int ret;
+
+	ret = orfs_inode_cache_init();
+	if (ret)
+		return ret;
+	ret = register_filesystem(&orfs_fs_type);
+	if (ret) {
+		orfs_inode_cache_exit();
+		return ret;
+	}
+	pr_info("ORFS client loaded (protocol %u)\n", ORFS_PROTO_VERSION);
+	return 0;
+}
+
+static void __exit orfs_exit(void)
+{
+	unregister_filesystem(&orfs_fs_type);
+	orfs_inode_cache_exit();
+}
+
+module_init(orfs_init);
+module_exit(orfs_exit);
+
+MODULE_AUTHOR("The ORFS developers");
+MODULE_DESCRIPTION("ORFS: RDMA distributed file system client");
+MODULE_LICENSE("GPL");

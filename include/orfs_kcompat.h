@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel-version differences, all in one place.
+ *
+ * ORFS is written against Linux 6.1 (Debian 12).  When a newer kernel
+ * changes an interface the client uses, add the shim here so that fs/ and
+ * net/ stay free of version checks.
+ */
+#ifndef ORFS_KCOMPAT_H
+#define ORFS_KCOMPAT_H
+
+#include <linux/version.h>
+#include <linux/fs.h>
+#include <linux/stat.h>
+
+/* 6.3 replaced the user_namespace argument of inode operations by mnt_idmap. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+typedef struct user_namespace orfs_idmap_t;
+#define ORFS_IDMAP_NONE		(&init_user_ns)
+#else
+typedef struct mnt_idmap orfs_idmap_t;
+#define ORFS_IDMAP_NONE		(&nop_mnt_idmap)
+#endif
+
+/* 6.5 added a request mask to generic_fillattr(). */
+static inline void orfs_fillattr(orfs_idmap_t *idmap, u32 request_mask,
+				 struct inode *inode, struct kstat *stat)
+{
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
+	generic_fillattr(idmap, inode, stat);
+#else
+	generic_fillattr(idmap, request_mask, inode, stat);
+#endif
+}
+
+/* 6.6 hid inode timestamps behind accessors. */
+static inline void orfs_set_times(struct inode *inode, struct timespec64 a,
+				  struct timespec64 m, struct timespec64 c)
+{
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 0)
+	inode->i_atime = a;
+	inode->i_mtime = m;
+	inode->i_ctime = c;
+#else
+	inode_set_atime_to_ts(inode, a);
+	inode_set_mtime_to_ts(inode, m);
+	inode_set_ctime_to_ts(inode, c);
+#endif
+}
+
+#endif /* ORFS_KCOMPAT_H */

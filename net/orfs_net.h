@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The transport interface that fs/ calls.
+ *
+ * A struct orfs_conn is one reliable-connected RDMA queue pair to orfsd.
+ * fs/ sends a request with orfs_call() and gets the reply back in the
+ * receive buffer it landed in; it must give that buffer back with
+ * orfs_reply_put().  Everything below this interface (rdma_cm, queue pairs,
+ * credits, DMA mapping) lives in net/.
+ */
+#ifndef ORFS_NET_H
+#define ORFS_NET_H
+
+#include <linux/types.h>
+#include <linux/socket.h>
+#include "orfs_proto.h"
+
+struct orfs_conn;
+struct orfs_recv;
+
+/**
+ * struct orfs_conn_opts - what a connection is asked to be
+ * @dst: server address (sockaddr_in or sockaddr_in6, port set)
+ * @inline_size: inline threshold to ask the server for
+ * @credits: requests the client wants to keep in flight
+ * @timeo: per-request timeout in jiffies
+ * @connect_timeo: timeout for address/route resolution and connect, ms
+ */
+struct orfs_conn_opts {
+	struct sockaddr_storage	dst;
+	u32			inline_size;
+	u16			credits;
+	unsigned long		timeo;
+	unsigned int		connect_timeo;
+};
+
+/**
+ * struct orfs_msg - a request to send
+ * @opcode: enum orfs_opcode
+ * @body: the fixed body
+ * @body_len: its size
+ * @tail: an optional variable tail (name, path) sent right after the body
+ * @tail_len: its size
+ */
+struct orfs_msg {
+	u16		opcode;
+	const void	*body;
+	u32		body_len;
+	const void	*tail;
+	u32		tail_len;
+};
+
+/**
+ * struct orfs_reply - a validated reply
+ * @hdr: the header, checked by orfs_hdr_check()
+ * @body: the body; at least orfs_body_min() bytes
+ * @body_len: bytes of body
+ * @data: inline data (READDIR entries, file data)
+ * @data_len: bytes of inline data
+ * @rx: the receive buffer holding it (private to net/)
+ */
+struct orfs_reply {
+	const struct orfs_hdr	*hdr;
+	const void		*body;
+	u32			body_len;
+	const void		*data;
+	u32			data_len;
+	struct orfs_recv	*rx;
+};
+
+int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp);
+void orfs_conn_close(struct orfs_conn *conn);
+int orfs_call(struct orfs_conn *conn, const struct orfs_msg *msg,
+	      struct orfs_reply *rep);
+void orfs_reply_put(struct orfs_reply *rep);
+u32 orfs_conn_inline_size(const struct orfs_conn *conn);
+
+#endif /* ORFS_NET_H */
