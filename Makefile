@@ -9,11 +9,7 @@
 # KDIR defaults to the running kernel's build directory if it exists,
 # otherwise to the newest installed Debian kernel headers.
 
-KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
-		echo /lib/modules/$$(uname -r)/build; \
-	else \
-		ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1; \
-	fi)
+KDIR ?= $(shell $(CURDIR)/tools/kdir.sh)
 # The kernel release KDIR builds for; the VM boots the matching image.
 KREL = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 

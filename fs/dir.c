@@ -195,9 +195,234 @@ static int orfs_readdir(struct file *file, struct dir_context *ctx)
 	}
 }
 
+/**
+ * orfs_new_object() - CREATE, MKDIR, MKNOD or SYMLINK one name
+ * @dir: parent directory
+ * @dentry: the new name; instantiated on success
+ * @op: the opcode
+ * @mode: type and permission bits
+ * @rdev: device number for MKNOD
+ * @target: link target for SYMLINK, else NULL
+ * @flags: ORFS_CR_*
+ *
+ * The new object belongs to the caller's fsuid and fsgid (or the
+ * directory's group if it is set-group-ID).
+ *
+ * Context: process, @dir locked; sleeps on the network.
+ */
+static int orfs_new_object(struct inode *dir, struct dentry *dentry, u16 op,
+			   umode_t mode, dev_t rdev, const char *target, u32 flags)
+{
+	u32 nlen = dentry->d_name.len, tlen = target ? strlen(target) : 0;
+	struct orfs_create_req *req;
+	struct orfs_msg msg = { .opcode = op, .body_len = sizeof(*req) };
+	const struct orfs_lookup_rep *lr;
+	struct orfs_reply rep;
+	struct inode *inode;
+	kgid_t gid = current_fsgid();
+	int ret;
+
+	if (nlen > ORFS_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (orfs_data_offset(sizeof(*req) + nlen + tlen) > ORFS_META_MAX)
+		return -ENAMETOOLONG;
+	req = kzalloc(sizeof(*req) + nlen + tlen, GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+	if (dir->i_mode & S_ISGID) {
+		gid = dir->i_gid;
+		if (S_ISDIR(mode))
+			mode |= S_ISGID;
+	}
+	req->dir = ORFS_I(dir)->fh;
+	req->mode = cpu_to_le32(mode);
+	req->flags = cpu_to_le32(flags);
+	req->uid = cpu_to_le32(from_kuid(&init_user_ns, current_fsuid()));
+	req->gid = cpu_to_le32(from_kgid(&init_user_ns, gid));
+	req->rdev_major = cpu_to_le32(MAJOR(rdev));
+	req->rdev_minor = cpu_to_le32(MINOR(rdev));
+	req->name_len = cpu_to_le32(nlen);
+	req->target_len = cpu_to_le32(tlen);
+	memcpy(req + 1, dentry->d_name.name, nlen);
+	if (tlen)
+		memcpy((u8 *)(req + 1) + nlen, target, tlen);
+	msg.body = req;
+	msg.body_len = sizeof(*req) + nlen + tlen;
+
+	ret = orfs_call(orfs_conn_of(dir), &msg, &rep);
+	kfree(req);
+	orfs_invalidate_attr(dir);
+	if (ret)
+		return ret;
+	lr = rep.body;
+	if (orfs_fh_check(&lr->fh)) {
+		orfs_reply_put(&rep);
+		return -EIO;
+	}
+	inode = orfs_iget(dir->i_sb, &lr->fh, &lr->attr);
+	orfs_reply_put(&rep);
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
+	orfs_dentry_stamp(dentry);
+	d_instantiate(dentry, inode);
+	return 0;
+}
+
+static int orfs_create(orfs_idmap_t *idmap, struct inode *dir, struct dentry *dentry,
+		       umode_t mode, bool excl)
+{
+	return orfs_new_object(dir, dentry, ORFS_OP_CREATE, mode, 0, NULL,
+			       excl ? ORFS_CR_EXCL : 0);
+}
+
+static int orfs_mkdir(orfs_idmap_t *idmap, struct inode *dir, struct dentry *dentry,
+		      umode_t mode)
+{
+	return orfs_new_object(dir, dentry, ORFS_OP_MKDIR, mode | S_IFDIR, 0, NULL, 0);
+}
+
+static int orfs_mknod(orfs_idmap_t *idmap, struct inode *dir, struct dentry *dentry,
+		      umode_t mode, dev_t rdev)
+{
+	return orfs_new_object(dir, dentry, ORFS_OP_MKNOD, mode, rdev, NULL, 0);
+}
+
+static int orfs_symlink(orfs_idmap_t *idmap, struct inode *dir, struct dentry *dentry,
+			const char *target)
+{
+	return orfs_new_object(dir, dentry, ORFS_OP_SYMLINK, S_IFLNK | 0777, 0,
+			       target, 0);
+}
+
+/* UNLINK or RMDIR of one name. */
+static int orfs_remove(struct inode *dir, struct dentry *dentry, u16 op)
+{
+	struct orfs_lookup_req req = {
+		.dir = ORFS_I(dir)->fh,
+		.name_len = cpu_to_le32(dentry->d_name.len),
+	};
+	struct orfs_msg msg = {
+		.opcode = op, .body = &req, .body_len = sizeof(req),
+		.tail = dentry->d_name.name, .tail_len = dentry->d_name.len,
+	};
+	struct inode *inode = d_inode(dentry);
+	struct orfs_reply rep;
+	int ret;
+
+	ret = orfs_call(orfs_conn_of(dir), &msg, &rep);
+	orfs_invalidate_attr(dir);
+	if (ret)
+		return ret;
+	orfs_reply_put(&rep);
+	if (op == ORFS_OP_RMDIR)
+		clear_nlink(inode);
+	else
+		drop_nlink(inode);
+	orfs_invalidate_attr(inode);
+	return 0;
+}
+
+static int orfs_unlink(struct inode *dir, struct dentry *dentry)
+{
+	return orfs_remove(dir, dentry, ORFS_OP_UNLINK);
+}
+
+static int orfs_rmdir(struct inode *dir, struct dentry *dentry)
+{
+	return orfs_remove(dir, dentry, ORFS_OP_RMDIR);
+}
+
+static int orfs_rename(orfs_idmap_t *idmap, struct inode *old_dir,
+		       struct dentry *old_dentry, struct inode *new_dir,
+		       struct dentry *new_dentry, unsigned int flags)
+{
+	u32 olen = old_dentry->d_name.len, nlen = new_dentry->d_name.len;
+	struct orfs_rename_req *req;
+	struct orfs_msg msg = { .opcode = ORFS_OP_RENAME };
+	struct orfs_reply rep;
+	u32 rflags = 0;
+	int ret;
+
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+		return -EINVAL;
+	if (flags & RENAME_NOREPLACE)
+		rflags |= ORFS_RN_NOREPLACE;
+	if (flags & RENAME_EXCHANGE)
+		rflags |= ORFS_RN_EXCHANGE;
+	req = kzalloc(sizeof(*req) + olen + nlen, GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+	req->olddir = ORFS_I(old_dir)->fh;
+	req->newdir = ORFS_I(new_dir)->fh;
+	req->flags = cpu_to_le32(rflags);
+	req->oldname_len = cpu_to_le32(olen);
+	req->newname_len = cpu_to_le32(nlen);
+	memcpy(req + 1, old_dentry->d_name.name, olen);
+	memcpy((u8 *)(req + 1) + olen, new_dentry->d_name.name, nlen);
+	msg.body = req;
+	msg.body_len = sizeof(*req) + olen + nlen;
+
+	ret = orfs_call(orfs_conn_of(old_dir), &msg, &rep);
+	kfree(req);
+	orfs_invalidate_attr(old_dir);
+	orfs_invalidate_attr(new_dir);
+	if (ret)
+		return ret;
+	orfs_reply_put(&rep);
+	orfs_invalidate_attr(d_inode(old_dentry));
+	if (d_really_is_positive(new_dentry)) {
+		if (!(flags & RENAME_EXCHANGE))
+			drop_nlink(d_inode(new_dentry));
+		orfs_invalidate_attr(d_inode(new_dentry));
+	}
+	return 0;
+}
+
+static int orfs_link(struct dentry *old_dentry, struct inode *dir,
+		     struct dentry *dentry)
+{
+	struct inode *inode = d_inode(old_dentry);
+	u32 nlen = dentry->d_name.len;
+	struct orfs_link_req req = {
+		.fh = ORFS_I(inode)->fh,
+		.dir = ORFS_I(dir)->fh,
+		.name_len = cpu_to_le32(nlen),
+	};
+	struct orfs_msg msg = {
+		.opcode = ORFS_OP_LINK, .body = &req, .body_len = sizeof(req),
+		.tail = dentry->d_name.name, .tail_len = nlen,
+	};
+	const struct orfs_attr_rep *ar;
+	struct orfs_reply rep;
+	int ret;
+
+	ret = orfs_call(orfs_conn_of(dir), &msg, &rep);
+	orfs_invalidate_attr(dir);
+	if (ret)
+		return ret;
+	ar = rep.body;
+	ret = orfs_apply_attr(inode, &ar->attr);
+	orfs_reply_put(&rep);
+	if (ret)
+		return ret;
+	ihold(inode);
+	orfs_dentry_stamp(dentry);
+	d_instantiate(dentry, inode);
+	return 0;
+}
+
 const struct inode_operations orfs_dir_inode_operations = {
 	.lookup		= orfs_lookup,
+	.create		= orfs_create,
+	.mkdir		= orfs_mkdir,
+	.mknod		= orfs_mknod,
+	.symlink	= orfs_symlink,
+	.unlink		= orfs_unlink,
+	.rmdir		= orfs_rmdir,
+	.rename		= orfs_rename,
+	.link		= orfs_link,
 	.getattr	= orfs_getattr,
+	.setattr	= orfs_setattr,
 };
 
 const struct file_operations orfs_dir_operations = {

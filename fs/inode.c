@@ -21,6 +21,7 @@ struct inode *orfs_alloc_inode(struct super_block *sb)
 	memset(&oi->fh, 0, sizeof(oi->fh));
 	oi->attr_time = 0;
 	oi->change = 0;
+	oi->flags = 0;
 	return &oi->vfs_inode;
 }
 
@@ -81,30 +82,54 @@ static struct timespec64 orfs_ts(__le64 sec, __le32 nsec)
 	return ts;
 }
 
+/* Dirty or in-flight pages mean our size is newer than the server's. */
+static bool orfs_has_pending_writes(struct inode *inode)
+{
+	struct address_space *mapping = inode->i_mapping;
+
+	return S_ISREG(inode->i_mode) &&
+	       (mapping_tagged(mapping, PAGECACHE_TAG_DIRTY) ||
+		mapping_tagged(mapping, PAGECACHE_TAG_WRITEBACK));
+}
+
 /**
- * orfs_apply_attr() - copy server attributes into an inode
+ * __orfs_apply_attr() - copy server attributes into an inode
  * @inode: the inode
  * @attr: attributes from a reply
+ * @own_write: the attributes come from the reply to our own WRITE, so a
+ *	changed change counter does not mean someone else changed the data
+ *
+ * The size is not shrunk below the local one while pages are dirty or
+ * under write-back: those bytes have not reached the server yet.
  *
  * Return: 0, or -ESTALE if the server now reports a different file type for
  * the handle (it was reused).
  *
  * Context: process; takes inode->i_lock.
  */
-static int orfs_apply_attr(struct inode *inode, const struct orfs_attr *attr)
+static int __orfs_apply_attr(struct inode *inode, const struct orfs_attr *attr,
+			     bool own_write)
 {
+	struct orfs_inode_info *oi = ORFS_I(inode);
 	umode_t mode = le32_to_cpu(attr->mode);
+	bool is_new = inode->i_state & I_NEW;
+	loff_t size = le64_to_cpu(attr->size);
+	u64 change = le64_to_cpu(attr->change);
 
-	if ((inode->i_state & I_NEW) == 0 &&
-	    (mode & S_IFMT) != (inode->i_mode & S_IFMT))
+	if (!is_new && (mode & S_IFMT) != (inode->i_mode & S_IFMT))
 		return -ESTALE;
 
+	if (!is_new && orfs_has_pending_writes(inode))
+		size = max_t(loff_t, size, i_size_read(inode));
+
 	spin_lock(&inode->i_lock);
+	if (!is_new && !own_write && change != oi->change && S_ISREG(mode))
+		set_bit(ORFS_INO_INVALID_DATA, &oi->flags);
 	inode->i_mode = mode;
 	set_nlink(inode, le32_to_cpu(attr->nlink));
 	inode->i_uid = make_kuid(&init_user_ns, le32_to_cpu(attr->uid));
 	inode->i_gid = make_kgid(&init_user_ns, le32_to_cpu(attr->gid));
-	i_size_write(inode, le64_to_cpu(attr->size));
+	i_size_write(inode, size);
 	inode->i_blocks = le64_to_cpu(attr->blocks);
 	orfs_set_times(inode, orfs_ts(attr->atime_sec, attr->atime_nsec),
 		       orfs_ts(attr->mtime_sec, attr->mtime_nsec),
@@ -112,10 +137,56 @@ static int orfs_apply_attr(struct inode *inode, const struct orfs_attr *attr)
 	if (S_ISCHR(mode) || S_ISBLK(mode))
 		inode->i_rdev = MKDEV(le32_to_cpu(attr->rdev_major),
 				      le32_to_cpu(attr->rdev_minor));
-	ORFS_I(inode)->change = le64_to_cpu(attr->change);
-	ORFS_I(inode)->attr_time = jiffies;
+	oi->change = change;
+	oi->attr_time = jiffies;
 	spin_unlock(&inode->i_lock);
 	return 0;
+}
+
+int orfs_apply_attr(struct inode *inode, const struct orfs_attr *attr)
+{
+	return __orfs_apply_attr(inode, attr, false);
+}
+
+/**
+ * orfs_update_attr_after_write() - take the attributes a WRITE reply carries
+ * @inode: the file
+ * @attr: its attributes after the write
+ *
+ * Context: process.
+ */
+void orfs_update_attr_after_write(struct inode *inode, const struct orfs_attr *attr)
+{
+	__orfs_apply_attr(inode, attr, true);
+}
+
+/**
+ * orfs_invalidate_attr() - make the next getattr ask the server
+ * @inode: the inode whose attributes we know changed
+ *
+ * Context: any.
+ */
+void orfs_invalidate_attr(struct inode *inode)
+{
+	WRITE_ONCE(ORFS_I(inode)->attr_time,
+		   jiffies - ORFS_SB(inode->i_sb)->ac_timeo - 1);
+}
+
+/**
+ * orfs_revalidate_mapping() - drop cached pages if the file changed remotely
+ * @inode: the inode
+ *
+ * Context: process; sleeps.
+ */
+int orfs_revalidate_mapping(struct inode *inode)
+{
+	struct orfs_inode_info *oi = ORFS_I(inode);
+
+	if (!test_and_clear_bit(ORFS_INO_INVALID_DATA, &oi->flags))
+		return 0;
+	/* Our own dirty data goes out first; then re-read everything. */
+	filemap_write_and_wait(inode->i_mapping);
+	return invalidate_inode_pages2(inode->i_mapping);
 }
 
 static void orfs_set_ops(struct inode *inode)
@@ -128,13 +199,15 @@ static void orfs_set_ops(struct inode *inode)
 	case S_IFREG:
 		inode->i_op = &orfs_file_inode_operations;
 		inode->i_fop = &orfs_file_operations;
+		inode->i_mapping->a_ops = &orfs_aops;
+		break;
+	case S_IFLNK:
+		inode->i_op = &orfs_symlink_inode_operations;
+		inode_nohighmem(inode);
 		break;
 	default:
-		/* Symlinks and special files: attributes only for now. */
-		inode->i_op = &orfs_file_inode_operations;
-		if (S_ISCHR(inode->i_mode) || S_ISBLK(inode->i_mode) ||
-		    S_ISFIFO(inode->i_mode) || S_ISSOCK(inode->i_mode))
-			init_special_inode(inode, inode->i_mode, inode->i_rdev);
+		inode->i_op = &orfs_special_inode_operations;
+		init_special_inode(inode, inode->i_mode, inode->i_rdev);
 		break;
 	}
 }
@@ -158,7 +231,7 @@ struct inode *orfs_iget(struct super_block *sb, const struct orfs_fh *fh,
 	inode = iget5_locked(sb, hash, orfs_iget_test, orfs_iget_set, (void *)fh);
 	if (!inode)
 		return ERR_PTR(-ENOMEM);
-	ret = orfs_apply_attr(inode, attr);
+	ret = __orfs_apply_attr(inode, attr, false);
 	if (inode->i_state & I_NEW) {
 		orfs_set_ops(inode);
 		unlock_new_inode(inode);
@@ -218,11 +291,146 @@ int orfs_getattr(orfs_idmap_t *idmap, const struct path *path,
 	return 0;
 }
 
+/* Fills a SETATTR request from an iattr; returns false if nothing to send. */
+static bool orfs_iattr_to_req(const struct iattr *ia, struct orfs_setattr_req *req)
+{
+	u32 valid = 0;
+
+	if (ia->ia_valid & ATTR_MODE) {
+		valid |= ORFS_SA_MODE;
+		req->mode = cpu_to_le32(ia->ia_mode & S_IALLUGO);
+	}
+	if (ia->ia_valid & ATTR_UID) {
+		valid |= ORFS_SA_UID;
+		req->uid = cpu_to_le32(from_kuid(&init_user_ns, ia->ia_uid));
+	}
+	if (ia->ia_valid & ATTR_GID) {
+		valid |= ORFS_SA_GID;
+		req->gid = cpu_to_le32(from_kgid(&init_user_ns, ia->ia_gid));
+	}
+	if (ia->ia_valid & ATTR_SIZE) {
+		valid |= ORFS_SA_SIZE;
+		req->size = cpu_to_le64(ia->ia_size);
+	}
+	if (ia->ia_valid & ATTR_ATIME) {
+		if (ia->ia_valid & ATTR_ATIME_SET) {
+			valid |= ORFS_SA_ATIME;
+			req->atime_sec = cpu_to_le64(ia->ia_atime.tv_sec);
+			req->atime_nsec = cpu_to_le32(ia->ia_atime.tv_nsec);
+		} else {
+			valid |= ORFS_SA_ATIME_NOW;
+		}
+	}
+	if (ia->ia_valid & ATTR_MTIME) {
+		if (ia->ia_valid & ATTR_MTIME_SET) {
+			valid |= ORFS_SA_MTIME;
+			req->mtime_sec = cpu_to_le64(ia->ia_mtime.tv_sec);
+			req->mtime_nsec = cpu_to_le32(ia->ia_mtime.tv_nsec);
+		} else {
+			valid |= ORFS_SA_MTIME_NOW;
+		}
+	}
+	req->valid = cpu_to_le32(valid);
+	return valid != 0;
+}
+
+/**
+ * orfs_setattr() - chmod, chown, utimes, truncate
+ * @idmap: mount idmapping
+ * @dentry: the object
+ * @ia: what to change
+ *
+ * Dirty pages are written back before a size change so the server's file
+ * and the page cache agree on what lies below the new size.
+ *
+ * Context: process, inode locked; sleeps on the network.
+ */
+int orfs_setattr(orfs_idmap_t *idmap, struct dentry *dentry, struct iattr *ia)
+{
+	struct inode *inode = d_inode(dentry);
+	struct orfs_setattr_req req = { .fh = ORFS_I(inode)->fh };
+	struct orfs_msg msg = {
+		.opcode = ORFS_OP_SETATTR, .body = &req, .body_len = sizeof(req),
+	};
+	const struct orfs_attr_rep *ar;
+	struct orfs_reply rep;
+	int ret;
+
+	ret = setattr_prepare(idmap, dentry, ia);
+	if (ret)
+		return ret;
+	if (!orfs_iattr_to_req(ia, &req))
+		return 0;
+	if (ia->ia_valid & ATTR_SIZE) {
+		ret = filemap_write_and_wait(inode->i_mapping);
+		if (ret)
+			return ret;
+	}
+	ret = orfs_call(orfs_conn_of(inode), &msg, &rep);
+	if (ret)
+		return ret;
+	ar = rep.body;
+	if (ia->ia_valid & ATTR_SIZE)
+		truncate_setsize(inode, ia->ia_size);
+	ret = __orfs_apply_attr(inode, &ar->attr, true);
+	orfs_reply_put(&rep);
+	return ret;
+}
+
+/**
+ * orfs_get_link() - read a symbolic link's target from the server
+ * @dentry: the link, NULL in RCU walk
+ * @inode: its inode
+ * @done: set to free the returned buffer
+ *
+ * Context: process; sleeps on the network (returns -ECHILD in RCU walk).
+ */
+static const char *orfs_get_link(struct dentry *dentry, struct inode *inode,
+				 struct delayed_call *done)
+{
+	struct orfs_fh_req req = { .fh = ORFS_I(inode)->fh };
+	struct orfs_msg msg = {
+		.opcode = ORFS_OP_READLINK, .body = &req, .body_len = sizeof(req),
+	};
+	const struct orfs_readlink_rep *lr;
+	struct orfs_reply rep;
+	char *target;
+	u32 len;
+	int ret;
+
+	if (!dentry)
+		return ERR_PTR(-ECHILD);
+	ret = orfs_call(orfs_conn_of(inode), &msg, &rep);
+	if (ret)
+		return ERR_PTR(ret);
+	lr = rep.body;
+	len = le32_to_cpu(lr->len);
+	if (len == 0 || len > rep.data_len || len >= PATH_MAX ||
+	    memchr(rep.data, 0, len)) {
+		orfs_reply_put(&rep);
+		pr_warn_ratelimited("READLINK reply is malformed\n");
+		return ERR_PTR(-EIO);
+	}
+	target = kmemdup_nul(rep.data, len, GFP_KERNEL);
+	orfs_reply_put(&rep);
+	if (!target)
+		return ERR_PTR(-ENOMEM);
+	set_delayed_call(done, kfree_link, target);
+	return target;
+}
+
 const struct inode_operations orfs_file_inode_operations = {
 	.getattr	= orfs_getattr,
+	.setattr	= orfs_setattr,
 };
 
-/* Regular-file I/O arrives with the buffered and direct paths. */
-const struct file_operations orfs_file_operations = {
-	.llseek		= generic_file_llseek,
+const struct inode_operations orfs_symlink_inode_operations = {
+	.get_link	= orfs_get_link,
+	.getattr	= orfs_getattr,
+	.setattr	= orfs_setattr,
+};
+
+const struct inode_operations orfs_special_inode_operations = {
+	.getattr	= orfs_getattr,
+	.setattr	= orfs_setattr,
 };

@@ -54,17 +54,25 @@ struct orfs_sb_info {
 	unsigned long		ac_timeo;
 };
 
+/* orfs_inode_info.flags */
+enum {
+	ORFS_INO_INVALID_DATA,	/* the file changed on the server: drop cached pages */
+};
+
 /**
  * struct orfs_inode_info - ORFS part of an inode
  * @fh: the server's handle; immutable once the inode is hashed
- * @attr_time: jiffies when the attributes were last fetched
+ * @attr_time: jiffies when the attributes were last fetched; protected by
+ *	the inode's i_lock, like @change
  * @change: the server's change counter at that time
+ * @flags: ORFS_INO_* bits, atomic
  * @vfs_inode: the VFS inode
  */
 struct orfs_inode_info {
 	struct orfs_fh		fh;
 	unsigned long		attr_time;
 	u64			change;
+	unsigned long		flags;
 	struct inode		vfs_inode;
 };
 
@@ -91,10 +99,20 @@ void orfs_free_inode(struct inode *inode);
 struct inode *orfs_iget(struct super_block *sb, const struct orfs_fh *fh,
 			const struct orfs_attr *attr);
 int orfs_revalidate_inode(struct inode *inode, bool force);
+int orfs_revalidate_mapping(struct inode *inode);
+void orfs_update_attr_after_write(struct inode *inode, const struct orfs_attr *attr);
+void orfs_invalidate_attr(struct inode *inode);
+int orfs_apply_attr(struct inode *inode, const struct orfs_attr *attr);
+int orfs_setattr(orfs_idmap_t *idmap, struct dentry *dentry, struct iattr *ia);
 int orfs_getattr(orfs_idmap_t *idmap, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags);
 extern const struct inode_operations orfs_file_inode_operations;
+extern const struct inode_operations orfs_symlink_inode_operations;
+extern const struct inode_operations orfs_special_inode_operations;
+
+/* file.c */
 extern const struct file_operations orfs_file_operations;
+extern const struct address_space_operations orfs_aops;
 
 /* dir.c */
 extern const struct inode_operations orfs_dir_inode_operations;

@@ -12,6 +12,7 @@
 #include <linux/version.h>
 #include <linux/fs.h>
 #include <linux/stat.h>
+#include <linux/pagemap.h>
 
 /* 6.3 replaced the user_namespace argument of inode operations by mnt_idmap. */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
@@ -46,6 +47,23 @@ static inline void orfs_set_times(struct inode *inode, struct timespec64 a,
 	inode_set_mtime_to_ts(inode, m);
 	inode_set_ctime_to_ts(inode, c);
 #endif
+}
+
+/*
+ * A locked folio for write_begin, waiting for write-back.  6.4 made
+ * __filemap_get_folio() return an ERR_PTR instead of NULL.
+ */
+static inline struct folio *orfs_grab_folio(struct address_space *mapping,
+					    pgoff_t index)
+{
+	struct folio *folio;
+
+	folio = __filemap_get_folio(mapping, index,
+				    FGP_LOCK | FGP_WRITE | FGP_CREAT | FGP_STABLE,
+				    mapping_gfp_mask(mapping));
+	if (IS_ERR(folio))
+		return NULL;
+	return folio;
 }
 
 #endif /* ORFS_KCOMPAT_H */

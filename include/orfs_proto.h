@@ -80,6 +80,19 @@ enum orfs_opcode {
 	ORFS_OP_LOOKUP		= 3,
 	ORFS_OP_READDIR		= 4,
 	ORFS_OP_STATFS		= 5,
+	ORFS_OP_READ		= 6,
+	ORFS_OP_WRITE		= 7,
+	ORFS_OP_CREATE		= 8,	/* regular file */
+	ORFS_OP_MKDIR		= 9,
+	ORFS_OP_MKNOD		= 10,	/* FIFO, socket, device */
+	ORFS_OP_SYMLINK		= 11,
+	ORFS_OP_READLINK	= 12,
+	ORFS_OP_UNLINK		= 13,
+	ORFS_OP_RMDIR		= 14,
+	ORFS_OP_RENAME		= 15,
+	ORFS_OP_LINK		= 16,
+	ORFS_OP_SETATTR		= 17,
+	ORFS_OP_COMMIT		= 18,	/* fsync: file data and metadata to stable storage */
 	ORFS_OP_MAX
 };
 
@@ -350,6 +363,141 @@ struct orfs_statfs_rep {
 };
 ORFS_STATIC_ASSERT(sizeof(struct orfs_statfs_rep) == 56);
 
+/* orfs_setattr_req.valid */
+#define ORFS_SA_MODE		0x0001
+#define ORFS_SA_UID		0x0002
+#define ORFS_SA_GID		0x0004
+#define ORFS_SA_SIZE		0x0008
+#define ORFS_SA_ATIME		0x0010	/* set atime to the given time */
+#define ORFS_SA_MTIME		0x0020	/* set mtime to the given time */
+#define ORFS_SA_ATIME_NOW	0x0040	/* set atime to the server's now */
+#define ORFS_SA_MTIME_NOW	0x0080	/* set mtime to the server's now */
+#define ORFS_SA_KNOWN		0x00ff
+
+/* SETATTR: change attributes; the reply is struct orfs_attr_rep. */
+struct orfs_setattr_req {
+	struct orfs_fh	fh;
+	__le32		valid;		/* ORFS_SA_* */
+	__le32		mode;		/* permission bits only */
+	__le32		uid;
+	__le32		gid;
+	__le64		size;
+	__le64		atime_sec;
+	__le64		mtime_sec;
+	__le32		atime_nsec;
+	__le32		mtime_nsec;
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_setattr_req) == 112);
+
+/* orfs_create_req.flags */
+#define ORFS_CR_EXCL		0x1	/* fail with EEXIST if the name exists */
+#define ORFS_CR_KNOWN		0x1
+
+/**
+ * struct orfs_create_req - CREATE, MKDIR, MKNOD and SYMLINK
+ * @dir: parent directory
+ * @mode: type and permission bits (type ignored for CREATE/MKDIR/SYMLINK)
+ * @flags: ORFS_CR_*
+ * @uid: owner of the new object
+ * @gid: group of the new object
+ * @rdev_major: MKNOD of a device only
+ * @rdev_minor: MKNOD of a device only
+ * @name_len: bytes of name that follow the body
+ * @target_len: SYMLINK only: bytes of link target that follow the name
+ *
+ * The reply is struct orfs_lookup_rep: the new object's handle and
+ * attributes.  CREATE of an existing regular file without ORFS_CR_EXCL
+ * returns the existing file.
+ */
+struct orfs_create_req {
+	struct orfs_fh	dir;
+	__le32		mode;
+	__le32		flags;
+	__le32		uid;
+	__le32		gid;
+	__le32		rdev_major;
+	__le32		rdev_minor;
+	__le32		name_len;
+	__le32		target_len;
+	/* char name[name_len]; char target[target_len] */
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_create_req) == 96);
+
+/*
+ * UNLINK and RMDIR use struct orfs_lookup_req (directory + name) and reply
+ * with an empty body.
+ */
+
+/* RENAME: old directory + name to new directory + name; empty reply. */
+#define ORFS_RN_NOREPLACE	0x1	/* RENAME_NOREPLACE */
+#define ORFS_RN_EXCHANGE	0x2	/* RENAME_EXCHANGE */
+#define ORFS_RN_KNOWN		0x3
+
+struct orfs_rename_req {
+	struct orfs_fh	olddir;
+	struct orfs_fh	newdir;
+	__le32		flags;		/* ORFS_RN_* */
+	__le32		oldname_len;
+	__le32		newname_len;
+	__le32		reserved;
+	/* char oldname[oldname_len]; char newname[newname_len] */
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_rename_req) == 144);
+
+/* LINK: a new name in @dir for @fh; the reply is struct orfs_attr_rep. */
+struct orfs_link_req {
+	struct orfs_fh	fh;
+	struct orfs_fh	dir;
+	__le32		name_len;
+	__le32		reserved;
+	/* char name[name_len] */
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_link_req) == 136);
+
+/* READLINK: struct orfs_fh_req; the reply carries the target as inline data. */
+struct orfs_readlink_rep {
+	__le32	len;
+	__le32	reserved;
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_readlink_rep) == 8);
+
+/* orfs_io_req.flags */
+#define ORFS_IO_STABLE		0x1	/* WRITE: reach stable storage before replying */
+#define ORFS_IO_KNOWN		0x1
+
+/**
+ * struct orfs_io_req - READ and WRITE
+ * @fh: the file
+ * @offset: byte offset
+ * @count: bytes; at most the negotiated inline threshold for inline I/O.
+ *	A WRITE carries exactly @count bytes of inline data.
+ * @flags: ORFS_IO_*
+ */
+struct orfs_io_req {
+	struct orfs_fh	fh;
+	__le64		offset;
+	__le32		count;
+	__le32		flags;
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_io_req) == 80);
+
+#define ORFS_RF_EOF		0x1	/* the read reached end of file */
+
+/* READ reply body; the data follows inline (count bytes). */
+struct orfs_read_rep {
+	__le32	count;
+	__le32	flags;		/* ORFS_RF_* */
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_read_rep) == 8);
+
+/* WRITE reply: bytes written and the file's attributes afterwards. */
+struct orfs_write_rep {
+	__le32			count;
+	__le32			reserved;
+	struct orfs_attr	attr;
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_write_rep) == 104);
+
 /* ---- helpers shared by both sides ---- */
 
 static inline uint32_t orfs_align8(uint32_t n)
@@ -395,6 +543,34 @@ static inline int orfs_body_min(uint16_t opcode, int reply)
 	case ORFS_OP_STATFS:
 		return reply ? (int)sizeof(struct orfs_statfs_rep) :
 			       (int)sizeof(struct orfs_fh_req);
+	case ORFS_OP_READ:
+		return reply ? (int)sizeof(struct orfs_read_rep) :
+			       (int)sizeof(struct orfs_io_req);
+	case ORFS_OP_WRITE:
+		return reply ? (int)sizeof(struct orfs_write_rep) :
+			       (int)sizeof(struct orfs_io_req);
+	case ORFS_OP_CREATE:
+	case ORFS_OP_MKDIR:
+	case ORFS_OP_MKNOD:
+	case ORFS_OP_SYMLINK:
+		return reply ? (int)sizeof(struct orfs_lookup_rep) :
+			       (int)sizeof(struct orfs_create_req);
+	case ORFS_OP_READLINK:
+		return reply ? (int)sizeof(struct orfs_readlink_rep) :
+			       (int)sizeof(struct orfs_fh_req);
+	case ORFS_OP_UNLINK:
+	case ORFS_OP_RMDIR:
+		return reply ? 0 : (int)sizeof(struct orfs_lookup_req);
+	case ORFS_OP_RENAME:
+		return reply ? 0 : (int)sizeof(struct orfs_rename_req);
+	case ORFS_OP_LINK:
+		return reply ? (int)sizeof(struct orfs_attr_rep) :
+			       (int)sizeof(struct orfs_link_req);
+	case ORFS_OP_SETATTR:
+		return reply ? (int)sizeof(struct orfs_attr_rep) :
+			       (int)sizeof(struct orfs_setattr_req);
+	case ORFS_OP_COMMIT:
+		return reply ? 0 : (int)sizeof(struct orfs_fh_req);
 	default:
 		return -1;
 	}

@@ -13,6 +13,7 @@
 
 #include <linux/types.h>
 #include <linux/socket.h>
+#include <linux/bvec.h>
 #include "orfs_proto.h"
 
 struct orfs_conn;
@@ -41,13 +42,18 @@ struct orfs_conn_opts {
  * @body_len: its size
  * @tail: an optional variable tail (name, path) sent right after the body
  * @tail_len: its size
+ * @bvec: inline data pages, gathered straight into the SEND (a WRITE's
+ *	page-cache pages); DMA-mapped for the send only, never registered
+ * @nr_bvec: entries in @bvec, at most orfs_conn_max_data_sge()
  */
 struct orfs_msg {
-	u16		opcode;
-	const void	*body;
-	u32		body_len;
-	const void	*tail;
-	u32		tail_len;
+	u16			opcode;
+	const void		*body;
+	u32			body_len;
+	const void		*tail;
+	u32			tail_len;
+	const struct bio_vec	*bvec;
+	u32			nr_bvec;
 };
 
 /**
@@ -74,5 +80,6 @@ int orfs_call(struct orfs_conn *conn, const struct orfs_msg *msg,
 	      struct orfs_reply *rep);
 void orfs_reply_put(struct orfs_reply *rep);
 u32 orfs_conn_inline_size(const struct orfs_conn *conn);
+u32 orfs_conn_max_data_sge(const struct orfs_conn *conn);
 
 #endif /* ORFS_NET_H */

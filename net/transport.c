@@ -29,6 +29,8 @@
 #define ORFS_RESOLVE_MS		5000
 #define ORFS_ACK_TIMEOUT	17	/* 4.096 us * 2^17 ~= 0.5 s */
 #define ORFS_RD_ATOM_MAX	16
+/* Data SGEs per SEND: enough for ORFS_INLINE_MAX in 4 KiB pages. */
+#define ORFS_DATA_SGE_MAX	(ORFS_INLINE_MAX / 4096)
 
 enum orfs_conn_state {
 	ORFS_CONN_CONNECTING,
@@ -63,6 +65,9 @@ struct orfs_recv {
  * @error: a transport error for the waiter instead of a reply
  * @reply_done: completed when @rx or @error is set
  * @send_done: completed when the SEND's completion has been reaped
+ * @nr_data: data pages mapped for the current SEND
+ * @data_dma: their DMA addresses
+ * @data_len: their lengths
  */
 struct orfs_slot {
 	struct ib_cqe		send_cqe;
@@ -74,6 +79,9 @@ struct orfs_slot {
 	int			error;
 	struct completion	reply_done;
 	struct completion	send_done;
+	u32			nr_data;
+	u64			data_dma[ORFS_DATA_SGE_MAX];
+	u32			data_len[ORFS_DATA_SGE_MAX];
 };
 
 /**
@@ -97,6 +105,7 @@ struct orfs_slot {
  * @nrecv: receive buffers posted (@nslots + 1)
  * @rx_size: bytes in each receive buffer
  * @inline_size: negotiated inline threshold
+ * @max_data_sge: data pages one SEND may gather
  * @slots: @nslots slots
  * @recvs: @nrecv receive buffers
  * @rep: the server's accept data, valid once @state is UP
@@ -124,6 +133,7 @@ struct orfs_conn {
 	u32			nrecv;
 	u32			rx_size;
 	u32			inline_size;
+	u32			max_data_sge;
 	struct orfs_slot	*slots;
 	struct orfs_recv	*recvs;
 	struct orfs_conn_rep	rep;
@@ -140,6 +150,11 @@ static struct ib_device *orfs_dev(struct orfs_conn *conn)
 u32 orfs_conn_inline_size(const struct orfs_conn *conn)
 {
 	return conn->inline_size;
+}
+
+u32 orfs_conn_max_data_sge(const struct orfs_conn *conn)
+{
+	return conn->max_data_sge;
 }
 
 /* xid = generation << 16 | slot index; never 0 because generations start at 1. */
@@ -412,6 +427,7 @@ static int orfs_create_qp(struct orfs_conn *conn)
 	int ret;
 
 	conn->dev = dev;
+	conn->max_data_sge = min_t(u32, ORFS_DATA_SGE_MAX, dev->attrs.max_send_sge - 1);
 	conn->nslots = conn->opts.credits;
 	conn->nrecv = conn->nslots + 1;
 	conn->rx_size = ORFS_META_MAX + conn->opts.inline_size;
@@ -435,7 +451,7 @@ static int orfs_create_qp(struct orfs_conn *conn)
 	attr.recv_cq = conn->cq;
 	attr.cap.max_send_wr = conn->nslots + 1;	/* +1 for the drain WR */
 	attr.cap.max_recv_wr = conn->nrecv + 1;
-	attr.cap.max_send_sge = 1;
+	attr.cap.max_send_sge = 1 + conn->max_data_sge;
 	attr.cap.max_recv_sge = 1;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
@@ -745,31 +761,83 @@ static void orfs_slot_put(struct orfs_conn *conn, struct orfs_slot *slot)
 	wake_up(&conn->slot_wq);
 }
 
+static void orfs_unmap_data(struct orfs_conn *conn, struct orfs_slot *slot)
+{
+	u32 i;
+
+	for (i = 0; i < slot->nr_data; i++)
+		ib_dma_unmap_page(orfs_dev(conn), slot->data_dma[i], slot->data_len[i],
+				  DMA_TO_DEVICE);
+	slot->nr_data = 0;
+}
+
+/* Maps the data pages for the SEND and fills their SGEs after sge[0]. */
+static int orfs_map_data(struct orfs_conn *conn, struct orfs_slot *slot,
+			 const struct orfs_msg *msg, struct ib_sge *sge, u32 *data_len)
+{
+	struct ib_device *dev = orfs_dev(conn);
+	u32 i;
+
+	*data_len = 0;
+	for (i = 0; i < msg->nr_bvec; i++) {
+		const struct bio_vec *bv = &msg->bvec[i];
+		u64 dma = ib_dma_map_page(dev, bv->bv_page, bv->bv_offset, bv->bv_len,
+					  DMA_TO_DEVICE);
+
+		if (ib_dma_mapping_error(dev, dma)) {
+			orfs_unmap_data(conn, slot);
+			return -ENOMEM;
+		}
+		slot->data_dma[i] = dma;
+		slot->data_len[i] = bv->bv_len;
+		slot->nr_data = i + 1;
+		sge[i + 1].addr = dma;
+		sge[i + 1].length = bv->bv_len;
+		sge[i + 1].lkey = conn->pd->local_dma_lkey;
+		*data_len += bv->bv_len;
+	}
+	return 0;
+}
+
 static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 			     const struct orfs_msg *msg)
 {
 	u32 body_len = msg->body_len + msg->tail_len;
+	struct ib_sge sge[1 + ORFS_DATA_SGE_MAX];
 	struct orfs_hdr *h = slot->buf;
-	struct ib_sge sge;
 	struct ib_send_wr wr = {};
+	u32 len, data_len;
+	int ret;
 
-	orfs_hdr_init(h, msg->opcode, slot->xid, 0, body_len, 0);
+	ret = orfs_map_data(conn, slot, msg, sge, &data_len);
+	if (ret)
+		return ret;
+
+	orfs_hdr_init(h, msg->opcode, slot->xid, 0, body_len, data_len);
 	h->credits = cpu_to_le16(conn->nrecv);
 	memcpy(h + 1, msg->body, msg->body_len);
 	if (msg->tail_len)
 		memcpy((u8 *)(h + 1) + msg->body_len, msg->tail, msg->tail_len);
-	ib_dma_sync_single_for_device(orfs_dev(conn), slot->dma,
-				      sizeof(*h) + body_len, DMA_TO_DEVICE);
+	len = sizeof(*h) + body_len;
+	if (data_len) {
+		/* Data starts 8-aligned; zero the padding in between. */
+		memset((u8 *)h + len, 0, orfs_data_offset(body_len) - len);
+		len = orfs_data_offset(body_len);
+	}
+	ib_dma_sync_single_for_device(orfs_dev(conn), slot->dma, len, DMA_TO_DEVICE);
 
-	sge.addr = slot->dma;
-	sge.length = sizeof(*h) + body_len;
-	sge.lkey = conn->pd->local_dma_lkey;
+	sge[0].addr = slot->dma;
+	sge[0].length = len;
+	sge[0].lkey = conn->pd->local_dma_lkey;
 	wr.wr_cqe = &slot->send_cqe;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
+	wr.sg_list = sge;
+	wr.num_sge = 1 + msg->nr_bvec;
 	wr.opcode = IB_WR_SEND;
 	wr.send_flags = IB_SEND_SIGNALED;
-	return ib_post_send(conn->qp, &wr, NULL);
+	ret = ib_post_send(conn->qp, &wr, NULL);
+	if (ret)
+		orfs_unmap_data(conn, slot);
+	return ret;
 }
 
 /* Waits for the reply; returns 0 with slot->rx set, or a negative errno. */
@@ -815,7 +883,8 @@ int orfs_call(struct orfs_conn *conn, const struct orfs_msg *msg,
 	const struct orfs_hdr *h;
 	int err = 0, ret;
 
-	if (sizeof(struct orfs_hdr) + msg->body_len + msg->tail_len > ORFS_META_MAX)
+	if (orfs_data_offset(msg->body_len + msg->tail_len) > ORFS_META_MAX ||
+	    msg->nr_bvec > conn->max_data_sge)
 		return -EINVAL;
 
 	ret = wait_event_killable(conn->slot_wq,
@@ -834,6 +903,7 @@ int orfs_call(struct orfs_conn *conn, const struct orfs_msg *msg,
 	ret = orfs_wait_reply(conn, slot);
 	/* The send buffer is ours again only when its SEND has completed. */
 	wait_for_completion(&slot->send_done);
+	orfs_unmap_data(conn, slot);
 	if (ret) {
 		orfs_slot_put(conn, slot);
 		return ret;

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ORFS regular files: buffered I/O through the page cache.
+ *
+ * This is the inline data path: READ replies carry the data in the SEND and
+ * it is copied into the folio; WRITE gathers the page-cache page straight
+ * into the SEND (the page is DMA-mapped for the send and used with the
+ * local DMA lkey, never registered).  Requests are cut at the negotiated
+ * inline threshold.
+ */
+#define pr_fmt(fmt) "orfs: " fmt
+
+#include <linux/pagemap.h>
+#include <linux/writeback.h>
+#include <linux/highmem.h>
+#include <linux/uio.h>
+#include "orfs_fs.h"
+
+/**
+ * orfs_read_page() - fill one locked page-cache page from the server
+ * @inode: the file
+ * @folio: a locked, single-page folio
+ *
+ * Bytes past end of file are zeroed.
+ *
+ * Context: process; sleeps on the network.
+ * Return: 0 or a negative errno.
+ */
+static int orfs_read_page(struct inode *inode, struct folio *folio)
+{
+	struct orfs_conn *conn = orfs_conn_of(inode);
+	u32 chunk = min_t(u32, orfs_conn_inline_size(conn), PAGE_SIZE);
+	struct orfs_io_req req = { .fh = ORFS_I(inode)->fh };
+	struct orfs_msg msg = {
+		.opcode = ORFS_OP_READ, .body = &req, .body_len = sizeof(req),
+	};
+	const struct orfs_read_rep *rr;
+	loff_t pos = folio_pos(folio);
+	struct orfs_reply rep;
+	size_t done = 0;
+	u32 n, flags;
+	void *kaddr;
+	int ret = 0;
+
+	kaddr = kmap_local_folio(folio, 0);
+	while (done < PAGE_SIZE) {
+		req.offset = cpu_to_le64(pos + done);
+		req.count = cpu_to_le32(min_t(u32, chunk, PAGE_SIZE - done));
+		ret = orfs_call(conn, &msg, &rep);
+		if (ret)
+			break;
+		rr = rep.body;
+		n = le32_to_cpu(rr->count);
+		flags = le32_to_cpu(rr->flags);
+		if (n > rep.data_len || n > PAGE_SIZE - done) {
+			pr_warn_ratelimited("READ reply claims %u bytes, carries %u\n",
+					    n, rep.data_len);
+			orfs_reply_put(&rep);
+			ret = -EIO;
+			break;
+		}
+		memcpy(kaddr + done, rep.data, n);
+		orfs_reply_put(&rep);
+		done += n;
+		if (n == 0 || (flags & ORFS_RF_EOF))
+			break;
+	}
+	if (!ret)
+		memset(kaddr + done, 0, PAGE_SIZE - done);
+	kunmap_local(kaddr);
+	return ret;
+}
+
+static int orfs_read_folio(struct file *file, struct folio *folio)
+{
+	int ret = orfs_read_page(folio->mapping->host, folio);
+
+	if (!ret)
+		folio_mark_uptodate(folio);
+	folio_unlock(folio);
+	return ret;
+}
+
+/**
+ * orfs_write_page() - send one page-cache page range to the server
+ * @inode: the file
+ * @page: the page, under writeback
+ * @len: bytes from the start of the page
+ *
+ * Context: process; sleeps on the network.
+ * Return: 0 or a negative errno (-ENOSPC, -EDQUOT, -EIO ...).
+ */
+static int orfs_write_page(struct inode *inode, struct page *page, u32 len)
+{
+	struct orfs_conn *conn = orfs_conn_of(inode);
+	u32 chunk = min_t(u32, orfs_conn_inline_size(conn), PAGE_SIZE);
+	struct orfs_io_req req = { .fh = ORFS_I(inode)->fh };
+	struct bio_vec bv;
+	struct orfs_msg msg = {
+		.opcode = ORFS_OP_WRITE, .body = &req, .body_len = sizeof(req),
+		.bvec = &bv, .nr_bvec = 1,
+	};
+	const struct orfs_write_rep *wr;
+	loff_t pos = page_offset(page);
+	struct orfs_reply rep;
+	u32 done = 0, n;
+	int ret = 0;
+
+	while (done < len) {
+		n = min(chunk, len - done);
+		bv.bv_page = page;
+		bv.bv_offset = done;
+		bv.bv_len = n;
+		req.offset = cpu_to_le64(pos + done);
+		req.count = cpu_to_le32(n);
+		ret = orfs_call(conn, &msg, &rep);
+		if (ret)
+			break;
+		wr = rep.body;
+		if (le32_to_cpu(wr->count) != n) {
+			orfs_reply_put(&rep);
+			ret = -EIO;
+			break;
+		}
+		orfs_update_attr_after_write(inode, &wr->attr);
+		orfs_reply_put(&rep);
+		done += n;
+	}
+	return ret;
+}
+
+static int orfs_writepage_one(struct page *page, struct writeback_control *wbc,
+			      void *data)
+{
+	struct folio *folio = page_folio(page);
+	struct inode *inode = folio->mapping->host;
+	loff_t isize = i_size_read(inode);
+	loff_t pos = folio_pos(folio);
+	u32 len;
+	int ret;
+
+	if (pos >= isize) {
+		/* Truncated away while dirty: nothing to write. */
+		folio_unlock(folio);
+		return 0;
+	}
+	len = min_t(loff_t, PAGE_SIZE, isize - pos);
+	folio_start_writeback(folio);
+	folio_unlock(folio);
+
+	ret = orfs_write_page(inode, page, len);
+	if (ret) {
+		mapping_set_error(folio->mapping, ret);
+		pr_warn_ratelimited("write-back of inode %lu at %lld failed: %d\n",
+				    inode->i_ino, pos, ret);
+	}
+	folio_end_writeback(folio);
+	return ret;
+}
+
+static int orfs_writepages(struct address_space *mapping,
+			   struct writeback_control *wbc)
+{
+	return write_cache_pages(mapping, wbc, orfs_writepage_one, NULL);
+}
+
+static int orfs_write_begin(struct file *file, struct address_space *mapping,
+			    loff_t pos, unsigned int len, struct page **pagep,
+			    void **fsdata)
+{
+	struct inode *inode = mapping->host;
+	size_t off = offset_in_page(pos);
+	struct folio *folio;
+	int ret;
+
+	folio = orfs_grab_folio(mapping, pos >> PAGE_SHIFT);
+	if (!folio)
+		return -ENOMEM;
+	if (!folio_test_uptodate(folio) && !(off == 0 && len == PAGE_SIZE)) {
+		if (folio_pos(folio) >= i_size_read(inode)) {
+			/* Nothing on the server there yet: zero around the write. */
+			folio_zero_segments(folio, 0, off, off + len, PAGE_SIZE);
+		} else {
+			/* Read-modify-write of a partial page. */
+			ret = orfs_read_page(inode, folio);
+			if (ret) {
+				folio_unlock(folio);
+				folio_put(folio);
+				return ret;
+			}
+			folio_mark_uptodate(folio);
+		}
+	}
+	*pagep = &folio->page;
+	return 0;
+}
+
+static int orfs_write_end(struct file *file, struct address_space *mapping,
+			  loff_t pos, unsigned int len, unsigned int copied,
+			  struct page *page, void *fsdata)
+{
+	struct folio *folio = page_folio(page);
+	struct inode *inode = mapping->host;
+
+	if (!folio_test_uptodate(folio)) {
+		/*
+		 * A short copy into a page we did not read: its other bytes
+		 * are zeroes, not file data.  Make the caller retry.
+		 */
+		if (copied < len)
+			copied = 0;
+		else
+			folio_mark_uptodate(folio);
+	}
+	if (copied) {
+		if (pos + copied > i_size_read(inode))
+			i_size_write(inode, pos + copied);
+		folio_mark_dirty(folio);
+	}
+	folio_unlock(folio);
+	folio_put(folio);
+	return copied;
+}
+
+static int orfs_launder_folio(struct folio *folio)
+{
+	struct inode *inode = folio->mapping->host;
+	loff_t isize = i_size_read(inode);
+	loff_t pos = folio_pos(folio);
+	int ret = 0;
+
+	if (folio_clear_dirty_for_io(folio) && pos < isize) {
+		folio_start_writeback(folio);
+		ret = orfs_write_page(inode, &folio->page,
+				      min_t(loff_t, PAGE_SIZE, isize - pos));
+		folio_end_writeback(folio);
+	}
+	return ret;
+}
+
+const struct address_space_operations orfs_aops = {
+	.read_folio	= orfs_read_folio,
+	.writepages	= orfs_writepages,
+	.write_begin	= orfs_write_begin,
+	.write_end	= orfs_write_end,
+	.dirty_folio	= filemap_dirty_folio,
+	.launder_folio	= orfs_launder_folio,
+};
+
+/**
+ * orfs_file_open() - close-to-open consistency: revalidate on open
+ * @inode: the inode
+ * @file: the file being opened
+ *
+ * Context: process; sleeps on the network.
+ */
+static int orfs_file_open(struct inode *inode, struct file *file)
+{
+	int ret;
+
+	ret = orfs_revalidate_inode(inode, true);
+	if (ret)
+		return ret;
+	ret = orfs_revalidate_mapping(inode);
+	if (ret)
+		return ret;
+	return generic_file_open(inode, file);
+}
+
+/* Close-to-open: flush on close, and report write-back errors there. */
+static int orfs_file_flush(struct file *file, fl_owner_t id)
+{
+	int ret;
+
+	if (!(file->f_mode & FMODE_WRITE))
+		return 0;
+	ret = filemap_write_and_wait(file->f_mapping);
+	if (!ret)
+		ret = file_check_and_advance_wb_err(file);
+	return ret;
+}
+
+static int orfs_commit(struct inode *inode)
+{
+	struct orfs_fh_req req = { .fh = ORFS_I(inode)->fh };
+	struct orfs_msg msg = {
+		.opcode = ORFS_OP_COMMIT, .body = &req, .body_len = sizeof(req),
+	};
+	struct orfs_reply rep;
+	int ret;
+
+	ret = orfs_call(orfs_conn_of(inode), &msg, &rep);
+	if (!ret)
+		orfs_reply_put(&rep);
+	return ret;
+}
+
+/**
+ * orfs_fsync() - write dirty pages back, then commit them on the server
+ * @file: the file
+ * @start: first byte
+ * @end: last byte
+ * @datasync: fdatasync()
+ *
+ * Context: process; sleeps.
+ */
+static int orfs_fsync(struct file *file, loff_t start, loff_t end, int datasync)
+{
+	struct inode *inode = file_inode(file);
+	int ret, ret2;
+
+	ret = file_write_and_wait_range(file, start, end);
+	ret2 = orfs_commit(inode);
+	return ret ? ret : ret2;
+}
+
+static ssize_t orfs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	int ret;
+
+	ret = orfs_revalidate_inode(inode, false);
+	if (!ret)
+		ret = orfs_revalidate_mapping(inode);
+	if (ret)
+		return ret;
+	return generic_file_read_iter(iocb, to);
+}
+
+static ssize_t orfs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	ssize_t ret;
+
+	if (iocb->ki_flags & IOCB_APPEND) {
+		/* Appends need the server's current size. */
+		ret = orfs_revalidate_inode(inode, true);
+		if (ret)
+			return ret;
+	}
+	ret = generic_file_write_iter(iocb, from);
+	/* O_SYNC / O_DSYNC: generic_write_sync() has called ->fsync. */
+	return ret;
+}
+
+const struct file_operations orfs_file_operations = {
+	.llseek		= generic_file_llseek,
+	.read_iter	= orfs_file_read_iter,
+	.write_iter	= orfs_file_write_iter,
+	.mmap		= generic_file_mmap,
+	.open		= orfs_file_open,
+	.flush		= orfs_file_flush,
+	.fsync		= orfs_fsync,
+	.splice_read	= generic_file_splice_read,
+	.splice_write	= iter_file_splice_write,
+};

@@ -1,0 +1,63 @@
+#!/bin/bash
+# Run the whole ORFS test suite: server unit tests (cmocka), KUnit suites
+# (UML), and VM integration tests (orfs.ko against orfsd over soft-RoCE).
+#
+# Every layer prints one line per test, "PASS <layer>/<name>" or
+# "FAIL <layer>/<name>"; this script counts them and ends with the line
+# "N passed, N failed".  A layer that dies without reporting counts as a
+# failure of that layer.
+#
+# Environment: KDIR (kernel build dir), ORFS_SKIP="kunit vm" to skip layers
+# while developing (never in CI).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+out=$(mktemp -d "${TMPDIR:-/tmp}/orfs-check.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+log="$out/all.log"
+: >"$log"
+
+skip() { case " ${ORFS_SKIP:-} " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# run_layer NAME CMD...: streams CMD's output, keeps its PASS/FAIL lines.
+run_layer() {
+	local name=$1 rc
+	shift
+	echo "=== $name: $*"
+	"$@" 2>&1 | tee "$out/$name.log"
+	rc=${PIPESTATUS[0]}
+	grep -E '^(PASS|FAIL) ' "$out/$name.log" >>"$log"
+	if [ "$rc" -ne 0 ] && ! grep -q '^FAIL ' "$out/$name.log"; then
+		echo "FAIL $name/layer (exit status $rc)" | tee -a "$log"
+	fi
+	return 0
+}
+
+build() {
+	local ok=0
+	if make -s module KDIR="${KDIR:-}" W=1; then echo "PASS build/orfs.ko"; else echo "FAIL build/orfs.ko"; ok=1; fi
+	if make -s server; then echo "PASS build/orfsd"; else echo "FAIL build/orfsd"; ok=1; fi
+	if make -s tools; then echo "PASS build/tools"; else echo "FAIL build/tools"; ok=1; fi
+	return $ok
+}
+
+start=$(date +%s)
+run_layer build build
+skip server || run_layer server tests/server/run.sh
+skip kunit || run_layer kunit tools/kunit.sh
+if ! skip vm; then
+	if grep -q '^FAIL build/' "$log"; then
+		echo "FAIL vm/not-run (the build failed)" | tee -a "$log"
+	else
+		run_layer vm tests/vm/run.sh
+	fi
+fi
+
+passed=$(grep -c '^PASS ' "$log" || true)
+failed=$(grep -c '^FAIL ' "$log" || true)
+echo
+echo "=== summary ($(( $(date +%s) - start )) s)"
+grep '^FAIL ' "$log" || true
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

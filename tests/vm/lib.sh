@@ -1,0 +1,91 @@
+# Helpers for VM tests (sourced).  The VM harness has loaded rdma_rxe and
+# set up rxe0 on 192.0.2.1 (server side) and rxe1 on 192.0.2.2 (client).
+ORFS_TOP=${ORFS_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+ORFS_SRV_ADDR=${ORFS_SRV_ADDR:-192.0.2.1}
+ORFS_PORT=${ORFS_PORT:-20050}
+ORFS_WORK=${ORFS_WORK:-/tmp/orfs-test}
+ORFSD_PID=
+
+fail() { echo "FAILED: $*" >&2; exit 1; }
+note() { echo "  $*"; }
+
+# Runs a command and fails the test with its output if it fails.
+must() { "$@" || fail "command failed ($?): $*"; }
+
+# expect_fail ERRTEXT CMD...: CMD must fail and print ERRTEXT.
+expect_fail() {
+	local want=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		fail "expected failure: $*"
+	fi
+	echo "$out" | grep -q -- "$want" || fail "'$*' failed, but without '$want': $out"
+}
+
+orfs_insmod() {
+	modprobe rdma_cm || fail "modprobe rdma_cm"
+	grep -q '^orfs ' /proc/modules || insmod "$ORFS_TOP/orfs.ko" || fail "insmod orfs.ko"
+}
+
+# orfs_server_start EXPORT [orfsd args...]: starts orfsd in the foreground
+# (backgrounded), waits until it listens.
+orfs_server_start() {
+	local export=$1 i
+	shift
+	mkdir -p "$ORFS_WORK"
+	"$ORFS_TOP/server/orfsd" --export "$export" --listen "$ORFS_SRV_ADDR:$ORFS_PORT" \
+		--foreground "$@" >>"$ORFS_WORK/orfsd.log" 2>&1 &
+	ORFSD_PID=$!
+	for i in $(seq 1 100); do
+		if rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN.*src-addr $ORFS_SRV_ADDR:$ORFS_PORT"; then
+			return 0
+		fi
+		kill -0 "$ORFSD_PID" 2>/dev/null || { cat "$ORFS_WORK/orfsd.log"; fail "orfsd exited"; }
+		sleep 0.1
+	done
+	cat "$ORFS_WORK/orfsd.log"
+	fail "orfsd did not start listening"
+}
+
+orfs_server_stop() {
+	[ -n "$ORFSD_PID" ] || return 0
+	kill "$ORFSD_PID" 2>/dev/null
+	wait "$ORFSD_PID" 2>/dev/null
+	ORFSD_PID=
+}
+
+# orfs_mount MNT [PATH] [OPTS]
+orfs_mount() {
+	local mnt=$1 path=${2:-/} opts=${3:-}
+	mkdir -p "$mnt"
+	mount -t orfs ${opts:+-o "$opts"} "$ORFS_SRV_ADDR:$path" "$mnt"
+}
+
+# Unmounts every ORFS mount, stops orfsd, unloads the module.
+orfs_cleanup() {
+	local m ok=0
+	for m in $(awk '$3 == "orfs" { print $2 }' /proc/mounts | tac); do
+		umount "$m" || umount -f "$m" || ok=1
+	done
+	pkill -x orfsd 2>/dev/null && sleep 0.2
+	pkill -9 -x orfsd 2>/dev/null
+	if grep -q '^orfs ' /proc/modules; then
+		rmmod orfs || ok=1
+	fi
+	rm -rf "$ORFS_WORK"
+	return $ok
+}
+
+# dmesg_mark / dmesg_check: fail on kernel warnings logged in between.
+dmesg_mark() { ORFS_DMESG_LINES=$(dmesg | wc -l); }
+dmesg_check() {
+	local bad
+	bad=$(dmesg | tail -n +"$((ORFS_DMESG_LINES + 1))" |
+		grep -E 'WARNING:|BUG:|BUG |Oops|general protection|scheduling while atomic|unreferenced object|still has objects|leak|Call Trace|refcount_t:|list_(add|del) corruption')
+	if [ -n "$bad" ]; then
+		echo "kernel log shows a problem:"
+		dmesg | tail -n +"$((ORFS_DMESG_LINES + 1))" | tail -n 60
+		return 1
+	fi
+	return 0
+}

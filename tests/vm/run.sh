@@ -1,0 +1,13 @@
+#!/bin/bash
+# Host side of the VM integration tests: boots one VM for the whole group
+# and runs tests/vm/group.sh inside it.  Usage: tests/vm/run.sh [TEST...]
+# where TEST is a t-*.sh name without the extension (default: all).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+KDIR=${KDIR:-$(tools/kdir.sh)}
+krel=$(cat "$KDIR/include/config/kernel.release" 2>/dev/null || true)
+if [ -n "$krel" ] && [ -e "/boot/vmlinuz-$krel" ]; then
+	export ORFS_VM_KERNEL=${ORFS_VM_KERNEL:-/boot/vmlinuz-$krel}
+fi
+exec tools/vm/run --timeout "${ORFS_VM_TIMEOUT:-2400}" tests/vm/group.sh "$@"
