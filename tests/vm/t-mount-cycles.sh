@@ -15,9 +15,9 @@ for i in $(seq 1 ${ORFS_CYCLES:-25}); do
 	umount "$mnt"
 done
 [ "$(awk '$1 == "orfs" { print $3 }' /proc/modules)" = 0 ] || fail "module still referenced"
-objs=$(awk '$1 == "orfs_inode_cache" { print $2 }' /proc/slabinfo)
-[ "${objs:-0}" -eq 0 ] || fail "$objs orfs inodes still allocated"
 [ "$(rdma resource show cm_id 2>/dev/null | grep -c 'dst-addr '"$ORFS_SRV_ADDR" || true)" -eq 0 ] ||
 	fail "client connections left behind"
+# kmem_cache_destroy() at unload reports any inode still allocated
+# ("Slab cache still has objects"), which fails the test through dmesg.
 rmmod orfs
 exit 0

@@ -29,7 +29,10 @@ expect_fail "" mount -t orfs "not-an-ip:/" "$mnt"
 expect_fail "" mount -t orfs "$ORFS_SRV_ADDR:relative" "$mnt"
 
 # Paths the server refuses.
-expect_fail "No such file" mount -t orfs "$ORFS_SRV_ADDR:/missing" "$mnt"
+# mount(8) words ENOENT as "does not exist".
+expect_fail "does not exist" mount -t orfs "$ORFS_SRV_ADDR:/missing" "$mnt"
+dmesg | tail -n 3 | grep -q "server refused to mount /missing: error -2" ||
+	fail "no kernel log line for the missing path"
 expect_fail "Not a directory" mount -t orfs "$ORFS_SRV_ADDR:/plain" "$mnt"
 expect_fail "" mount -t orfs "$ORFS_SRV_ADDR:/../.." "$mnt"
 mountpoint -q "$mnt" && fail "something got mounted"
