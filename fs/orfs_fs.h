@@ -7,6 +7,8 @@
 
 #include <linux/fs.h>
 #include <linux/socket.h>
+#include <linux/kobject.h>
+#include <linux/completion.h>
 #include "orfs_proto.h"
 #include "orfs_kcompat.h"
 #include "../net/orfs_net.h"
@@ -46,12 +48,20 @@ struct orfs_mount_opts {
  * @conn: the connection to orfsd
  * @root_fh: handle of the mounted directory
  * @ac_timeo: attribute cache timeout, jiffies
+ * @stats: transport counters, shown in sysfs
+ * @kobj: /sys/fs/orfs/<dev>
+ * @kobj_released: completed when the last sysfs reference is gone
+ * @sysfs_registered: @kobj is live
  */
 struct orfs_sb_info {
 	struct orfs_mount_opts	opts;
 	struct orfs_conn	*conn;
 	struct orfs_fh		root_fh;
 	unsigned long		ac_timeo;
+	struct orfs_stats	stats;
+	struct kobject		kobj;
+	struct completion	kobj_released;
+	bool			sysfs_registered;
 };
 
 /* orfs_inode_info.flags */
@@ -113,6 +123,12 @@ extern const struct inode_operations orfs_special_inode_operations;
 /* file.c */
 extern const struct file_operations orfs_file_operations;
 extern const struct address_space_operations orfs_aops;
+
+/* sysfs.c */
+int orfs_sysfs_register(struct super_block *sb);
+void orfs_sysfs_unregister(struct orfs_sb_info *sbi);
+int orfs_sysfs_init(void);
+void orfs_sysfs_exit(void);
 
 /* dir.c */
 extern const struct inode_operations orfs_dir_inode_operations;

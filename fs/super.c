@@ -262,6 +262,10 @@ static int orfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	copts.credits = sbi->opts.credits;
 	copts.timeo = msecs_to_jiffies(sbi->opts.timeo * 100);
 	copts.connect_timeo = ORFS_DEF_CONNECT_MS;
+	copts.stats = &sbi->stats;
+	ret = orfs_stats_init(&sbi->stats);
+	if (ret)
+		return ret;
 	ret = orfs_conn_open(&copts, &sbi->conn);
 	if (ret) {
 		errorfc(fc, "cannot connect to %s port %u: error %d", sbi->opts.host,
@@ -280,7 +284,7 @@ static int orfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_root = d_make_root(root);
 	if (!sb->s_root)
 		return -ENOMEM;
-	return 0;
+	return orfs_sysfs_register(sb);
 }
 
 static int orfs_get_tree(struct fs_context *fc)
@@ -306,8 +310,10 @@ static void orfs_free_sbi(struct orfs_sb_info *sbi)
 {
 	if (!sbi)
 		return;
+	orfs_sysfs_unregister(sbi);
 	if (sbi->conn)
 		orfs_conn_close(sbi->conn);
+	orfs_stats_destroy(&sbi->stats);
 	orfs_free_opts(&sbi->opts);
 	kfree(sbi);
 }
@@ -378,18 +384,26 @@ static int __init orfs_init(void)
 	ret = orfs_inode_cache_init();
 	if (ret)
 		return ret;
+	ret = orfs_sysfs_init();
+	if (ret)
+		goto out_cache;
 	ret = register_filesystem(&orfs_fs_type);
-	if (ret) {
-		orfs_inode_cache_exit();
-		return ret;
-	}
+	if (ret)
+		goto out_sysfs;
 	pr_info("ORFS client loaded (protocol %u)\n", ORFS_PROTO_VERSION);
 	return 0;
+
+out_sysfs:
+	orfs_sysfs_exit();
+out_cache:
+	orfs_inode_cache_exit();
+	return ret;
 }
 
 static void __exit orfs_exit(void)
 {
 	unregister_filesystem(&orfs_fs_type);
+	orfs_sysfs_exit();
 	orfs_inode_cache_exit();
 }
 

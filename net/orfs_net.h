@@ -15,6 +15,7 @@
 #include <linux/socket.h>
 #include <linux/bvec.h>
 #include "orfs_proto.h"
+#include "orfs_stats.h"
 
 struct orfs_conn;
 struct orfs_recv;
@@ -26,6 +27,7 @@ struct orfs_recv;
  * @credits: requests the client wants to keep in flight
  * @timeo: per-request timeout in jiffies
  * @connect_timeo: timeout for address/route resolution and connect, ms
+ * @stats: the mount's counters; outlives the connection
  */
 struct orfs_conn_opts {
 	struct sockaddr_storage	dst;
@@ -33,6 +35,7 @@ struct orfs_conn_opts {
 	u16			credits;
 	unsigned long		timeo;
 	unsigned int		connect_timeo;
+	struct orfs_stats	*stats;
 };
 
 /**
@@ -81,5 +84,6 @@ int orfs_call(struct orfs_conn *conn, const struct orfs_msg *msg,
 void orfs_reply_put(struct orfs_reply *rep);
 u32 orfs_conn_inline_size(const struct orfs_conn *conn);
 u32 orfs_conn_max_data_sge(const struct orfs_conn *conn);
+u16 orfs_conn_credits(const struct orfs_conn *conn);
 
 #endif /* ORFS_NET_H */

@@ -26,6 +26,9 @@
 #include <rdma/rdma_cm.h>
 #include "orfs_net.h"
 
+#define CREATE_TRACE_POINTS
+#include "orfs_trace.h"
+
 #define ORFS_RESOLVE_MS		5000
 #define ORFS_ACK_TIMEOUT	17	/* 4.096 us * 2^17 ~= 0.5 s */
 #define ORFS_RD_ATOM_MAX	16
@@ -109,8 +112,7 @@ struct orfs_slot {
  * @slots: @nslots slots
  * @recvs: @nrecv receive buffers
  * @rep: the server's accept data, valid once @state is UP
- * @stale_replies: replies that matched no request (late or bogus)
- * @bad_replies: replies that failed validation
+ * @stats: the mount's counters (opts.stats)
  */
 struct orfs_conn {
 	struct orfs_conn_opts	opts;
@@ -137,9 +139,7 @@ struct orfs_conn {
 	struct orfs_slot	*slots;
 	struct orfs_recv	*recvs;
 	struct orfs_conn_rep	rep;
-
-	atomic64_t		stale_replies;
-	atomic64_t		bad_replies;
+	struct orfs_stats	*stats;
 };
 
 static struct ib_device *orfs_dev(struct orfs_conn *conn)
@@ -155,6 +155,11 @@ u32 orfs_conn_inline_size(const struct orfs_conn *conn)
 u32 orfs_conn_max_data_sge(const struct orfs_conn *conn)
 {
 	return conn->max_data_sge;
+}
+
+u16 orfs_conn_credits(const struct orfs_conn *conn)
+{
+	return conn->nslots;
 }
 
 /* xid = generation << 16 | slot index; never 0 because generations start at 1. */
@@ -186,6 +191,7 @@ static void orfs_conn_fail(struct orfs_conn *conn, int err)
 	unsigned long flags;
 	u32 i;
 
+	trace_orfs_conn_state(conn, "down", err);
 	spin_lock_irqsave(&conn->lock, flags);
 	conn->state = ORFS_CONN_DOWN;
 	for (i = 0; conn->slots && i < conn->nslots; i++) {
@@ -253,9 +259,11 @@ static void orfs_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	int err;
 
 	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			trace_orfs_wc_error(conn, "receive", wc->status, wc->vendor_err);
 			pr_err_ratelimited("receive failed: %s (%d)\n",
 					   ib_wc_status_msg(wc->status), wc->status);
+		}
 		orfs_conn_fail(conn, -ENOTCONN);
 		return;
 	}
@@ -264,8 +272,11 @@ static void orfs_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				   DMA_FROM_DEVICE);
 	rx->len = wc->byte_len;
 	err = orfs_hdr_check(h, rx->len, 1);
+	if (rx->len >= sizeof(*h))
+		trace_orfs_recv(conn, le64_to_cpu(h->xid), le16_to_cpu(h->opcode),
+				le32_to_cpu(h->status), rx->len);
 	if (err) {
-		atomic64_inc(&conn->bad_replies);
+		orfs_stat_add(conn->stats, ORFS_CTR_BAD_REPLIES, 1);
 		pr_warn_ratelimited("malformed reply (%u bytes): %d\n", rx->len, err);
 		/* The xid is trustworthy only if the magic is. */
 		if (rx->len >= sizeof(*h) && le32_to_cpu(h->magic) == ORFS_MAGIC) {
@@ -297,7 +308,7 @@ static void orfs_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_unlock_irqrestore(&conn->lock, flags);
 
 	if (rx) {
-		atomic64_inc(&conn->stale_replies);
+		orfs_stat_add(conn->stats, ORFS_CTR_STALE_REPLIES, 1);
 		pr_debug("dropping reply with unknown xid %llu\n", le64_to_cpu(h->xid));
 		orfs_repost(conn, rx);
 	}
@@ -315,9 +326,11 @@ static void orfs_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct orfs_slot *slot = container_of(wc->wr_cqe, struct orfs_slot, send_cqe);
 
 	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			trace_orfs_wc_error(slot->conn, "send", wc->status, wc->vendor_err);
 			pr_err_ratelimited("send failed: %s (%d)\n",
 					   ib_wc_status_msg(wc->status), wc->status);
+		}
 		orfs_conn_fail(slot->conn, -ENOTCONN);
 	}
 	complete(&slot->send_done);
@@ -547,6 +560,7 @@ static int orfs_established(struct orfs_conn *conn, const struct rdma_cm_event *
 	}
 	conn->state = ORFS_CONN_UP;
 	spin_unlock_irqrestore(&conn->lock, flags);
+	trace_orfs_conn_state(conn, "up", 0);
 	return 0;
 }
 
@@ -669,12 +683,11 @@ int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp)
 	if (!conn)
 		return -ENOMEM;
 	conn->opts = *opts;
+	conn->stats = opts->stats;
 	conn->state = ORFS_CONN_CONNECTING;
 	spin_lock_init(&conn->lock);
 	init_waitqueue_head(&conn->slot_wq);
 	init_completion(&conn->cm_done);
-	atomic64_set(&conn->stale_replies, 0);
-	atomic64_set(&conn->bad_replies, 0);
 
 	conn->cm_id = rdma_create_id(&init_net, orfs_cm_handler, conn,
 				     RDMA_PS_TCP, IB_QPT_RC);
@@ -834,10 +847,16 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 	wr.num_sge = 1 + msg->nr_bvec;
 	wr.opcode = IB_WR_SEND;
 	wr.send_flags = IB_SEND_SIGNALED;
+	trace_orfs_send(conn, slot->xid, msg->opcode, body_len, data_len);
 	ret = ib_post_send(conn->qp, &wr, NULL);
-	if (ret)
+	if (ret) {
 		orfs_unmap_data(conn, slot);
-	return ret;
+		return ret;
+	}
+	orfs_stat_op(conn->stats, msg->opcode);
+	if (msg->opcode == ORFS_OP_WRITE)
+		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_INLINE_OUT, data_len);
+	return 0;
 }
 
 /* Waits for the reply; returns 0 with slot->rx set, or a negative errno. */
@@ -857,6 +876,8 @@ static int orfs_wait_reply(struct orfs_conn *conn, struct orfs_slot *slot)
 		ret = left < 0 ? (int)left : -ETIMEDOUT;
 		/* A late reply must not match this slot once it is reused. */
 		slot->xid = 0;
+		if (ret == -ETIMEDOUT)
+			orfs_stat_add(conn->stats, ORFS_CTR_TIMEOUTS, 1);
 	}
 	spin_unlock_irqrestore(&conn->lock, flags);
 	return ret;
@@ -882,15 +903,20 @@ int orfs_call(struct orfs_conn *conn, const struct orfs_msg *msg,
 	struct orfs_slot *slot = NULL;
 	const struct orfs_hdr *h;
 	int err = 0, ret;
+	u64 xid;
 
 	if (orfs_data_offset(msg->body_len + msg->tail_len) > ORFS_META_MAX ||
 	    msg->nr_bvec > conn->max_data_sge)
 		return -EINVAL;
 
-	ret = wait_event_killable(conn->slot_wq,
-				  (slot = orfs_slot_try_get(conn, &err)) || err);
-	if (ret)
-		return ret;
+	slot = orfs_slot_try_get(conn, &err);
+	if (!slot && !err) {
+		orfs_stat_add(conn->stats, ORFS_CTR_CREDIT_STALLS, 1);
+		ret = wait_event_killable(conn->slot_wq,
+					  (slot = orfs_slot_try_get(conn, &err)) || err);
+		if (ret)
+			return ret;
+	}
 	if (!slot)
 		return err;
 
@@ -900,7 +926,10 @@ int orfs_call(struct orfs_conn *conn, const struct orfs_msg *msg,
 		orfs_conn_fail(conn, -ENOTCONN);
 		return ret;
 	}
+	xid = slot->xid;
 	ret = orfs_wait_reply(conn, slot);
+	if (ret)
+		trace_orfs_request_error(conn, xid, msg->opcode, ret);
 	/* The send buffer is ours again only when its SEND has completed. */
 	wait_for_completion(&slot->send_done);
 	orfs_unmap_data(conn, slot);
@@ -923,6 +952,8 @@ int orfs_call(struct orfs_conn *conn, const struct orfs_msg *msg,
 	rep->body_len = le32_to_cpu(h->body_len);
 	rep->data = orfs_data(h);
 	rep->data_len = le32_to_cpu(h->data_len);
+	if (msg->opcode == ORFS_OP_READ)
+		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_INLINE_IN, rep->data_len);
 	return 0;
 }
 

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-mount sysfs: /sys/fs/orfs/<major>:<minor>/, named after the mount's
+ * anonymous device number (the st_dev of its files, as in mountinfo).
+ *
+ *	server     address and port
+ *	inline_size negotiated inline threshold, bytes
+ *	credits    requests the server lets us keep in flight
+ *	counters   "name value" lines: stalls, timeouts, bytes by mechanism...
+ *	requests   "opcode count" lines: requests sent, by opcode
+ */
+#include <linux/fs.h>
+#include <linux/kobject.h>
+#include <linux/sysfs.h>
+#include "orfs_fs.h"
+
+struct orfs_sysfs_attr {
+	struct attribute attr;
+	ssize_t (*show)(struct orfs_sb_info *sbi, char *buf);
+};
+
+#define ORFS_ATTR_RO(name) \
+static struct orfs_sysfs_attr orfs_attr_##name = __ATTR_RO(name)
+
+static ssize_t orfs_sysfs_show(struct kobject *kobj, struct attribute *attr,
+			       char *buf)
+{
+	struct orfs_sb_info *sbi = container_of(kobj, struct orfs_sb_info, kobj);
+	struct orfs_sysfs_attr *a = container_of(attr, struct orfs_sysfs_attr, attr);
+
+	return a->show(sbi, buf);
+}
+
+static ssize_t server_show(struct orfs_sb_info *sbi, char *buf)
+{
+	return sysfs_emit(buf, "%s:%u\n", sbi->opts.host, sbi->opts.port);
+}
+ORFS_ATTR_RO(server);
+
+static ssize_t inline_size_show(struct orfs_sb_info *sbi, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", orfs_conn_inline_size(sbi->conn));
+}
+ORFS_ATTR_RO(inline_size);
+
+static ssize_t credits_show(struct orfs_sb_info *sbi, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", orfs_conn_credits(sbi->conn));
+}
+ORFS_ATTR_RO(credits);
+
+static ssize_t counters_show(struct orfs_sb_info *sbi, char *buf)
+{
+	int c, len = 0;
+
+	for (c = 0; c < ORFS_CTR_NR; c++)
+		len += sysfs_emit_at(buf, len, "%s %llu\n", orfs_counter_name(c),
+				     orfs_stats_sum_ctr(&sbi->stats, c));
+	return len;
+}
+ORFS_ATTR_RO(counters);
+
+static ssize_t requests_show(struct orfs_sb_info *sbi, char *buf)
+{
+	int len = 0;
+	u16 op;
+
+	for (op = 0; op < ORFS_OP_MAX; op++)
+		len += sysfs_emit_at(buf, len, "%s %llu\n", orfs_op_name(op),
+				     orfs_stats_sum_op(&sbi->stats, op));
+	return len;
+}
+ORFS_ATTR_RO(requests);
+
+static struct attribute *orfs_sysfs_attrs[] = {
+	&orfs_attr_server.attr,
+	&orfs_attr_inline_size.attr,
+	&orfs_attr_credits.attr,
+	&orfs_attr_counters.attr,
+	&orfs_attr_requests.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(orfs_sysfs);
+
+static void orfs_sysfs_release(struct kobject *kobj)
+{
+	struct orfs_sb_info *sbi = container_of(kobj, struct orfs_sb_info, kobj);
+
+	complete(&sbi->kobj_released);
+}
+
+static const struct sysfs_ops orfs_sysfs_ops = {
+	.show	= orfs_sysfs_show,
+};
+
+static struct kobj_type orfs_sb_ktype = {
+	.default_groups	= orfs_sysfs_groups,
+	.sysfs_ops	= &orfs_sysfs_ops,
+	.release	= orfs_sysfs_release,
+};
+
+static struct kobject *orfs_sysfs_root;
+
+/**
+ * orfs_sysfs_register() - create /sys/fs/orfs/<dev>/ for a mount
+ * @sb: the super block; its connection is up
+ *
+ * Context: process.
+ */
+int orfs_sysfs_register(struct super_block *sb)
+{
+	struct orfs_sb_info *sbi = ORFS_SB(sb);
+	int ret;
+
+	init_completion(&sbi->kobj_released);
+	ret = kobject_init_and_add(&sbi->kobj, &orfs_sb_ktype, orfs_sysfs_root,
+				   "%u:%u", MAJOR(sb->s_dev), MINOR(sb->s_dev));
+	if (ret) {
+		kobject_put(&sbi->kobj);
+		wait_for_completion(&sbi->kobj_released);
+		return ret;
+	}
+	sbi->sysfs_registered = true;
+	return 0;
+}
+
+/**
+ * orfs_sysfs_unregister() - remove a mount's sysfs directory
+ * @sbi: the mount
+ *
+ * Waits until no reader is inside a show method, so the connection can go.
+ *
+ * Context: process.
+ */
+void orfs_sysfs_unregister(struct orfs_sb_info *sbi)
+{
+	if (!sbi->sysfs_registered)
+		return;
+	kobject_del(&sbi->kobj);
+	kobject_put(&sbi->kobj);
+	wait_for_completion(&sbi->kobj_released);
+	sbi->sysfs_registered = false;
+}
+
+int __init orfs_sysfs_init(void)
+{
+	orfs_sysfs_root = kobject_create_and_add("orfs", fs_kobj);
+	return orfs_sysfs_root ? 0 : -ENOMEM;
+}
+
+void orfs_sysfs_exit(void)
+{
+	kobject_put(orfs_sysfs_root);
+	orfs_sysfs_root = NULL;
+}

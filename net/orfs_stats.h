@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-mount transport counters, kept per CPU and summed when read through
+ * sysfs (/sys/fs/orfs/<dev>/counters and .../requests).
+ */
+#ifndef ORFS_STATS_H
+#define ORFS_STATS_H
+
+#include <linux/percpu.h>
+#include "orfs_proto.h"
+
+enum orfs_counter {
+	ORFS_CTR_CREDIT_STALLS,		/* a request waited for a free credit */
+	ORFS_CTR_TIMEOUTS,		/* a request got no reply within timeo */
+	ORFS_CTR_RECONNECTS,		/* connections re-established */
+	ORFS_CTR_MR_REGISTRATIONS,	/* memory registrations (FRWR); 0 on the buffered path */
+	ORFS_CTR_BAD_REPLIES,		/* replies that failed validation */
+	ORFS_CTR_STALE_REPLIES,		/* replies that matched no request */
+	ORFS_CTR_BYTES_INLINE_OUT,	/* file data sent inline in requests */
+	ORFS_CTR_BYTES_INLINE_IN,	/* file data received inline in replies */
+	ORFS_CTR_BYTES_CLIENT_READ,	/* file data moved by client RDMA READ */
+	ORFS_CTR_BYTES_CLIENT_WRITE,	/* file data moved by client RDMA WRITE */
+	ORFS_CTR_BYTES_SERVER_RDMA,	/* file data moved by the server's RDMA */
+	ORFS_CTR_NR
+};
+
+/**
+ * struct orfs_stats_cpu - one CPU's share of the counters
+ * @ops: requests sent, by opcode
+ * @ctr: enum orfs_counter values
+ */
+struct orfs_stats_cpu {
+	u64	ops[ORFS_OP_MAX];
+	u64	ctr[ORFS_CTR_NR];
+};
+
+struct orfs_stats {
+	struct orfs_stats_cpu __percpu	*pcpu;
+};
+
+static inline void orfs_stat_add(struct orfs_stats *s, enum orfs_counter c, u64 n)
+{
+	if (s && s->pcpu)
+		this_cpu_add(s->pcpu->ctr[c], n);
+}
+
+static inline void orfs_stat_op(struct orfs_stats *s, u16 opcode)
+{
+	if (s && s->pcpu && opcode < ORFS_OP_MAX)
+		this_cpu_inc(s->pcpu->ops[opcode]);
+}
+
+int orfs_stats_init(struct orfs_stats *s);
+void orfs_stats_destroy(struct orfs_stats *s);
+u64 orfs_stats_sum_ctr(const struct orfs_stats *s, enum orfs_counter c);
+u64 orfs_stats_sum_op(const struct orfs_stats *s, u16 opcode);
+const char *orfs_counter_name(enum orfs_counter c);
+const char *orfs_op_name(u16 opcode);
+
+#endif /* ORFS_STATS_H */

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-mount transport counters.  Hardware-free: no RDMA headers here.
+ */
+#include <linux/percpu.h>
+#include <linux/cpumask.h>
+#include "orfs_stats.h"
+
+static const char * const orfs_counter_names[ORFS_CTR_NR] = {
+	[ORFS_CTR_CREDIT_STALLS]	= "credit_stalls",
+	[ORFS_CTR_TIMEOUTS]		= "timeouts",
+	[ORFS_CTR_RECONNECTS]		= "reconnects",
+	[ORFS_CTR_MR_REGISTRATIONS]	= "mr_registrations",
+	[ORFS_CTR_BAD_REPLIES]		= "bad_replies",
+	[ORFS_CTR_STALE_REPLIES]	= "stale_replies",
+	[ORFS_CTR_BYTES_INLINE_OUT]	= "bytes_inline_out",
+	[ORFS_CTR_BYTES_INLINE_IN]	= "bytes_inline_in",
+	[ORFS_CTR_BYTES_CLIENT_READ]	= "bytes_client_rdma_read",
+	[ORFS_CTR_BYTES_CLIENT_WRITE]	= "bytes_client_rdma_write",
+	[ORFS_CTR_BYTES_SERVER_RDMA]	= "bytes_server_rdma",
+};
+
+static const char * const orfs_op_names[ORFS_OP_MAX] = {
+	[ORFS_OP_NULL]		= "null",
+	[ORFS_OP_MOUNT]		= "mount",
+	[ORFS_OP_GETATTR]	= "getattr",
+	[ORFS_OP_LOOKUP]	= "lookup",
+	[ORFS_OP_READDIR]	= "readdir",
+	[ORFS_OP_STATFS]	= "statfs",
+	[ORFS_OP_READ]		= "read",
+	[ORFS_OP_WRITE]		= "write",
+	[ORFS_OP_CREATE]	= "create",
+	[ORFS_OP_MKDIR]		= "mkdir",
+	[ORFS_OP_MKNOD]		= "mknod",
+	[ORFS_OP_SYMLINK]	= "symlink",
+	[ORFS_OP_READLINK]	= "readlink",
+	[ORFS_OP_UNLINK]	= "unlink",
+	[ORFS_OP_RMDIR]		= "rmdir",
+	[ORFS_OP_RENAME]	= "rename",
+	[ORFS_OP_LINK]		= "link",
+	[ORFS_OP_SETATTR]	= "setattr",
+	[ORFS_OP_COMMIT]	= "commit",
+};
+
+const char *orfs_counter_name(enum orfs_counter c)
+{
+	return c < ORFS_CTR_NR ? orfs_counter_names[c] : "?";
+}
+
+const char *orfs_op_name(u16 opcode)
+{
+	return opcode < ORFS_OP_MAX && orfs_op_names[opcode] ?
+	       orfs_op_names[opcode] : "?";
+}
+
+int orfs_stats_init(struct orfs_stats *s)
+{
+	s->pcpu = alloc_percpu(struct orfs_stats_cpu);
+	return s->pcpu ? 0 : -ENOMEM;
+}
+
+void orfs_stats_destroy(struct orfs_stats *s)
+{
+	free_percpu(s->pcpu);
+	s->pcpu = NULL;
+}
+
+u64 orfs_stats_sum_ctr(const struct orfs_stats *s, enum orfs_counter c)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(s->pcpu, cpu)->ctr[c];
+	return sum;
+}
+
+u64 orfs_stats_sum_op(const struct orfs_stats *s, u16 opcode)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(s->pcpu, cpu)->ops[opcode];
+	return sum;
+}
