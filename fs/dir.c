@@ -34,7 +34,7 @@ static int orfs_do_lookup(struct inode *dir, const struct qstr *name,
 
 	if (name->len > ORFS_NAME_MAX)
 		return -ENAMETOOLONG;
-	ret = orfs_call(orfs_conn_of(dir), &msg, &rep);
+	ret = orfs_call(orfs_clnt_of(dir), &msg, &rep);
 	if (ret)
 		return ret;
 	lr = rep.body;
@@ -160,7 +160,7 @@ static int orfs_emit_entries(struct dir_context *ctx, const struct orfs_reply *r
 static int orfs_readdir(struct file *file, struct dir_context *ctx)
 {
 	struct inode *dir = file_inode(file);
-	struct orfs_conn *conn = orfs_conn_of(dir);
+	struct orfs_clnt *clnt = orfs_clnt_of(dir);
 	struct orfs_readdir_req req = { .dir = ORFS_I(dir)->fh };
 	struct orfs_msg msg = {
 		.opcode = ORFS_OP_READDIR, .body = &req, .body_len = sizeof(req),
@@ -173,10 +173,10 @@ static int orfs_readdir(struct file *file, struct dir_context *ctx)
 	if (!dir_emit_dots(file, ctx))
 		return 0;
 
-	req.max_bytes = cpu_to_le32(orfs_conn_inline_size(conn));
+	req.max_bytes = cpu_to_le32(orfs_clnt_inline_size(clnt));
 	for (;;) {
 		req.cookie = cpu_to_le64(ctx->pos == 2 ? 0 : ctx->pos);
-		ret = orfs_call(conn, &msg, &rep);
+		ret = orfs_call(clnt, &msg, &rep);
 		if (ret)
 			return ret;
 		rr = rep.body;
@@ -249,7 +249,7 @@ static int orfs_new_object(struct inode *dir, struct dentry *dentry, u16 op,
 	msg.body = req;
 	msg.body_len = sizeof(*req) + nlen + tlen;
 
-	ret = orfs_call(orfs_conn_of(dir), &msg, &rep);
+	ret = orfs_call(orfs_clnt_of(dir), &msg, &rep);
 	kfree(req);
 	orfs_invalidate_attr(dir);
 	if (ret)
@@ -309,7 +309,7 @@ static int orfs_remove(struct inode *dir, struct dentry *dentry, u16 op)
 	struct orfs_reply rep;
 	int ret;
 
-	ret = orfs_call(orfs_conn_of(dir), &msg, &rep);
+	ret = orfs_call(orfs_clnt_of(dir), &msg, &rep);
 	orfs_invalidate_attr(dir);
 	if (ret)
 		return ret;
@@ -362,7 +362,7 @@ static int orfs_rename(orfs_idmap_t *idmap, struct inode *old_dir,
 	msg.body = req;
 	msg.body_len = sizeof(*req) + olen + nlen;
 
-	ret = orfs_call(orfs_conn_of(old_dir), &msg, &rep);
+	ret = orfs_call(orfs_clnt_of(old_dir), &msg, &rep);
 	kfree(req);
 	orfs_invalidate_attr(old_dir);
 	orfs_invalidate_attr(new_dir);
@@ -396,7 +396,7 @@ static int orfs_link(struct dentry *old_dentry, struct inode *dir,
 	struct orfs_reply rep;
 	int ret;
 
-	ret = orfs_call(orfs_conn_of(dir), &msg, &rep);
+	ret = orfs_call(orfs_clnt_of(dir), &msg, &rep);
 	orfs_invalidate_attr(dir);
 	if (ret)
 		return ret;

@@ -28,8 +28,8 @@
  */
 static int orfs_read_page(struct inode *inode, struct folio *folio)
 {
-	struct orfs_conn *conn = orfs_conn_of(inode);
-	u32 chunk = min_t(u32, orfs_conn_inline_size(conn), PAGE_SIZE);
+	struct orfs_clnt *clnt = orfs_clnt_of(inode);
+	u32 chunk = min_t(u32, orfs_clnt_inline_size(clnt), PAGE_SIZE);
 	struct orfs_io_req req = { .fh = ORFS_I(inode)->fh };
 	struct orfs_msg msg = {
 		.opcode = ORFS_OP_READ, .body = &req, .body_len = sizeof(req),
@@ -46,7 +46,7 @@ static int orfs_read_page(struct inode *inode, struct folio *folio)
 	while (done < PAGE_SIZE) {
 		req.offset = cpu_to_le64(pos + done);
 		req.count = cpu_to_le32(min_t(u32, chunk, PAGE_SIZE - done));
-		ret = orfs_call(conn, &msg, &rep);
+		ret = orfs_call(clnt, &msg, &rep);
 		if (ret)
 			break;
 		rr = rep.body;
@@ -92,8 +92,8 @@ static int orfs_read_folio(struct file *file, struct folio *folio)
  */
 static int orfs_write_page(struct inode *inode, struct page *page, u32 len)
 {
-	struct orfs_conn *conn = orfs_conn_of(inode);
-	u32 chunk = min_t(u32, orfs_conn_inline_size(conn), PAGE_SIZE);
+	struct orfs_clnt *clnt = orfs_clnt_of(inode);
+	u32 chunk = min_t(u32, orfs_clnt_inline_size(clnt), PAGE_SIZE);
 	struct orfs_io_req req = { .fh = ORFS_I(inode)->fh };
 	struct bio_vec bv;
 	struct orfs_msg msg = {
@@ -113,7 +113,7 @@ static int orfs_write_page(struct inode *inode, struct page *page, u32 len)
 		bv.bv_len = n;
 		req.offset = cpu_to_le64(pos + done);
 		req.count = cpu_to_le32(n);
-		ret = orfs_call(conn, &msg, &rep);
+		ret = orfs_call(clnt, &msg, &rep);
 		if (ret)
 			break;
 		wr = rep.body;
@@ -289,7 +289,7 @@ static int orfs_commit(struct inode *inode)
 	struct orfs_reply rep;
 	int ret;
 
-	ret = orfs_call(orfs_conn_of(inode), &msg, &rep);
+	ret = orfs_call(orfs_clnt_of(inode), &msg, &rep);
 	if (!ret)
 		orfs_reply_put(&rep);
 	return ret;

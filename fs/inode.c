@@ -266,7 +266,7 @@ int orfs_revalidate_inode(struct inode *inode, bool force)
 
 	if (!force && time_before(jiffies, READ_ONCE(oi->attr_time) + sbi->ac_timeo))
 		return 0;
-	ret = orfs_call(sbi->conn, &msg, &rep);
+	ret = orfs_call(sbi->clnt, &msg, &rep);
 	if (ret)
 		return ret;
 	ar = rep.body;
@@ -366,7 +366,7 @@ int orfs_setattr(orfs_idmap_t *idmap, struct dentry *dentry, struct iattr *ia)
 		if (ret)
 			return ret;
 	}
-	ret = orfs_call(orfs_conn_of(inode), &msg, &rep);
+	ret = orfs_call(orfs_clnt_of(inode), &msg, &rep);
 	if (ret)
 		return ret;
 	ar = rep.body;
@@ -400,7 +400,7 @@ static const char *orfs_get_link(struct dentry *dentry, struct inode *inode,
 
 	if (!dentry)
 		return ERR_PTR(-ECHILD);
-	ret = orfs_call(orfs_conn_of(inode), &msg, &rep);
+	ret = orfs_call(orfs_clnt_of(inode), &msg, &rep);
 	if (ret)
 		return ERR_PTR(ret);
 	lr = rep.body;

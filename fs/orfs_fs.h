@@ -19,6 +19,8 @@
 #define ORFS_DEF_TIMEO		600	/* deciseconds per request, like NFS */
 #define ORFS_DEF_ACTIMEO	3	/* seconds attributes stay fresh */
 #define ORFS_DEF_CONNECT_MS	15000
+#define ORFS_DEF_RETRANS	3
+#define ORFS_DEF_KEEPALIVE	10	/* seconds */
 
 /**
  * struct orfs_mount_opts - parsed mount options
@@ -30,6 +32,10 @@
  * @credits: requests to keep in flight
  * @timeo: request timeout, deciseconds
  * @actimeo: attribute cache timeout, seconds
+ * @nconnect: connections per mount
+ * @retrans: attempts before a soft mount fails a request
+ * @keepalive: idle seconds before a connection is probed, 0 for never
+ * @soft: fail requests with EIO after timeo * retrans instead of retrying
  */
 struct orfs_mount_opts {
 	struct sockaddr_storage	addr;
@@ -40,12 +46,16 @@ struct orfs_mount_opts {
 	u32			credits;
 	u32			timeo;
 	u32			actimeo;
+	u32			nconnect;
+	u32			retrans;
+	u32			keepalive;
+	bool			soft;
 };
 
 /**
  * struct orfs_sb_info - one mounted ORFS file system
  * @opts: mount options in effect
- * @conn: the connection to orfsd
+ * @clnt: the connections to orfsd
  * @root_fh: handle of the mounted directory
  * @ac_timeo: attribute cache timeout, jiffies
  * @stats: transport counters, shown in sysfs
@@ -55,7 +65,7 @@ struct orfs_mount_opts {
  */
 struct orfs_sb_info {
 	struct orfs_mount_opts	opts;
-	struct orfs_conn	*conn;
+	struct orfs_clnt	*clnt;
 	struct orfs_fh		root_fh;
 	unsigned long		ac_timeo;
 	struct orfs_stats	stats;
@@ -96,9 +106,9 @@ static inline struct orfs_inode_info *ORFS_I(struct inode *inode)
 	return container_of(inode, struct orfs_inode_info, vfs_inode);
 }
 
-static inline struct orfs_conn *orfs_conn_of(struct inode *inode)
+static inline struct orfs_clnt *orfs_clnt_of(struct inode *inode)
 {
-	return ORFS_SB(inode->i_sb)->conn;
+	return ORFS_SB(inode->i_sb)->clnt;
 }
 
 /* inode.c */

@@ -21,6 +21,11 @@ enum orfs_param {
 	Opt_credits,
 	Opt_timeo,
 	Opt_actimeo,
+	Opt_nconnect,
+	Opt_retrans,
+	Opt_keepalive,
+	Opt_soft,
+	Opt_hard,
 };
 
 static const struct fs_parameter_spec orfs_fs_parameters[] = {
@@ -29,6 +34,11 @@ static const struct fs_parameter_spec orfs_fs_parameters[] = {
 	fsparam_u32("credits",	Opt_credits),
 	fsparam_u32("timeo",	Opt_timeo),
 	fsparam_u32("actimeo",	Opt_actimeo),
+	fsparam_u32("nconnect",	Opt_nconnect),
+	fsparam_u32("retrans",	Opt_retrans),
+	fsparam_u32("keepalive", Opt_keepalive),
+	fsparam_flag("soft",	Opt_soft),
+	fsparam_flag("hard",	Opt_hard),
 	{}
 };
 
@@ -148,6 +158,29 @@ static int orfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 			return invalfc(fc, "actimeo=%u: must be 0..3600 seconds", result.uint_32);
 		o->actimeo = result.uint_32;
 		break;
+	case Opt_nconnect:
+		if (result.uint_32 < 1 || result.uint_32 > ORFS_NCONNECT_MAX)
+			return invalfc(fc, "nconnect=%u: must be 1..%u", result.uint_32,
+				       ORFS_NCONNECT_MAX);
+		o->nconnect = result.uint_32;
+		break;
+	case Opt_retrans:
+		if (result.uint_32 < 1 || result.uint_32 > 100)
+			return invalfc(fc, "retrans=%u: must be 1..100", result.uint_32);
+		o->retrans = result.uint_32;
+		break;
+	case Opt_keepalive:
+		if (result.uint_32 > 3600)
+			return invalfc(fc, "keepalive=%u: must be 0..3600 seconds",
+				       result.uint_32);
+		o->keepalive = result.uint_32;
+		break;
+	case Opt_soft:
+		o->soft = true;
+		break;
+	case Opt_hard:
+		o->soft = false;
+		break;
 	}
 	return 0;
 }
@@ -163,7 +196,7 @@ static int orfs_statfs(struct dentry *dentry, struct kstatfs *buf)
 	struct orfs_reply rep;
 	int ret;
 
-	ret = orfs_call(sbi->conn, &msg, &rep);
+	ret = orfs_call(sbi->clnt, &msg, &rep);
 	if (ret)
 		return ret;
 	sr = rep.body;
@@ -184,8 +217,11 @@ static int orfs_show_options(struct seq_file *m, struct dentry *root)
 {
 	struct orfs_mount_opts *o = &ORFS_SB(root->d_sb)->opts;
 
-	seq_printf(m, ",addr=%s,port=%u,inline=%u,credits=%u,timeo=%u,actimeo=%u",
-		   o->host, o->port, o->inline_size, o->credits, o->timeo, o->actimeo);
+	seq_printf(m, ",addr=%s,port=%u,inline=%u,credits=%u,nconnect=%u",
+		   o->host, o->port, o->inline_size, o->credits, o->nconnect);
+	seq_printf(m, ",%s,timeo=%u,retrans=%u,actimeo=%u,keepalive=%u",
+		   o->soft ? "soft" : "hard", o->timeo, o->retrans, o->actimeo,
+		   o->keepalive);
 	return 0;
 }
 
@@ -195,12 +231,22 @@ static void orfs_evict_inode(struct inode *inode)
 	clear_inode(inode);
 }
 
+/* umount -f: stop waiting for a server that may never answer. */
+static void orfs_umount_begin(struct super_block *sb)
+{
+	struct orfs_sb_info *sbi = ORFS_SB(sb);
+
+	pr_warn("forced unmount: failing outstanding requests\n");
+	orfs_clnt_abort(sbi->clnt);
+}
+
 static const struct super_operations orfs_super_ops = {
 	.alloc_inode	= orfs_alloc_inode,
 	.free_inode	= orfs_free_inode,
 	.evict_inode	= orfs_evict_inode,
 	.statfs		= orfs_statfs,
 	.show_options	= orfs_show_options,
+	.umount_begin	= orfs_umount_begin,
 };
 
 /* Sends MOUNT for the export sub-path; fills the root handle and attributes. */
@@ -216,7 +262,7 @@ static int orfs_mount_export(struct orfs_sb_info *sbi, struct orfs_attr *attr)
 	struct orfs_reply rep;
 	int ret;
 
-	ret = orfs_call(sbi->conn, &msg, &rep);
+	ret = orfs_call(sbi->clnt, &msg, &rep);
 	if (ret)
 		return ret;
 	mr = rep.body;
@@ -263,10 +309,14 @@ static int orfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	copts.timeo = msecs_to_jiffies(sbi->opts.timeo * 100);
 	copts.connect_timeo = ORFS_DEF_CONNECT_MS;
 	copts.stats = &sbi->stats;
+	copts.nconnect = sbi->opts.nconnect;
+	copts.retrans = sbi->opts.retrans;
+	copts.soft = sbi->opts.soft;
+	copts.keepalive = sbi->opts.keepalive;
 	ret = orfs_stats_init(&sbi->stats);
 	if (ret)
 		return ret;
-	ret = orfs_conn_open(&copts, &sbi->conn);
+	ret = orfs_clnt_create(&copts, &sbi->clnt);
 	if (ret) {
 		errorfc(fc, "cannot connect to %s port %u: error %d", sbi->opts.host,
 			sbi->opts.port, ret);
@@ -311,8 +361,8 @@ static void orfs_free_sbi(struct orfs_sb_info *sbi)
 	if (!sbi)
 		return;
 	orfs_sysfs_unregister(sbi);
-	if (sbi->conn)
-		orfs_conn_close(sbi->conn);
+	if (sbi->clnt)
+		orfs_clnt_destroy(sbi->clnt);
 	orfs_stats_destroy(&sbi->stats);
 	orfs_free_opts(&sbi->opts);
 	kfree(sbi);
@@ -355,6 +405,9 @@ static int orfs_init_fs_context(struct fs_context *fc)
 	o->credits = ORFS_CREDITS_DEFAULT;
 	o->timeo = ORFS_DEF_TIMEO;
 	o->actimeo = ORFS_DEF_ACTIMEO;
+	o->nconnect = 1;
+	o->retrans = ORFS_DEF_RETRANS;
+	o->keepalive = ORFS_DEF_KEEPALIVE;
 	fc->fs_private = o;
 	fc->ops = &orfs_context_ops;
 	return 0;
@@ -384,9 +437,12 @@ static int __init orfs_init(void)
 	ret = orfs_inode_cache_init();
 	if (ret)
 		return ret;
-	ret = orfs_sysfs_init();
+	ret = orfs_net_init();
 	if (ret)
 		goto out_cache;
+	ret = orfs_sysfs_init();
+	if (ret)
+		goto out_net;
 	ret = register_filesystem(&orfs_fs_type);
 	if (ret)
 		goto out_sysfs;
@@ -395,6 +451,8 @@ static int __init orfs_init(void)
 
 out_sysfs:
 	orfs_sysfs_exit();
+out_net:
+	orfs_net_exit();
 out_cache:
 	orfs_inode_cache_exit();
 	return ret;
@@ -404,6 +462,7 @@ static void __exit orfs_exit(void)
 {
 	unregister_filesystem(&orfs_fs_type);
 	orfs_sysfs_exit();
+	orfs_net_exit();
 	orfs_inode_cache_exit();
 }
 

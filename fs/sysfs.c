@@ -39,13 +39,13 @@ ORFS_ATTR_RO(server);
 
 static ssize_t inline_size_show(struct orfs_sb_info *sbi, char *buf)
 {
-	return sysfs_emit(buf, "%u\n", orfs_conn_inline_size(sbi->conn));
+	return sysfs_emit(buf, "%u\n", orfs_clnt_inline_size(sbi->clnt));
 }
 ORFS_ATTR_RO(inline_size);
 
 static ssize_t credits_show(struct orfs_sb_info *sbi, char *buf)
 {
-	return sysfs_emit(buf, "%u\n", orfs_conn_credits(sbi->conn));
+	return sysfs_emit(buf, "%u\n", orfs_clnt_credits(sbi->clnt));
 }
 ORFS_ATTR_RO(credits);
 

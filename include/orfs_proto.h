@@ -99,7 +99,15 @@ enum orfs_opcode {
 /* orfs_hdr.flags */
 #define ORFS_HF_REPLY		0x0001	/* this message is a reply */
 #define ORFS_HF_CREDIT_ONLY	0x0002	/* control: credit update, no reply expected */
-#define ORFS_HF_KNOWN		(ORFS_HF_REPLY | ORFS_HF_CREDIT_ONLY)
+/*
+ * Request: this is a retransmission after a reconnect or a timeout.  The
+ * server answers a non-idempotent request (create, remove, rename, link,
+ * write...) from its duplicate-request cache, keyed by the client id of
+ * the connection and xid >> 16 (the request's sequence number), instead of
+ * executing it again.
+ */
+#define ORFS_HF_RETRANSMIT	0x0004
+#define ORFS_HF_KNOWN		(ORFS_HF_REPLY | ORFS_HF_CREDIT_ONLY | ORFS_HF_RETRANSMIT)
 
 /**
  * struct orfs_hdr - header at the start of every SEND
@@ -195,6 +203,8 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_attr) == 96);
  * @credits: requests the client would like to keep in flight
  * @max_sge: the client's send SGE limit
  * @flags: ORFS_CF_*
+ * @client_id: random, chosen at mount time and kept across reconnects; the
+ *	server's duplicate-request cache is keyed by it
  * @reserved: zero
  *
  * Must fit the 56 bytes rdma_cm allows for an RC connect request.
@@ -207,7 +217,9 @@ struct orfs_conn_req {
 	__le16	credits;
 	__le16	max_sge;
 	__le32	flags;
-	__le32	reserved[7];
+	__le32	reserved0;
+	__le64	client_id;
+	__le32	reserved[4];
 };
 ORFS_STATIC_ASSERT(sizeof(struct orfs_conn_req) == 48);
 
@@ -615,6 +627,8 @@ static inline int orfs_hdr_check(const struct orfs_hdr *h, uint32_t len, int rep
 	if (data && (uint64_t)orfs_data_offset(body) + data > len)
 		return -EBADMSG;
 	if (!reply && h->status)
+		return -EBADMSG;
+	if (reply && (flags & ORFS_HF_RETRANSMIT))
 		return -EBADMSG;
 	op = orfs_cpu16(h->opcode);
 	min = orfs_body_min(op, reply);

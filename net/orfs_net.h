@@ -18,16 +18,25 @@
 #include "orfs_stats.h"
 
 struct orfs_conn;
+struct orfs_clnt;
 struct orfs_recv;
 
 /**
- * struct orfs_conn_opts - what a connection is asked to be
+ * struct orfs_conn_opts - what a connection, and a client, is asked to be
  * @dst: server address (sockaddr_in or sockaddr_in6, port set)
  * @inline_size: inline threshold to ask the server for
- * @credits: requests the client wants to keep in flight
+ * @credits: requests to keep in flight per connection
  * @timeo: per-request timeout in jiffies
  * @connect_timeo: timeout for address/route resolution and connect, ms
- * @stats: the mount's counters; outlives the connection
+ * @stats: the mount's counters; outlives every connection
+ * @client_id: identifies the mount to the server across reconnects
+ * @down: called (any context) when a live connection goes down
+ * @down_ctx: its argument
+ * @nconnect: client only: connections per mount
+ * @retrans: client only: attempts before a soft mount gives up
+ * @soft: client only: fail with EIO after @timeo * @retrans instead of
+ *	retrying forever
+ * @keepalive: client only: idle seconds before a NULL probe, 0 for none
  */
 struct orfs_conn_opts {
 	struct sockaddr_storage	dst;
@@ -36,6 +45,13 @@ struct orfs_conn_opts {
 	unsigned long		timeo;
 	unsigned int		connect_timeo;
 	struct orfs_stats	*stats;
+	u64			client_id;
+	void			(*down)(void *ctx);
+	void			*down_ctx;
+	unsigned int		nconnect;
+	unsigned int		retrans;
+	bool			soft;
+	unsigned int		keepalive;
 };
 
 /**
@@ -47,7 +63,7 @@ struct orfs_conn_opts {
  * @tail_len: its size
  * @bvec: inline data pages, gathered straight into the SEND (a WRITE's
  *	page-cache pages); DMA-mapped for the send only, never registered
- * @nr_bvec: entries in @bvec, at most orfs_conn_max_data_sge()
+ * @nr_bvec: entries in @bvec, at most orfs_clnt_max_data_sge()
  */
 struct orfs_msg {
 	u16			opcode;
@@ -77,11 +93,30 @@ struct orfs_reply {
 	struct orfs_recv	*rx;
 };
 
-int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp);
-void orfs_conn_close(struct orfs_conn *conn);
-int orfs_call(struct orfs_conn *conn, const struct orfs_msg *msg,
+#define ORFS_NCONNECT_MAX	16	/* connections per mount */
+
+/* The client: what fs/ uses (net/clnt.c). */
+int orfs_clnt_create(const struct orfs_conn_opts *opts, struct orfs_clnt **clntp);
+void orfs_clnt_destroy(struct orfs_clnt *clnt);
+void orfs_clnt_abort(struct orfs_clnt *clnt);
+int orfs_call(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 	      struct orfs_reply *rep);
 void orfs_reply_put(struct orfs_reply *rep);
+u32 orfs_clnt_inline_size(const struct orfs_clnt *clnt);
+u32 orfs_clnt_max_data_sge(const struct orfs_clnt *clnt);
+u16 orfs_clnt_credits(const struct orfs_clnt *clnt);
+int orfs_net_init(void);
+void orfs_net_exit(void);
+
+/* One connection (net/transport.c), used by net/clnt.c. */
+int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp);
+void orfs_conn_get(struct orfs_conn *conn);
+void orfs_conn_put(struct orfs_conn *conn);
+void orfs_conn_fail(struct orfs_conn *conn, int err);
+bool orfs_conn_is_up(struct orfs_conn *conn);
+unsigned long orfs_conn_last_rx(struct orfs_conn *conn);
+int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
+		   u16 hflags, unsigned long timeo, struct orfs_reply *rep);
 u32 orfs_conn_inline_size(const struct orfs_conn *conn);
 u32 orfs_conn_max_data_sge(const struct orfs_conn *conn);
 u16 orfs_conn_credits(const struct orfs_conn *conn);

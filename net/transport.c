@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 #include <linux/sched/signal.h>
 #include <linux/inet.h>
+#include <linux/kref.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 #include "orfs_net.h"
@@ -95,13 +96,11 @@ struct orfs_slot {
  * @pd: protection domain; only its local_dma_lkey is used
  * @cq: one CQ for sends and receives, polled in softirq
  * @qp: the RC queue pair (cm_id->qp)
- * @lock: protects @state, @slot_free, @xid_gen and every slot's @xid,
+ * @lock: protects @state, @slot_free and every slot's @xid,
  *	@rx and @error
  * @state: enum orfs_conn_state
  * @slot_free: bitmap of free slots
  * @slot_wq: callers waiting for a free slot or for the connection to die
- * @xid_gen: generation folded into xids so a late reply never matches a
- *	reused slot
  * @cm_done: completed when connection set-up has succeeded or failed
  * @cm_error: set-up result
  * @nslots: requests that may be in flight (credits)
@@ -113,6 +112,8 @@ struct orfs_slot {
  * @recvs: @nrecv receive buffers
  * @rep: the server's accept data, valid once @state is UP
  * @stats: the mount's counters (opts.stats)
+ * @ref: references: the owner's plus one per caller and per held reply
+ * @last_rx: jiffies of the last completion received (keepalive)
  */
 struct orfs_conn {
 	struct orfs_conn_opts	opts;
@@ -126,7 +127,6 @@ struct orfs_conn {
 	enum orfs_conn_state	state;
 	unsigned long		*slot_free;
 	wait_queue_head_t	slot_wq;
-	u64			xid_gen;
 
 	struct completion	cm_done;
 	int			cm_error;
@@ -140,6 +140,8 @@ struct orfs_conn {
 	struct orfs_recv	*recvs;
 	struct orfs_conn_rep	rep;
 	struct orfs_stats	*stats;
+	struct kref		ref;
+	unsigned long		last_rx;
 };
 
 static struct ib_device *orfs_dev(struct orfs_conn *conn)
@@ -162,11 +164,15 @@ u16 orfs_conn_credits(const struct orfs_conn *conn)
 	return conn->nslots;
 }
 
-/* xid = generation << 16 | slot index; never 0 because generations start at 1. */
-static u64 orfs_xid(struct orfs_conn *conn, u32 idx)
+/*
+ * xid = request sequence number << 16 | slot index.  The sequence number is
+ * unique per mount and survives retransmission (the server's duplicate-
+ * request cache keys on it); the slot index finds the slot in O(1).  A late
+ * reply never matches a reused slot because the sequence number differs.
+ */
+static u64 orfs_xid(u64 seq, u32 idx)
 {
-	lockdep_assert_held(&conn->lock);
-	return (++conn->xid_gen << 16) | idx;
+	return (seq << 16) | idx;
 }
 
 static struct orfs_slot *orfs_slot_by_xid(struct orfs_conn *conn, u64 xid)
@@ -184,15 +190,20 @@ static struct orfs_slot *orfs_slot_by_xid(struct orfs_conn *conn, u64 xid)
  * @conn: the connection
  * @err: errno given to requests waiting for a reply
  *
+ * The first time a live connection goes down, the owner's down callback
+ * runs (opts.down), so that it can reconnect.
+ *
  * Context: any; takes conn->lock.
  */
-static void orfs_conn_fail(struct orfs_conn *conn, int err)
+void orfs_conn_fail(struct orfs_conn *conn, int err)
 {
 	unsigned long flags;
+	bool was_up;
 	u32 i;
 
 	trace_orfs_conn_state(conn, "down", err);
 	spin_lock_irqsave(&conn->lock, flags);
+	was_up = conn->state == ORFS_CONN_UP;
 	conn->state = ORFS_CONN_DOWN;
 	for (i = 0; conn->slots && i < conn->nslots; i++) {
 		struct orfs_slot *s = &conn->slots[i];
@@ -204,6 +215,8 @@ static void orfs_conn_fail(struct orfs_conn *conn, int err)
 	}
 	spin_unlock_irqrestore(&conn->lock, flags);
 	wake_up_all(&conn->slot_wq);
+	if (was_up && conn->opts.down)
+		conn->opts.down(conn->opts.down_ctx);
 }
 
 static int orfs_post_recv(struct orfs_conn *conn, struct orfs_recv *rx)
@@ -270,6 +283,7 @@ static void orfs_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	ib_dma_sync_single_for_cpu(orfs_dev(conn), rx->dma, conn->rx_size,
 				   DMA_FROM_DEVICE);
+	WRITE_ONCE(conn->last_rx, jiffies);
 	rx->len = wc->byte_len;
 	err = orfs_hdr_check(h, rx->len, 1);
 	if (rx->len >= sizeof(*h))
@@ -526,6 +540,7 @@ static int orfs_connect(struct orfs_conn *conn)
 	req.inline_size = cpu_to_le32(conn->opts.inline_size);
 	req.credits = cpu_to_le16(conn->opts.credits);
 	req.max_sge = cpu_to_le16(min_t(u32, dev->attrs.max_send_sge, U16_MAX));
+	req.client_id = cpu_to_le64(conn->opts.client_id);
 
 	param.private_data = &req;
 	param.private_data_len = sizeof(req);
@@ -599,7 +614,7 @@ static void orfs_cm_setup_done(struct orfs_conn *conn, int err)
  * @ev: the event
  *
  * Context: process, with the cm id's handler mutex held; may sleep.
- * Return: always 0: the id is destroyed by orfs_conn_close(), never by
+ * Return: always 0: the id is destroyed by orfs_conn_put(), never by
  * rdma_cm.
  */
 static int orfs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
@@ -685,6 +700,8 @@ int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp)
 	conn->opts = *opts;
 	conn->stats = opts->stats;
 	conn->state = ORFS_CONN_CONNECTING;
+	kref_init(&conn->ref);
+	conn->last_rx = jiffies;
 	spin_lock_init(&conn->lock);
 	init_waitqueue_head(&conn->slot_wq);
 	init_completion(&conn->cm_done);
@@ -724,21 +741,43 @@ out_free:
 	return ret;
 }
 
-/**
- * orfs_conn_close() - disconnect and free a connection
- * @conn: the connection; no orfs_call() may be running or start
- *
- * Context: process; sleeps while the queue pair drains.
- */
-void orfs_conn_close(struct orfs_conn *conn)
+static void orfs_conn_release(struct kref *ref)
 {
+	struct orfs_conn *conn = container_of(ref, struct orfs_conn, ref);
+
 	rdma_disconnect(conn->cm_id);
 	orfs_conn_fail(conn, -ENOTCONN);
 	orfs_conn_free(conn);
 }
 
+/**
+ * orfs_conn_put() - drop a reference; the last one disconnects and frees
+ * @conn: the connection
+ *
+ * Context: process; the last put sleeps while the queue pair drains.
+ */
+void orfs_conn_put(struct orfs_conn *conn)
+{
+	kref_put(&conn->ref, orfs_conn_release);
+}
+
+void orfs_conn_get(struct orfs_conn *conn)
+{
+	kref_get(&conn->ref);
+}
+
+bool orfs_conn_is_up(struct orfs_conn *conn)
+{
+	return READ_ONCE(conn->state) == ORFS_CONN_UP;
+}
+
+unsigned long orfs_conn_last_rx(struct orfs_conn *conn)
+{
+	return READ_ONCE(conn->last_rx);
+}
+
 /* Takes a free slot and gives it an xid; NULL if none or the link is down. */
-static struct orfs_slot *orfs_slot_try_get(struct orfs_conn *conn, int *err)
+static struct orfs_slot *orfs_slot_try_get(struct orfs_conn *conn, u64 seq, int *err)
 {
 	struct orfs_slot *slot = NULL;
 	unsigned long flags;
@@ -752,7 +791,7 @@ static struct orfs_slot *orfs_slot_try_get(struct orfs_conn *conn, int *err)
 		if (idx < conn->nslots) {
 			clear_bit(idx, conn->slot_free);
 			slot = &conn->slots[idx];
-			slot->xid = orfs_xid(conn, idx);
+			slot->xid = orfs_xid(seq, idx);
 			slot->rx = NULL;
 			slot->error = 0;
 			reinit_completion(&slot->reply_done);
@@ -813,7 +852,7 @@ static int orfs_map_data(struct orfs_conn *conn, struct orfs_slot *slot,
 }
 
 static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
-			     const struct orfs_msg *msg)
+			     const struct orfs_msg *msg, u16 hflags)
 {
 	u32 body_len = msg->body_len + msg->tail_len;
 	struct ib_sge sge[1 + ORFS_DATA_SGE_MAX];
@@ -826,7 +865,7 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 	if (ret)
 		return ret;
 
-	orfs_hdr_init(h, msg->opcode, slot->xid, 0, body_len, data_len);
+	orfs_hdr_init(h, msg->opcode, slot->xid, hflags, body_len, data_len);
 	h->credits = cpu_to_le16(conn->nrecv);
 	memcpy(h + 1, msg->body, msg->body_len);
 	if (msg->tail_len)
@@ -860,13 +899,14 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 }
 
 /* Waits for the reply; returns 0 with slot->rx set, or a negative errno. */
-static int orfs_wait_reply(struct orfs_conn *conn, struct orfs_slot *slot)
+static int orfs_wait_reply(struct orfs_conn *conn, struct orfs_slot *slot,
+			   unsigned long timeo)
 {
 	unsigned long flags;
 	long left;
 	int ret = 0;
 
-	left = wait_for_completion_killable_timeout(&slot->reply_done, conn->opts.timeo);
+	left = wait_for_completion_killable_timeout(&slot->reply_done, timeo);
 	spin_lock_irqsave(&conn->lock, flags);
 	if (slot->rx) {
 		ret = 0;
@@ -884,9 +924,12 @@ static int orfs_wait_reply(struct orfs_conn *conn, struct orfs_slot *slot)
 }
 
 /**
- * orfs_call() - send a request and wait for its reply
- * @conn: the connection
+ * orfs_conn_call() - send a request on one connection and wait for its reply
+ * @conn: the connection; the caller holds a reference
  * @msg: the request
+ * @seq: the request's sequence number (see orfs_xid())
+ * @hflags: ORFS_HF_RETRANSMIT or 0
+ * @timeo: how long to wait for the reply, jiffies
  * @rep: filled with the reply on success; release with orfs_reply_put()
  *
  * Waits for a credit (a free slot) first, so no more requests are in flight
@@ -894,11 +937,13 @@ static int orfs_wait_reply(struct orfs_conn *conn, struct orfs_slot *slot)
  * is released here and its errno returned.
  *
  * Context: process; sleeps.  Fatal signals interrupt the wait.
- * Return: 0, the server's negative errno, or a transport error (-ETIMEDOUT,
- * -ENOTCONN, -EIO for a malformed reply, -EINTR).
+ * Return: 0; the server's negative errno; -ENOTCONN or -ETIMEDOUT when the
+ * transport failed and the request may be retransmitted elsewhere; -EIO
+ * for a malformed reply; -EINTR; -EMSGSIZE if @msg exceeds what this
+ * connection negotiated.
  */
-int orfs_call(struct orfs_conn *conn, const struct orfs_msg *msg,
-	      struct orfs_reply *rep)
+int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
+		   u16 hflags, unsigned long timeo, struct orfs_reply *rep)
 {
 	struct orfs_slot *slot = NULL;
 	const struct orfs_hdr *h;
@@ -907,27 +952,27 @@ int orfs_call(struct orfs_conn *conn, const struct orfs_msg *msg,
 
 	if (orfs_data_offset(msg->body_len + msg->tail_len) > ORFS_META_MAX ||
 	    msg->nr_bvec > conn->max_data_sge)
-		return -EINVAL;
+		return -EMSGSIZE;
 
-	slot = orfs_slot_try_get(conn, &err);
+	slot = orfs_slot_try_get(conn, seq, &err);
 	if (!slot && !err) {
 		orfs_stat_add(conn->stats, ORFS_CTR_CREDIT_STALLS, 1);
 		ret = wait_event_killable(conn->slot_wq,
-					  (slot = orfs_slot_try_get(conn, &err)) || err);
+					  (slot = orfs_slot_try_get(conn, seq, &err)) || err);
 		if (ret)
-			return ret;
+			return -EINTR;
 	}
 	if (!slot)
 		return err;
 
-	ret = orfs_post_request(conn, slot, msg);
+	ret = orfs_post_request(conn, slot, msg, hflags);
 	if (ret) {
 		orfs_slot_put(conn, slot);
 		orfs_conn_fail(conn, -ENOTCONN);
-		return ret;
+		return ret == -ENOMEM ? ret : -ENOTCONN;
 	}
 	xid = slot->xid;
-	ret = orfs_wait_reply(conn, slot);
+	ret = orfs_wait_reply(conn, slot, timeo);
 	if (ret)
 		trace_orfs_request_error(conn, xid, msg->opcode, ret);
 	/* The send buffer is ours again only when its SEND has completed. */
@@ -935,11 +980,12 @@ int orfs_call(struct orfs_conn *conn, const struct orfs_msg *msg,
 	orfs_unmap_data(conn, slot);
 	if (ret) {
 		orfs_slot_put(conn, slot);
-		return ret;
+		return ret == -ERESTARTSYS ? -EINTR : ret;
 	}
 
 	rep->rx = slot->rx;
 	orfs_slot_put(conn, slot);
+	orfs_conn_get(conn);		/* dropped by orfs_reply_put() */
 	h = rep->rx->buf;
 	rep->hdr = h;
 	ret = -(int)le32_to_cpu(h->status);
@@ -959,16 +1005,19 @@ int orfs_call(struct orfs_conn *conn, const struct orfs_msg *msg,
 
 /**
  * orfs_reply_put() - give a reply's receive buffer back to the device
- * @rep: a reply filled by orfs_call()
+ * @rep: a reply filled by orfs_conn_call()
  *
- * Context: any.
+ * Context: process (dropping the last connection reference sleeps).
  */
 void orfs_reply_put(struct orfs_reply *rep)
 {
 	struct orfs_recv *rx = rep->rx;
+	struct orfs_conn *conn;
 
 	if (!rx)
 		return;
 	rep->rx = NULL;
-	orfs_repost(rx->conn, rx);
+	conn = rx->conn;
+	orfs_repost(conn, rx);
+	orfs_conn_put(conn);
 }

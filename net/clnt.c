@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ORFS client: the connections of one mount, and their liveness.
+ *
+ * A mount has nconnect connections (struct orfs_conn), used round-robin.
+ * When one goes down (the server disconnected or died, the link dropped,
+ * a request timed out, the device went away) the reconnect worker replaces
+ * it, retrying with exponential backoff.  Requests caught by the failure
+ * are retransmitted on a live connection with ORFS_HF_RETRANSMIT and the
+ * same sequence number, so the server's duplicate-request cache answers a
+ * non-idempotent request that already ran.
+ *
+ * A hard mount retries forever, but a fatal signal ends the wait.  A soft
+ * mount fails a request with EIO once timeo * retrans has passed.
+ * umount -f aborts the client: every waiting and future request fails with
+ * EIO at once.  RC has no keepalive of its own, so an idle connection is
+ * probed with a NULL request every keepalive seconds.
+ */
+#define pr_fmt(fmt) "orfs: " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <linux/random.h>
+#include <linux/sched/signal.h>
+#include "orfs_net.h"
+
+#define ORFS_BACKOFF_MIN_MS	100
+#define ORFS_BACKOFF_MAX_MS	5000
+
+/* Reconnects and keepalives may be needed to finish write-back. */
+static struct workqueue_struct *orfs_wq;
+
+/**
+ * struct orfs_clnt - the connections of one mount
+ * @opts: how to connect; @opts.down points back here
+ * @lock: protects @conns, @aborted and @inline_size
+ * @conns: the connections; NULL while one is being replaced
+ * @next: round-robin cursor
+ * @wq: requests waiting for a live connection
+ * @seq: request sequence numbers (see orfs_xid())
+ * @inline_size: the smallest inline threshold any connection negotiated
+ * @max_data_sge: data SGEs per SEND, from the first connection
+ * @credits: credits of the first connection
+ * @aborted: umount -f: fail everything with EIO
+ * @dying: the client is being destroyed; stop reconnecting
+ * @reconnect_work: replaces connections that went down
+ * @keepalive_work: probes idle connections
+ * @backoff_ms: next reconnect delay
+ * @warned: "server not responding" has been logged for this outage
+ */
+struct orfs_clnt {
+	struct orfs_conn_opts	opts;
+	spinlock_t		lock;
+	struct orfs_conn	*conns[ORFS_NCONNECT_MAX];
+	unsigned int		next;
+	wait_queue_head_t	wq;
+	atomic64_t		seq;
+	u32			inline_size;
+	u32			max_data_sge;
+	u16			credits;
+	bool			aborted;
+	bool			dying;
+	struct delayed_work	reconnect_work;
+	struct delayed_work	keepalive_work;
+	unsigned int		backoff_ms;
+	bool			warned;
+};
+
+u32 orfs_clnt_inline_size(const struct orfs_clnt *clnt)
+{
+	return READ_ONCE(clnt->inline_size);
+}
+
+u32 orfs_clnt_max_data_sge(const struct orfs_clnt *clnt)
+{
+	return clnt->max_data_sge;
+}
+
+u16 orfs_clnt_credits(const struct orfs_clnt *clnt)
+{
+	return clnt->credits;
+}
+
+/* Called by a connection that went down; any context. */
+static void orfs_clnt_conn_down(void *ctx)
+{
+	struct orfs_clnt *clnt = ctx;
+
+	if (!READ_ONCE(clnt->dying))
+		mod_delayed_work(orfs_wq, &clnt->reconnect_work, 0);
+}
+
+/* Takes a reference on a live connection, round-robin; NULL if none. */
+static struct orfs_conn *orfs_clnt_get_conn(struct orfs_clnt *clnt, int *err)
+{
+	struct orfs_conn *conn = NULL;
+	unsigned int i, n = clnt->opts.nconnect;
+
+	spin_lock(&clnt->lock);
+	if (clnt->aborted) {
+		*err = -EIO;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		struct orfs_conn *c = clnt->conns[(clnt->next + i) % n];
+
+		if (c && orfs_conn_is_up(c)) {
+			conn = c;
+			orfs_conn_get(conn);
+			clnt->next = (clnt->next + i + 1) % n;
+			break;
+		}
+	}
+out:
+	spin_unlock(&clnt->lock);
+	return conn;
+}
+
+static int orfs_clnt_install(struct orfs_clnt *clnt, unsigned int i,
+			     struct orfs_conn *conn)
+{
+	spin_lock(&clnt->lock);
+	clnt->conns[i] = conn;
+	clnt->inline_size = min(clnt->inline_size, orfs_conn_inline_size(conn));
+	spin_unlock(&clnt->lock);
+	wake_up_all(&clnt->wq);
+	return 0;
+}
+
+/* Removes connection @i if it is down; returns it for the caller to put. */
+static struct orfs_conn *orfs_clnt_take_dead(struct orfs_clnt *clnt, unsigned int i)
+{
+	struct orfs_conn *conn;
+
+	spin_lock(&clnt->lock);
+	conn = clnt->conns[i];
+	if (conn && !orfs_conn_is_up(conn))
+		clnt->conns[i] = NULL;
+	else
+		conn = NULL;
+	spin_unlock(&clnt->lock);
+	return conn;
+}
+
+/**
+ * orfs_clnt_reconnect_worker() - replace connections that went down
+ * @work: the client's reconnect_work
+ *
+ * Context: process (orfs_wq); sleeps while connecting.
+ */
+static void orfs_clnt_reconnect_worker(struct work_struct *work)
+{
+	struct orfs_clnt *clnt = container_of(to_delayed_work(work),
+					      struct orfs_clnt, reconnect_work);
+	struct orfs_conn *conn;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < clnt->opts.nconnect; i++) {
+		conn = orfs_clnt_take_dead(clnt, i);
+		if (conn)
+			orfs_conn_put(conn);
+		if (READ_ONCE(clnt->conns[i]))
+			continue;
+		if (READ_ONCE(clnt->dying) || READ_ONCE(clnt->aborted))
+			return;
+
+		ret = orfs_conn_open(&clnt->opts, &conn);
+		if (ret) {
+			if (!clnt->warned)
+				pr_warn("server not responding (reconnect: %d), still trying\n",
+					ret);
+			clnt->warned = true;
+			queue_delayed_work(orfs_wq, &clnt->reconnect_work,
+					   msecs_to_jiffies(clnt->backoff_ms));
+			clnt->backoff_ms = min(clnt->backoff_ms * 2, ORFS_BACKOFF_MAX_MS);
+			wake_up_all(&clnt->wq);	/* soft waiters check their deadline */
+			return;
+		}
+		orfs_stat_add(clnt->opts.stats, ORFS_CTR_RECONNECTS, 1);
+		pr_info("reconnected to the server\n");
+		clnt->warned = false;
+		clnt->backoff_ms = ORFS_BACKOFF_MIN_MS;
+		orfs_clnt_install(clnt, i, conn);
+	}
+}
+
+/**
+ * orfs_clnt_keepalive_worker() - probe connections that have been idle
+ * @work: the client's keepalive_work
+ *
+ * A NULL request that gets no reply within the keepalive interval takes
+ * the connection down, which starts a reconnect.
+ *
+ * Context: process (orfs_wq); sleeps on the network.
+ */
+static void orfs_clnt_keepalive_worker(struct work_struct *work)
+{
+	struct orfs_clnt *clnt = container_of(to_delayed_work(work),
+					      struct orfs_clnt, keepalive_work);
+	unsigned long idle = clnt->opts.keepalive * HZ;
+	struct orfs_msg msg = { .opcode = ORFS_OP_NULL };
+	struct orfs_reply rep;
+	struct orfs_conn *conn;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < clnt->opts.nconnect; i++) {
+		spin_lock(&clnt->lock);
+		conn = clnt->conns[i];
+		if (conn && orfs_conn_is_up(conn) &&
+		    time_after(jiffies, orfs_conn_last_rx(conn) + idle))
+			orfs_conn_get(conn);
+		else
+			conn = NULL;
+		spin_unlock(&clnt->lock);
+		if (!conn)
+			continue;
+		ret = orfs_conn_call(conn, &msg, atomic64_inc_return(&clnt->seq), 0,
+				     idle, &rep);
+		if (!ret) {
+			orfs_reply_put(&rep);
+		} else if (ret == -ETIMEDOUT) {
+			pr_warn("keepalive got no answer; reconnecting\n");
+			orfs_conn_fail(conn, -ETIMEDOUT);
+		}
+		orfs_conn_put(conn);
+	}
+	if (!READ_ONCE(clnt->dying))
+		queue_delayed_work(orfs_wq, &clnt->keepalive_work, idle);
+}
+
+/**
+ * orfs_clnt_wait_conn() - wait for a live connection
+ * @clnt: the client
+ * @deadline: jiffies after which a soft mount gives up
+ * @err: filled with the reason when NULL is returned
+ *
+ * Context: process; sleeps, killable.
+ */
+static struct orfs_conn *orfs_clnt_wait_conn(struct orfs_clnt *clnt,
+					     unsigned long deadline, int *err)
+{
+	struct orfs_conn *conn;
+	long left, ret;
+
+	*err = 0;
+	conn = orfs_clnt_get_conn(clnt, err);
+	while (!conn && !*err) {
+		left = clnt->opts.soft ? (long)(deadline - jiffies) : MAX_SCHEDULE_TIMEOUT;
+		if (left <= 0) {
+			*err = -EIO;
+			break;
+		}
+		ret = wait_event_killable_timeout(clnt->wq,
+						  (conn = orfs_clnt_get_conn(clnt, err)) || *err,
+						  left);
+		if (ret < 0)
+			*err = -EINTR;
+	}
+	return conn;
+}
+
+/**
+ * orfs_call() - send a request to the server and wait for its reply
+ * @clnt: the mount's client
+ * @msg: the request
+ * @rep: filled with the reply on success; release with orfs_reply_put()
+ *
+ * Transport failures (a connection that went down, a request that got no
+ * reply within timeo) are retried on a live connection as retransmissions.
+ * A soft mount gives up with -EIO after timeo * retrans; a hard mount
+ * keeps trying until a fatal signal (-EINTR).  An aborted client (umount
+ * -f) fails at once with -EIO.
+ *
+ * Context: process; sleeps.
+ * Return: 0, the server's negative errno, -EIO, -EINTR, -EMSGSIZE.
+ */
+int orfs_call(struct orfs_clnt *clnt, const struct orfs_msg *msg,
+	      struct orfs_reply *rep)
+{
+	unsigned long deadline = jiffies + clnt->opts.timeo * clnt->opts.retrans;
+	u64 seq = atomic64_inc_return(&clnt->seq);
+	struct orfs_conn *conn;
+	u16 hflags = 0;
+	int ret, err;
+
+	for (;;) {
+		conn = orfs_clnt_wait_conn(clnt, deadline, &err);
+		if (!conn)
+			return err;
+		ret = orfs_conn_call(conn, msg, seq, hflags, clnt->opts.timeo, rep);
+		if (ret == -ETIMEDOUT) {
+			/* As xprtrdma does: a lost reply means a new connection. */
+			pr_warn_ratelimited("server did not reply in time; reconnecting\n");
+			orfs_conn_fail(conn, -ETIMEDOUT);
+		}
+		orfs_conn_put(conn);
+		if (ret != -ETIMEDOUT && ret != -ENOTCONN)
+			return ret;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		if (clnt->opts.soft && time_after_eq(jiffies, deadline))
+			return -EIO;
+		hflags = ORFS_HF_RETRANSMIT;
+	}
+}
+
+/**
+ * orfs_clnt_create() - connect a mount's client to the server
+ * @opts: address and parameters
+ * @clntp: filled with the client
+ *
+ * The first connection must succeed (so a mount fails with a clear error);
+ * further nconnect connections are made in the background if they fail.
+ *
+ * Context: process; sleeps.
+ */
+int orfs_clnt_create(const struct orfs_conn_opts *opts, struct orfs_clnt **clntp)
+{
+	struct orfs_clnt *clnt;
+	struct orfs_conn *conn;
+	unsigned int i;
+	int ret;
+
+	if (!opts->nconnect || opts->nconnect > ORFS_NCONNECT_MAX)
+		return -EINVAL;
+	clnt = kzalloc(sizeof(*clnt), GFP_KERNEL);
+	if (!clnt)
+		return -ENOMEM;
+	clnt->opts = *opts;
+	clnt->opts.client_id = get_random_u64();
+	clnt->opts.down = orfs_clnt_conn_down;
+	clnt->opts.down_ctx = clnt;
+	if (!clnt->opts.retrans)
+		clnt->opts.retrans = 1;
+	spin_lock_init(&clnt->lock);
+	init_waitqueue_head(&clnt->wq);
+	atomic64_set(&clnt->seq, 0);
+	clnt->backoff_ms = ORFS_BACKOFF_MIN_MS;
+	INIT_DELAYED_WORK(&clnt->reconnect_work, orfs_clnt_reconnect_worker);
+	INIT_DELAYED_WORK(&clnt->keepalive_work, orfs_clnt_keepalive_worker);
+
+	ret = orfs_conn_open(&clnt->opts, &conn);
+	if (ret) {
+		kfree(clnt);
+		return ret;
+	}
+	clnt->inline_size = orfs_conn_inline_size(conn);
+	clnt->max_data_sge = orfs_conn_max_data_sge(conn);
+	clnt->credits = orfs_conn_credits(conn);
+	clnt->conns[0] = conn;
+	for (i = 1; i < clnt->opts.nconnect; i++) {
+		if (orfs_conn_open(&clnt->opts, &conn))
+			mod_delayed_work(orfs_wq, &clnt->reconnect_work, 0);
+		else
+			orfs_clnt_install(clnt, i, conn);
+	}
+	if (clnt->opts.keepalive)
+		queue_delayed_work(orfs_wq, &clnt->keepalive_work,
+				   clnt->opts.keepalive * HZ);
+	*clntp = clnt;
+	return 0;
+}
+
+/**
+ * orfs_clnt_abort() - fail every present and future request with EIO
+ * @clnt: the client
+ *
+ * For umount -f against a dead server.
+ *
+ * Context: any process context.
+ */
+void orfs_clnt_abort(struct orfs_clnt *clnt)
+{
+	unsigned int i;
+
+	spin_lock(&clnt->lock);
+	clnt->aborted = true;
+	spin_unlock(&clnt->lock);
+	for (i = 0; i < clnt->opts.nconnect; i++) {
+		struct orfs_conn *conn;
+
+		spin_lock(&clnt->lock);
+		conn = clnt->conns[i];
+		if (conn)
+			orfs_conn_get(conn);
+		spin_unlock(&clnt->lock);
+		if (conn) {
+			orfs_conn_fail(conn, -EIO);
+			orfs_conn_put(conn);
+		}
+	}
+	wake_up_all(&clnt->wq);
+}
+
+/**
+ * orfs_clnt_destroy() - disconnect and free a client
+ * @clnt: the client; no orfs_call() is running
+ *
+ * Context: process; sleeps.
+ */
+void orfs_clnt_destroy(struct orfs_clnt *clnt)
+{
+	unsigned int i;
+
+	WRITE_ONCE(clnt->dying, true);
+	cancel_delayed_work_sync(&clnt->keepalive_work);
+	cancel_delayed_work_sync(&clnt->reconnect_work);
+	for (i = 0; i < clnt->opts.nconnect; i++)
+		if (clnt->conns[i])
+			orfs_conn_put(clnt->conns[i]);
+	kfree(clnt);
+}
+
+int orfs_net_init(void)
+{
+	orfs_wq = alloc_workqueue("orfs", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	return orfs_wq ? 0 : -ENOMEM;
+}
+
+void orfs_net_exit(void)
+{
+	destroy_workqueue(orfs_wq);
+}
