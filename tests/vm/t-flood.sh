@@ -1,0 +1,34 @@
+#!/bin/bash
+# Many more concurrent requests than credits: every one is answered, some
+# wait for a credit, and soft-RoCE sees no RNR retry.
+. "$(dirname "$0")/lib.sh"
+set -e
+exp=$ORFS_WORK/export
+mnt=$ORFS_WORK/mnt
+mkdir -p "$exp/d"
+for i in $(seq 1 64); do echo "$i" >"$exp/d/f$i"; done
+orfs_insmod
+orfs_server_start "$exp"
+orfs_mount "$mnt" / credits=4,actimeo=0
+rnr() { cat /sys/class/infiniband/rxe*/ports/1/hw_counters/*rnr* 2>/dev/null | paste -sd+ | bc; }
+before=$(rnr)
+pids=()
+for p in $(seq 1 32); do
+	( for r in $(seq 1 10); do
+		for i in $(seq $p 8 64); do
+			[ "$(cat "$mnt/d/f$i" 2>/dev/null || stat -c %s "$mnt/d/f$i")" ] || exit 1
+		done
+	done ) &
+	pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p" || fail "a request failed under the flood"; done
+after=$(rnr)
+dir=$(dirname "$(grep -l . /sys/fs/orfs/*/counters | head -n 1)")/counters
+stalls=$(awk '$1 == "credit_stalls" { print $2 }' "$dir")
+note "credit stalls: $stalls; rxe RNR counters: $before -> $after"
+[ "$(cat "$(dirname "$dir")/credits")" -eq 4 ] || fail "credits not 4"
+[ "$stalls" -gt 0 ] || fail "the flood never waited for a credit"
+[ "${after:-0}" = "${before:-0}" ] || fail "RNR retries happened"
+[ "$(awk '$1 == "timeouts" { print $2 }' "$dir")" -eq 0 ] || fail "requests timed out"
+umount "$mnt"
+exit 0

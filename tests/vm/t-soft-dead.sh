@@ -1,0 +1,38 @@
+#!/bin/bash
+# A soft mount against a dead server returns EIO within timeo * retrans
+# (plus reconnect back-off), and umount -f works on a hard mount.
+. "$(dirname "$0")/lib.sh"
+set -e
+exp=$ORFS_WORK/export
+mkdir -p "$exp/d"
+echo x >"$exp/d/f"
+
+orfs_insmod
+orfs_server_start "$exp"
+orfs_mount "$ORFS_WORK/soft" / soft,timeo=10,retrans=2,actimeo=0
+orfs_mount "$ORFS_WORK/hard" / hard,actimeo=0
+stat "$ORFS_WORK/soft/d/f" "$ORFS_WORK/hard/d/f" >/dev/null
+kill -9 "$ORFSD_PID"
+wait "$ORFSD_PID" 2>/dev/null || true
+ORFSD_PID=
+
+start=$(date +%s)
+if out=$(stat "$ORFS_WORK/soft/d/f" 2>&1); then
+	fail "stat on a soft mount with a dead server succeeded"
+fi
+took=$(( $(date +%s) - start ))
+echo "$out" | grep -q "Input/output error" || fail "expected EIO, got: $out"
+note "soft mount: EIO after ${took}s (timeo*retrans = 2 s)"
+[ "$took" -le 10 ] || fail "EIO took ${took}s"
+
+# The hard mount waits; umount -f makes the waiter fail and the unmount work.
+stat "$ORFS_WORK/hard/d/f" >/dev/null 2>&1 &
+waiter=$!
+sleep 2
+kill -0 $waiter 2>/dev/null || fail "hard mount did not wait for the server"
+umount -f "$ORFS_WORK/hard" 2>/dev/null || true
+timeout 20 bash -c "while kill -0 $waiter 2>/dev/null; do sleep 0.2; done" ||
+	fail "waiter still blocked after umount -f"
+mountpoint -q "$ORFS_WORK/hard" && umount "$ORFS_WORK/hard"
+umount -f "$ORFS_WORK/soft" 2>/dev/null || umount "$ORFS_WORK/soft"
+exit 0
