@@ -98,7 +98,8 @@ enum orfs_opcode {
 
 /* orfs_hdr.flags */
 #define ORFS_HF_REPLY		0x0001	/* this message is a reply */
-#define ORFS_HF_CREDIT_ONLY	0x0002	/* control: credit update, no reply expected */
+/* control: credit update, no reply; opcode ORFS_OP_NULL with an empty body */
+#define ORFS_HF_CREDIT_ONLY	0x0002
 /*
  * Request: this is a retransmission after a reconnect or a timeout.  The
  * server answers a non-idempotent request (create, remove, rename, link,
@@ -115,7 +116,9 @@ enum orfs_opcode {
  * @version: protocol version negotiated at connect
  * @opcode: enum orfs_opcode; a reply repeats the request's opcode
  * @xid: request identifier chosen by the client, echoed in the reply
- * @credits: receive buffers the sender has posted for its peer, in total
+ * @credits: request: the receive buffers the client has posted for
+ *	replies; reply: the requests the client may keep in flight (the
+ *	server posts that many receives plus one reserved for CREDIT_ONLY)
  * @flags: ORFS_HF_*
  * @status: in a reply, 0 or a positive Linux errno; 0 in a request
  * @body_len: bytes of body after the header
@@ -227,7 +230,8 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_conn_req) == 48);
  * struct orfs_conn_rep - private data of the server's accept
  * @magic: ORFS_MAGIC
  * @version: the version chosen; all later messages carry it
- * @credits: receive buffers the server posted for this connection
+ * @credits: requests the client may keep in flight; the server posts
+ *	that many receives plus one reserved for credit-only messages
  * @inline_size: agreed inline threshold (<= the client's request)
  * @max_sge: the server's SGE limit
  * @grants: staging buffers granted to this client for RDMA WRITE
@@ -619,23 +623,25 @@ static inline int orfs_hdr_check(const struct orfs_hdr *h, uint32_t len, int rep
 		return -EBADMSG;
 	body = orfs_cpu32(h->body_len);
 	data = orfs_cpu32(h->data_len);
-	/* Bound each term before adding so nothing can wrap. */
-	if (body > len || data > len)
+	/* All arithmetic in 64 bits: nothing can wrap. */
+	if ((uint64_t)sizeof(*h) + body > len)
 		return -EBADMSG;
-	if (data == 0 && sizeof(*h) + (uint64_t)body > len)
-		return -EBADMSG;
-	if (data && (uint64_t)orfs_data_offset(body) + data > len)
+	if (data && (((uint64_t)sizeof(*h) + body + 7) & ~7ULL) + data > len)
 		return -EBADMSG;
 	if (!reply && h->status)
 		return -EBADMSG;
 	if (reply && (flags & ORFS_HF_RETRANSMIT))
 		return -EBADMSG;
+	/*
+	 * Error replies carry no body, and may answer an opcode the client
+	 * does not know (EOPNOTSUPP) so that the request still completes.
+	 */
+	if (reply && h->status)
+		return 0;
 	op = orfs_cpu16(h->opcode);
 	min = orfs_body_min(op, reply);
 	if (min < 0)
 		return -EOPNOTSUPP;
-	if (reply && h->status)
-		return 0;	/* error replies carry no body */
 	if (body < (uint32_t)min)
 		return -EBADMSG;
 	return 0;

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * orfsd command line.
+ */
+#ifndef ORFSD_CONFIG_H
+#define ORFSD_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+
+#include "log.h"
+
+#define ORFSD_VERSION	"0.1"
+
+/**
+ * struct orfs_config - parsed command line
+ * @export_path: --export DIR (required)
+ * @listen_host: host part of --listen (default "0.0.0.0")
+ * @listen_port: port part of --listen, 0 if none was given
+ * @port: --port N (0 if not given)
+ * @foreground: --foreground / -f
+ * @inline_max: --inline BYTES (largest inline threshold granted)
+ * @credits: --credits N (most requests in flight per client)
+ * @log_level: --log-level
+ * @pidfile: --pidfile FILE, or NULL
+ * @help: --help was given
+ * @version: --version was given
+ */
+struct orfs_config {
+	const char		*export_path;
+	char			listen_host[256];
+	uint16_t		listen_port;
+	uint16_t		port;
+	bool			foreground;
+	uint32_t		inline_max;
+	uint16_t		credits;
+	enum orfs_log_level	log_level;
+	const char		*pidfile;
+	bool			help;
+	bool			version;
+};
+
+int orfs_config_parse(struct orfs_config *cfg, int argc, char **argv);
+int orfs_config_addr(const struct orfs_config *cfg,
+		     struct sockaddr_storage *ss, socklen_t *len,
+		     char *str, size_t str_len);
+void orfs_usage(FILE *f);
+
+#endif /* ORFSD_CONFIG_H */

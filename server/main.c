@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * orfsd - the ORFS server.
+ *
+ * Startup: parse options, open the export, then (unless --foreground) fork.
+ * The child builds the RDMA listener and only then tells the parent, which
+ * exits 0; if the child fails, its message is already on the terminal and
+ * the parent exits with the child's status (1).  The child then detaches
+ * (setsid, stdio to /dev/null, logging to syslog).  No verbs resource exists
+ * before the fork, so there are no fork-after-verbs issues.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "export.h"
+#include "log.h"
+#include "orfs_proto.h"
+#include "rdma.h"
+
+/**
+ * daemon_fork() - fork; the parent waits for the child's verdict
+ *
+ * Return: in the child, the write end of the status pipe.  The parent never
+ * returns: it exits 0 once the child writes a byte, or with the child's exit
+ * status (1 if none) when the pipe closes without one.
+ */
+static int daemon_fork(void)
+{
+	sigset_t set;
+	int fds[2], status;
+	pid_t pid;
+	char c;
+	ssize_t n;
+
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		log_err("pipe: %s", strerror(errno));
+		exit(1);
+	}
+	pid = fork();
+	if (pid < 0) {
+		log_err("fork: %s", strerror(errno));
+		exit(1);
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		if (setsid() < 0)
+			log_warn("setsid: %s", strerror(errno));
+		return fds[1];
+	}
+	close(fds[1]);
+	/* The parent may be interrupted while it waits. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	do {
+		n = read(fds[0], &c, 1);
+	} while (n < 0 && errno == EINTR);
+	if (n == 1)
+		_exit(0);
+	if (waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+		_exit(WEXITSTATUS(status) ? WEXITSTATUS(status) : 1);
+	_exit(1);
+}
+
+/* The listener is up: detach from the terminal and release the parent. */
+static void daemon_ready(int fd)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	orfs_log_use_syslog(true);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		if (null > STDERR_FILENO)
+			close(null);
+	}
+	if (chdir("/") < 0)
+		log_warn("chdir /: %s", strerror(errno));
+	if (write(fd, "", 1) != 1)
+		log_warn("cannot notify the parent process: %s", strerror(errno));
+	close(fd);
+}
+
+static int write_pidfile(const char *path)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f || fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f)) {
+		log_err("pidfile %s: %s", path, strerror(errno));
+		if (f)
+			unlink(path);
+		return -1;
+	}
+	return 0;
+}
+
+/* @path made absolute against the current directory; caller frees. */
+static char *abs_path(const char *path)
+{
+	char *cwd, *abs = NULL;
+
+	if (path[0] == '/')
+		return strdup(path);
+	cwd = getcwd(NULL, 0);
+	if (cwd && asprintf(&abs, "%s/%s", cwd, path) < 0)
+		abs = NULL;
+	free(cwd);
+	return abs;
+}
+
+/* Block SIGTERM/SIGINT (read from a signalfd); ignore SIGPIPE. */
+static void setup_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int main(int argc, char **argv)
+{
+	struct orfs_server_cfg scfg;
+	struct orfs_server *srv = NULL;
+	struct orfs_export exp;
+	struct orfs_config cfg;
+	char *pidfile = NULL;
+	int notify_fd = -1, ret = 1;
+
+	if (orfs_config_parse(&cfg, argc, argv)) {
+		fprintf(stderr, "Try 'orfsd --help' for more information.\n");
+		return 1;
+	}
+	if (cfg.help) {
+		orfs_usage(stdout);
+		return 0;
+	}
+	if (cfg.version) {
+		printf("orfsd %s (ORFS protocol %u..%u)\n", ORFSD_VERSION,
+		       ORFS_PROTO_MIN_VERSION, ORFS_PROTO_VERSION);
+		return 0;
+	}
+	orfs_log_set_level(cfg.log_level);
+	setup_signals();
+
+	memset(&scfg, 0, sizeof(scfg));
+	if (orfs_config_addr(&cfg, &scfg.addr, &scfg.addr_len, scfg.addr_str,
+			     sizeof(scfg.addr_str)))
+		return 1;
+	if (orfs_export_open(&exp, cfg.export_path))
+		return 1;
+	if (cfg.pidfile) {
+		pidfile = abs_path(cfg.pidfile);	/* the daemon changes to "/" */
+		if (!pidfile) {
+			log_err("pidfile %s: %s", cfg.pidfile, strerror(errno));
+			goto out_export;
+		}
+	}
+	scfg.exp = &exp;
+	scfg.inline_max = cfg.inline_max;
+	scfg.credits = cfg.credits;
+
+	if (!cfg.foreground)
+		notify_fd = daemon_fork();
+	if (orfs_server_create(&srv, &scfg))
+		goto out_export;
+	if (pidfile && write_pidfile(pidfile)) {
+		free(pidfile);
+		pidfile = NULL;
+		goto out_server;
+	}
+	if (notify_fd >= 0)
+		daemon_ready(notify_fd);
+	log_info("orfsd %s listening on %s, export %s (inline <= %u, credits <= %u)",
+		 ORFSD_VERSION, scfg.addr_str, exp.path, scfg.inline_max,
+		 scfg.credits);
+
+	ret = orfs_server_run(srv) ? 1 : 0;
+	log_info("exiting");
+out_server:
+	orfs_server_destroy(srv);
+	if (pidfile)
+		unlink(pidfile);
+out_export:
+	free(pidfile);
+	orfs_export_close(&exp);
+	return ret;
+}

@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * orfsd request handling.
+ *
+ * orfs_handle_request() turns the bytes of one received SEND into the bytes
+ * of the reply SEND.  It never reads past the received length (every length
+ * goes through the shared decoders in orfs_proto.h first) and never writes
+ * past the reply buffer.  Op handlers return 0 or a negative errno; the
+ * errno becomes the reply status and an error reply has no body.
+ *
+ * Nothing here keeps state between requests, so requests of different
+ * connections (or threads) do not interact except through the filesystem.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "log.h"
+#include "ops.h"
+
+/**
+ * struct orfs_reply - the reply being built
+ * @buf: the whole reply message (header first)
+ * @size: bytes available in @buf
+ * @body_len: set by the op: bytes of body after the header
+ * @data_len: set by the op: bytes of inline data at orfs_data_offset()
+ */
+struct orfs_reply {
+	u8		*buf;
+	uint32_t	size;
+	uint32_t	body_len;
+	uint32_t	data_len;
+};
+
+typedef int (*orfs_op_fn)(const struct orfs_req_ctx *ctx,
+			  const struct orfs_hdr *h, struct orfs_reply *r);
+
+static void *reply_body(struct orfs_reply *r)
+{
+	return r->buf + sizeof(struct orfs_hdr);
+}
+
+/* ---- NULL ---- */
+
+static int op_null(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		   struct orfs_reply *r)
+{
+	return 0;
+}
+
+/* ---- helpers shared by the ops ---- */
+
+/* Fill @fh and @attr for the object open at @fd with attributes @st. */
+static int encode_obj(const struct orfs_req_ctx *ctx, int fd,
+		      const struct stat *st, struct orfs_fh *fh,
+		      struct orfs_attr *attr)
+{
+	int err = orfs_fh_encode(ctx->exp, fd, st, fh);
+
+	if (err)
+		return err;
+	orfs_attr_fill(attr, st);
+	return 0;
+}
+
+/* ---- MOUNT ---- */
+
+static int op_mount(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		    struct orfs_reply *r)
+{
+	const struct orfs_mount_req *m = orfs_body(h);
+	struct orfs_mount_rep *rep = reply_body(r);
+	uint32_t plen = orfs_cpu32(m->path_len);
+	struct stat st;
+	int fd, err;
+
+	err = orfs_tail_check(h, sizeof(*m), plen, ORFS_PATH_MAX);
+	if (err)
+		return err;
+	if (m->flags)
+		return -EINVAL;
+	fd = orfs_export_open_path(ctx->exp, (const char *)(m + 1), plen);
+	if (fd < 0)
+		return fd;
+	err = orfs_export_stat(fd, &st);
+	if (!err)
+		err = encode_obj(ctx, fd, &st, &rep->root, &rep->attr);
+	close(fd);
+	if (err)
+		return err;
+	log_info("%s: mounted %s:%.*s", ctx->peer, ctx->exp->path, (int)plen,
+		 (const char *)(m + 1));
+	r->body_len = sizeof(*rep);
+	return 0;
+}
+
+/* ---- GETATTR ---- */
+
+static int op_getattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		      struct orfs_reply *r)
+{
+	const struct orfs_fh_req *q = orfs_body(h);
+	struct orfs_attr_rep *rep = reply_body(r);
+	struct stat st;
+	int fd;
+
+	fd = orfs_fh_open(ctx->exp, &q->fh, &st);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	orfs_attr_fill(&rep->attr, &st);
+	r->body_len = sizeof(*rep);
+	return 0;
+}
+
+/* ---- LOOKUP ---- */
+
+static int op_lookup(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		     struct orfs_reply *r)
+{
+	const struct orfs_lookup_req *q = orfs_body(h);
+	struct orfs_lookup_rep *rep = reply_body(r);
+	uint32_t nl = orfs_cpu32(q->name_len);
+	const char *name = (const char *)(q + 1);
+	char cname[ORFS_NAME_MAX + 1];
+	struct stat st;
+	int dfd, fd, err;
+
+	err = orfs_tail_check(h, sizeof(*q), nl, ORFS_NAME_MAX);
+	if (err)
+		return err;
+	err = orfs_name_check(name, nl);
+	if (err)
+		return err;
+	memcpy(cname, name, nl);
+	cname[nl] = '\0';
+
+	dfd = orfs_fh_open(ctx->exp, &q->dir, &st);
+	if (dfd < 0)
+		return dfd;
+	if (!S_ISDIR(st.st_mode)) {
+		err = -ENOTDIR;
+		goto out_dir;
+	}
+	/* O_PATH|O_NOFOLLOW opens a final symlink itself, not its target. */
+	fd = openat(dfd, cname, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto out_dir;
+	}
+	err = orfs_export_stat(fd, &st);
+	if (!err)
+		err = encode_obj(ctx, fd, &st, &rep->fh, &rep->attr);
+	close(fd);
+	if (!err)
+		r->body_len = sizeof(*rep);
+out_dir:
+	close(dfd);
+	return err;
+}
+
+/* ---- READDIR ---- */
+
+/* The kernel's getdents64 record. */
+struct linux_dirent64 {
+	uint64_t	d_ino;
+	int64_t		d_off;
+	unsigned short	d_reclen;
+	unsigned char	d_type;
+	char		d_name[];
+};
+
+#define READDIR_BUF	8192	/* getdents64 batch; fits any single entry */
+
+/**
+ * struct readdir_state - entries being packed into the reply
+ * @dfd: the directory, positioned at the resume cookie
+ * @out: where the next orfs_dirent goes
+ * @limit: bytes of entries allowed in the reply
+ * @used: bytes packed so far
+ * @count: entries packed so far
+ * @full: an entry did not fit; the listing stopped before it
+ * @eof: getdents64 reported the end of the directory
+ */
+struct readdir_state {
+	int		dfd;
+	u8		*out;
+	uint32_t	limit;
+	uint32_t	used;
+	uint32_t	count;
+	bool		full;
+	bool		eof;
+};
+
+static bool is_dot_or_dotdot(const char *n)
+{
+	return n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]));
+}
+
+/* d_type, or the type from fstatat() for filesystems that give DT_UNKNOWN. */
+static uint8_t readdir_type(int dfd, const struct linux_dirent64 *d)
+{
+	struct stat st;
+
+	if (d->d_type != DT_UNKNOWN)
+		return d->d_type;
+	if (fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return ORFS_FT_UNKNOWN;
+	return (uint8_t)IFTODT(st.st_mode);
+}
+
+/**
+ * readdir_pack() - pack one batch of getdents64 records
+ * @s: the state
+ * @buf: the records
+ * @n: bytes of records
+ *
+ * Return: 0, or -EIO if the filesystem reported an entry the protocol
+ * cannot carry (a zero resume cookie).
+ */
+static int readdir_pack(struct readdir_state *s, const u8 *buf, size_t n)
+{
+	const struct linux_dirent64 *d;
+	struct orfs_dirent *de;
+	size_t off, nl, max_nl;
+	uint32_t sz;
+
+	for (off = 0; off < n; off += d->d_reclen) {
+		d = (const struct linux_dirent64 *)(buf + off);
+		if (d->d_reclen < offsetof(struct linux_dirent64, d_name) + 1 ||
+		    d->d_reclen > n - off)
+			return -EIO;
+		max_nl = d->d_reclen - offsetof(struct linux_dirent64, d_name);
+		nl = strnlen(d->d_name, max_nl);
+		if (is_dot_or_dotdot(d->d_name))
+			continue;
+		if (nl == 0 || nl >= max_nl || nl > ORFS_NAME_MAX) {
+			log_ratelimited(ORFS_LOG_WARN,
+					"readdir: skipping an entry with a bad name length %zu",
+					nl);
+			continue;
+		}
+		sz = orfs_dirent_size((uint32_t)nl);
+		if (sz > s->limit - s->used) {
+			s->full = true;
+			return 0;
+		}
+		if (d->d_off == 0) {
+			log_ratelimited(ORFS_LOG_ERROR,
+					"readdir: filesystem returned cookie 0 for '%s'",
+					d->d_name);
+			return -EIO;
+		}
+		de = (struct orfs_dirent *)(s->out + s->used);
+		memset(de, 0, sz);
+		de->ino = orfs_le64(d->d_ino);
+		de->next = orfs_le64((uint64_t)d->d_off);
+		de->name_len = orfs_le16((uint16_t)nl);
+		de->type = readdir_type(s->dfd, d);
+		memcpy(de + 1, d->d_name, nl);
+		s->used += sz;
+		s->count++;
+	}
+	return 0;
+}
+
+/**
+ * readdir_fill() - read entries from @s->dfd until the reply is full or the
+ * directory ends
+ * @s: the state
+ *
+ * Return: 0 or a negative errno.
+ */
+static int readdir_fill(struct readdir_state *s)
+{
+	u8 buf[READDIR_BUF] __attribute__((aligned(8)));
+	long n;
+	int err;
+
+	while (!s->full) {
+		n = syscall(SYS_getdents64, s->dfd, buf, sizeof(buf));
+		if (n < 0)
+			return -errno;
+		if (n == 0) {
+			s->eof = true;
+			break;
+		}
+		err = readdir_pack(s, buf, (size_t)n);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * READDIR: the entries after @cookie, as many as fit min(max_bytes,
+ * inline_size).  Resuming uses lseek() to the cookie, which is the d_off
+ * getdents64 gave for the last entry returned, so any filesystem whose
+ * d_off is a stable seek position (all local Linux filesystems) works.
+ */
+static int op_readdir(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		      struct orfs_reply *r)
+{
+	const struct orfs_readdir_req *q = orfs_body(h);
+	struct orfs_readdir_rep *rep = reply_body(r);
+	uint64_t cookie = orfs_cpu64(q->cookie);
+	uint32_t data_off = orfs_data_offset(sizeof(*rep));
+	struct readdir_state s = { .dfd = -1 };
+	struct stat st;
+	int pfd, err;
+
+	if (r->size < data_off)
+		return -EIO;
+	s.limit = min_u32(min_u32(orfs_cpu32(q->max_bytes), ctx->inline_size),
+			  r->size - data_off);
+	s.out = r->buf + data_off;
+
+	pfd = orfs_fh_open(ctx->exp, &q->dir, &st);
+	if (pfd < 0)
+		return pfd;
+	if (!S_ISDIR(st.st_mode)) {
+		close(pfd);
+		return -ENOTDIR;
+	}
+	s.dfd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err = s.dfd < 0 ? -errno : 0;
+	close(pfd);
+	if (err)
+		return err;
+	if (cookie && lseek(s.dfd, (off_t)cookie, SEEK_SET) < 0) {
+		err = -errno;
+		goto out;
+	}
+	err = readdir_fill(&s);
+	if (err)
+		goto out;
+	if (s.full && s.count == 0) {
+		err = -EINVAL;	/* max_bytes too small for the next entry */
+		goto out;
+	}
+	rep->count = orfs_le32(s.count);
+	rep->flags = orfs_le32(s.eof ? ORFS_RDF_EOF : 0);
+	r->body_len = sizeof(*rep);
+	r->data_len = s.used;
+out:
+	close(s.dfd);
+	return err;
+}
+
+/* ---- STATFS ---- */
+
+static int op_statfs(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		     struct orfs_reply *r)
+{
+	const struct orfs_fh_req *q = orfs_body(h);
+	struct orfs_statfs_rep *rep = reply_body(r);
+	struct statvfs sv;
+	struct stat st;
+	int fd, err = 0;
+
+	fd = orfs_fh_open(ctx->exp, &q->fh, &st);
+	if (fd < 0)
+		return fd;
+	if (fstatvfs(fd, &sv) < 0)
+		err = -errno;
+	close(fd);
+	if (err)
+		return err;
+	rep->blocks = orfs_le64(sv.f_blocks);
+	rep->bfree = orfs_le64(sv.f_bfree);
+	rep->bavail = orfs_le64(sv.f_bavail);
+	rep->files = orfs_le64(sv.f_files);
+	rep->ffree = orfs_le64(sv.f_ffree);
+	rep->bsize = orfs_le32((uint32_t)sv.f_bsize);
+	rep->namelen = orfs_le32((uint32_t)sv.f_namemax);
+	rep->frsize = orfs_le32((uint32_t)sv.f_frsize);
+	r->body_len = sizeof(*rep);
+	return 0;
+}
+
+/* ---- dispatch ---- */
+
+static const struct {
+	const char	*name;
+	orfs_op_fn	fn;
+} orfs_ops[ORFS_OP_MAX] = {
+	[ORFS_OP_NULL]		= { "NULL", op_null },
+	[ORFS_OP_MOUNT]		= { "MOUNT", op_mount },
+	[ORFS_OP_GETATTR]	= { "GETATTR", op_getattr },
+	[ORFS_OP_LOOKUP]	= { "LOOKUP", op_lookup },
+	[ORFS_OP_READDIR]	= { "READDIR", op_readdir },
+	[ORFS_OP_STATFS]	= { "STATFS", op_statfs },
+};
+
+const char *orfs_op_name(uint16_t opcode)
+{
+	if (opcode < ORFS_OP_MAX && orfs_ops[opcode].name)
+		return orfs_ops[opcode].name;
+	return "UNKNOWN";
+}
+
+/* Encode an error reply (no body) into @rep; return its length. */
+static uint32_t reply_error(const struct orfs_req_ctx *ctx, uint16_t opcode,
+			    uint64_t xid, int status, void *rep)
+{
+	struct orfs_hdr *h = rep;
+
+	orfs_hdr_init(h, opcode, xid, ORFS_HF_REPLY, 0, 0);
+	h->credits = orfs_le16(ctx->credits);
+	h->status = orfs_le32((uint32_t)status);
+	return sizeof(*h);
+}
+
+/*
+ * Raw header fields, read with memcpy from a message that failed
+ * orfs_hdr_check() and may be shorter than a header.
+ */
+#define HDR_END(f)	(offsetof(struct orfs_hdr, f) + sizeof(((struct orfs_hdr *)0)->f))
+
+static uint16_t raw_le16(const void *msg, size_t off)
+{
+	uint16_t v;
+
+	memcpy(&v, (const u8 *)msg + off, sizeof(v));
+	return orfs_cpu16(v);
+}
+
+/**
+ * reply_bad_header() - answer a request whose header did not check out
+ * @ctx: the request context
+ * @req: the received bytes
+ * @len: their number
+ * @err: what orfs_hdr_check() said (-EBADMSG or -EPROTO)
+ * @rep: the reply buffer
+ *
+ * The xid cannot be trusted, but if the message is long enough to hold one
+ * it is echoed (with the opcode) in an error reply, EPROTO for a bad
+ * version and EBADMSG for anything else, so that a client with a matching
+ * request can fail it rather than wait.  A message too short for an xid,
+ * or one flagged CREDIT_ONLY (the client expects no reply and has no
+ * receive buffer for one), gets no reply.
+ *
+ * Return: the reply length, or 0 for no reply.
+ */
+static uint32_t reply_bad_header(const struct orfs_req_ctx *ctx,
+				 const void *req, uint32_t len, int err,
+				 void *rep)
+{
+	uint16_t opcode = 0, flags = 0;
+	uint64_t xid;
+
+	if (len >= HDR_END(flags))
+		flags = raw_le16(req, offsetof(struct orfs_hdr, flags));
+	if (len >= HDR_END(opcode))
+		opcode = raw_le16(req, offsetof(struct orfs_hdr, opcode));
+	log_ratelimited(ORFS_LOG_WARN,
+			"%s: bad request header (%s, %u bytes, opcode %u, flags %#x)",
+			ctx->peer, strerror(-err), len, opcode, flags);
+	if (len < HDR_END(xid) || (flags & ORFS_HF_CREDIT_ONLY))
+		return 0;
+	memcpy(&xid, (const u8 *)req + offsetof(struct orfs_hdr, xid),
+	       sizeof(xid));
+	return reply_error(ctx, opcode, orfs_cpu64(xid),
+			   err == -EPROTO ? EPROTO : EBADMSG, rep);
+}
+
+/**
+ * orfs_handle_request() - execute one request and encode its reply
+ * @ctx: connection context
+ * @req: the received message (8-byte aligned)
+ * @len: bytes received
+ * @rep: the reply buffer (8-byte aligned)
+ * @rep_size: its size, at least ORFS_REPLY_MIN; READDIR data is bounded by
+ *	it as well as by the negotiated inline size
+ *
+ * Return: bytes of reply in @rep to send, or 0 when nothing is to be sent
+ * (a CREDIT_ONLY message, or garbage too short to carry an xid).
+ */
+uint32_t orfs_handle_request(const struct orfs_req_ctx *ctx, const void *req,
+			     uint32_t len, void *rep, uint32_t rep_size)
+{
+	const struct orfs_hdr *h = req;
+	struct orfs_reply r = { .buf = rep, .size = rep_size };
+	struct orfs_hdr *rh = rep;
+	uint16_t opcode;
+	uint64_t xid;
+	int err;
+
+	if (rep_size < ORFS_REPLY_MIN) {
+		log_err("reply buffer of %u bytes is too small", rep_size);
+		return 0;
+	}
+	memset(rep, 0, ORFS_REPLY_MIN);	/* no stale bytes in padding */
+
+	err = orfs_hdr_check(h, len, 0);
+	if (err && err != -EOPNOTSUPP)
+		return reply_bad_header(ctx, req, len, err, rep);
+	opcode = orfs_cpu16(h->opcode);
+	xid = orfs_cpu64(h->xid);
+	if (orfs_cpu16(h->flags) & ORFS_HF_CREDIT_ONLY) {
+		log_debug("%s: credit update (credits %u)", ctx->peer,
+			  orfs_cpu16(h->credits));
+		return 0;
+	}
+	if (err) {
+		log_ratelimited(ORFS_LOG_WARN, "%s: unknown opcode %u (xid %llu)",
+				ctx->peer, opcode, (unsigned long long)xid);
+		return reply_error(ctx, opcode, xid, EOPNOTSUPP, rep);
+	}
+
+	if (!orfs_ops[opcode].fn)	/* in the header but not served yet */
+		return reply_error(ctx, opcode, xid, EOPNOTSUPP, rep);
+	err = orfs_ops[opcode].fn(ctx, h, &r);
+	log_debug("%s: %s xid %llu -> %s", ctx->peer, orfs_op_name(opcode),
+		  (unsigned long long)xid, err ? strerror(-err) : "ok");
+	if (err)
+		return reply_error(ctx, opcode, xid, -err, rep);
+
+	orfs_hdr_init(rh, opcode, xid, ORFS_HF_REPLY, r.body_len, r.data_len);
+	rh->credits = orfs_le16(ctx->credits);
+	if (r.data_len)
+		return orfs_data_offset(r.body_len) + r.data_len;
+	return (uint32_t)sizeof(*rh) + r.body_len;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * orfsd request handling: decode a request, execute it against the export,
+ * encode the reply.  No verbs here: the transport hands in the received
+ * bytes and a buffer for the reply, which makes this unit-testable.
+ */
+#ifndef ORFSD_OPS_H
+#define ORFSD_OPS_H
+
+#include <stdint.h>
+
+#include "export.h"
+#include "orfs_proto.h"
+
+/**
+ * struct orfs_cred - the identity a request executes as
+ * @uid: user id
+ * @gid: group id
+ *
+ * v1 executes every request as root (the server's own identity) and only
+ * carries this structure; permission checks and root squashing will switch
+ * fsuid/fsgid to it around each operation.
+ */
+struct orfs_cred {
+	uint32_t	uid;
+	uint32_t	gid;
+};
+
+/**
+ * struct orfs_req_ctx - what a request runs against
+ * @exp: the export
+ * @inline_size: the connection's negotiated inline threshold
+ * @credits: requests the client may have in flight (goes in every reply)
+ * @cred: the identity the request executes as
+ * @peer: the client's address, for log messages
+ */
+struct orfs_req_ctx {
+	const struct orfs_export	*exp;
+	uint32_t			inline_size;
+	uint16_t			credits;
+	struct orfs_cred		cred;
+	const char			*peer;
+};
+
+/* Smallest reply buffer orfs_handle_request() accepts. */
+#define ORFS_REPLY_MIN	ORFS_META_MAX
+
+uint32_t orfs_handle_request(const struct orfs_req_ctx *ctx, const void *req,
+			     uint32_t len, void *rep, uint32_t rep_size);
+const char *orfs_op_name(uint16_t opcode);
+
+#endif /* ORFSD_OPS_H */

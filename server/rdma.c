@@ -1,0 +1,1099 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * orfsd transport.
+ *
+ * One thread runs an epoll loop over
+ *  - the rdma_cm event channel (connect requests, established, disconnects),
+ *  - a signalfd for SIGTERM/SIGINT,
+ *  - one completion channel per connection (its CQ is armed with
+ *    ibv_req_notify_cq() and drained on every event).
+ * Because there is only this thread, the server and connection structures
+ * need no locks; request execution (ops.c) is stateless so a worker pool can
+ * be added later without touching it.
+ *
+ * Per connection: one PD, one CQ shared by send and receive, one RC QP, and
+ * one registered area holding credits+1 receive buffers and credits+1 send
+ * buffers of ORFS_META_MAX + inline_size bytes each.  The extra receive
+ * buffer is the one reserved for CREDIT_ONLY messages; the extra send buffer
+ * lets a client that (wrongly) uses it for a request still get a reply.
+ *
+ * Request flow: a receive completes -> if a send buffer is free, the request
+ * is executed into it, the receive buffer is re-posted, then the reply is
+ * posted; otherwise the receive waits (not re-posted) on the connection's
+ * pending list until a send completion frees a buffer.  Receives are always
+ * re-posted before the reply goes out, so a client that sends its next
+ * request as soon as it sees the reply always finds a receive posted.
+ *
+ * Teardown: a completion error or a failed post calls rdma_disconnect(); the
+ * connection is freed on the DISCONNECTED (or error) cm event, or at
+ * shutdown.  A freed connection's memory outlives the current epoll batch
+ * (zombie list), so a stale event for it in the same batch is harmless.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "log.h"
+#include "ops.h"
+#include "orfs_proto.h"
+#include "rdma.h"
+
+#define ORFS_LISTEN_BACKLOG	64
+#define ORFS_RD_ATOM_MAX	16	/* outstanding RDMA READs each way */
+#define ORFS_ACK_TIMEOUT	17	/* 4.096us * 2^17 = ~0.5 s */
+#define ORFS_WC_BATCH		32
+#define ORFS_EPOLL_BATCH	32
+
+/* What an epoll event's data.ptr points at. */
+enum ep_kind {
+	EP_CM,
+	EP_SIGNAL,
+	EP_CONN,
+};
+
+struct ep_src {
+	enum ep_kind	kind;
+};
+
+enum conn_state {
+	CONN_CONNECTING,	/* accepted, ESTABLISHED not seen yet */
+	CONN_ESTABLISHED,
+	CONN_DISCONNECTING,	/* rdma_disconnect() called, waiting for cm */
+	CONN_DEAD,		/* resources released, memory on zombie list */
+};
+
+/**
+ * struct msgbuf - one registered message buffer
+ * @next: link on the free-send list or the pending-request list
+ * @data: ORFS_META_MAX + inline_size bytes inside the connection's MR
+ * @len: for a receive, bytes received
+ * @is_send: a send buffer (else a receive buffer)
+ */
+struct msgbuf {
+	struct msgbuf	*next;
+	u8		*data;
+	uint32_t	len;
+	bool		is_send;
+};
+
+/**
+ * struct orfs_conn - one client connection
+ * @src: epoll tag for @ch's fd (must stay first)
+ * @srv: the server
+ * @id: the rdma_cm id; id->context points back here
+ * @pd: protection domain
+ * @ch: completion channel, non-blocking, in the epoll set
+ * @cq: send and receive completions
+ * @mr: registration of @mem
+ * @mem: all message buffers
+ * @bufs: @nrecv receive buffers, then @nsend send buffers
+ * @nrecv: receive buffers (credits + 1)
+ * @nsend: send buffers (credits + 1)
+ * @buf_size: bytes per buffer (ORFS_META_MAX + inline size)
+ * @send_free: send buffers not posted
+ * @pend_head: received requests waiting for a send buffer, oldest first
+ * @pend_tail: last of them
+ * @ctx: what requests run against (export, inline size, credits, identity)
+ * @state: enum conn_state
+ * @peer: "address:port" of the client
+ * @next: link on the server's connection or zombie list
+ * @requests: requests handled, for the disconnect message
+ *
+ * Only the event-loop thread touches a connection, so it has no lock.
+ */
+struct orfs_conn {
+	struct ep_src		src;
+	struct orfs_server	*srv;
+	struct rdma_cm_id	*id;
+	struct ibv_pd		*pd;
+	struct ibv_comp_channel	*ch;
+	struct ibv_cq		*cq;
+	struct ibv_mr		*mr;
+	u8			*mem;
+	struct msgbuf		*bufs;
+	uint32_t		nrecv;
+	uint32_t		nsend;
+	uint32_t		buf_size;
+	struct msgbuf		*send_free;
+	struct msgbuf		*pend_head;
+	struct msgbuf		*pend_tail;
+	struct orfs_req_ctx	ctx;
+	enum conn_state		state;
+	char			peer[INET6_ADDRSTRLEN + 8];
+	struct orfs_conn	*next;
+	uint64_t		requests;
+};
+
+/**
+ * struct orfs_server - the listener and its connections
+ * @cfg: configuration (copied)
+ * @cm_ch: rdma_cm event channel, non-blocking, in the epoll set
+ * @listen_id: the listening id
+ * @epfd: the epoll instance
+ * @sigfd: signalfd for SIGTERM and SIGINT
+ * @cm_src: epoll tag for @cm_ch
+ * @sig_src: epoll tag for @sigfd
+ * @boot_id: random, sent in every accept
+ * @conns: live connections (states CONNECTING..DISCONNECTING)
+ * @zombies: connections released during the current epoll batch
+ * @nconns: entries on @conns
+ * @stop: a termination signal arrived
+ *
+ * Only the event-loop thread touches it, so it has no lock.
+ */
+struct orfs_server {
+	struct orfs_server_cfg		cfg;
+	struct rdma_event_channel	*cm_ch;
+	struct rdma_cm_id		*listen_id;
+	int				epfd;
+	int				sigfd;
+	struct ep_src			cm_src;
+	struct ep_src			sig_src;
+	uint64_t			boot_id;
+	struct orfs_conn		*conns;
+	struct orfs_conn		*zombies;
+	unsigned int			nconns;
+	bool				stop;
+};
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+static int epoll_add(int epfd, int fd, struct ep_src *src)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = src };
+
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Print @sa as "a.b.c.d:port" or "[v6]:port". */
+static void format_addr(const struct sockaddr *sa, char *buf, size_t len)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned int port = 0;
+
+	if (sa && sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)sa;
+
+		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+		port = ntohs(in->sin_port);
+		snprintf(buf, len, "%s:%u", host, port);
+	} else if (sa && sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+		port = ntohs(in6->sin6_port);
+		snprintf(buf, len, "[%s]:%u", host, port);
+	} else {
+		snprintf(buf, len, "?");
+	}
+}
+
+/* ---- buffers and posting ---- */
+
+static int conn_post_recv(struct orfs_conn *conn, struct msgbuf *b)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)b->data,
+		.length = conn->buf_size,
+		.lkey = conn->mr->lkey,
+	};
+	struct ibv_recv_wr wr = {
+		.wr_id = (uintptr_t)b,
+		.sg_list = &sge,
+		.num_sge = 1,
+	}, *bad;
+
+	return -ibv_post_recv(conn->id->qp, &wr, &bad);
+}
+
+static int conn_post_send(struct orfs_conn *conn, struct msgbuf *b,
+			  uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)b->data,
+		.length = len,
+		.lkey = conn->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = (uintptr_t)b,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	return -ibv_post_send(conn->id->qp, &wr, &bad);
+}
+
+static void send_buf_put(struct orfs_conn *conn, struct msgbuf *b)
+{
+	b->next = conn->send_free;
+	conn->send_free = b;
+}
+
+static struct msgbuf *send_buf_get(struct orfs_conn *conn)
+{
+	struct msgbuf *b = conn->send_free;
+
+	if (b)
+		conn->send_free = b->next;
+	return b;
+}
+
+/**
+ * conn_alloc_bufs() - allocate, register and carve the message buffers
+ * @conn: the connection, with @nrecv, @nsend, @buf_size and @pd set
+ *
+ * Return: 0 or a negative errno.
+ */
+static int conn_alloc_bufs(struct orfs_conn *conn)
+{
+	size_t total = (size_t)(conn->nrecv + conn->nsend) * conn->buf_size;
+	long page = sysconf(_SC_PAGESIZE);
+	uint32_t i;
+
+	if (page <= 0)
+		page = 4096;
+	total = (total + (size_t)page - 1) & ~((size_t)page - 1);
+	conn->mem = aligned_alloc((size_t)page, total);
+	if (!conn->mem)
+		return -ENOMEM;
+	memset(conn->mem, 0, total);
+	conn->bufs = calloc(conn->nrecv + conn->nsend, sizeof(*conn->bufs));
+	if (!conn->bufs)
+		return -ENOMEM;
+	conn->mr = ibv_reg_mr(conn->pd, conn->mem, total,
+			      IBV_ACCESS_LOCAL_WRITE);
+	if (!conn->mr)
+		return errno ? -errno : -ENOMEM;
+	for (i = 0; i < conn->nrecv + conn->nsend; i++) {
+		struct msgbuf *b = &conn->bufs[i];
+
+		b->data = conn->mem + (size_t)i * conn->buf_size;
+		b->is_send = i >= conn->nrecv;
+		if (b->is_send)
+			send_buf_put(conn, b);
+	}
+	return 0;
+}
+
+/* ---- connection teardown ---- */
+
+/**
+ * conn_release() - free everything a connection holds except its struct
+ * @conn: the connection, possibly half set up
+ *
+ * Safe on a partially built connection: each resource is checked.  The QP
+ * goes first so nothing can DMA into the buffers freed after it.  Every CQ
+ * event was acknowledged when it was read, so ibv_destroy_cq() cannot block.
+ */
+static void conn_release(struct orfs_conn *conn)
+{
+	struct orfs_server *srv = conn->srv;
+
+	if (conn->ch)
+		epoll_ctl(srv->epfd, EPOLL_CTL_DEL, conn->ch->fd, NULL);
+	if (conn->id && conn->id->qp)
+		rdma_destroy_qp(conn->id);
+	if (conn->cq)
+		ibv_destroy_cq(conn->cq);
+	if (conn->ch)
+		ibv_destroy_comp_channel(conn->ch);
+	if (conn->mr)
+		ibv_dereg_mr(conn->mr);
+	free(conn->mem);
+	free(conn->bufs);
+	if (conn->pd)
+		ibv_dealloc_pd(conn->pd);
+	if (conn->id)
+		rdma_destroy_id(conn->id);
+	conn->cq = NULL;
+	conn->ch = NULL;
+	conn->mr = NULL;
+	conn->mem = NULL;
+	conn->bufs = NULL;
+	conn->pd = NULL;
+	conn->id = NULL;
+}
+
+/* Unlink @conn from the server's live list. */
+static void conn_unlink(struct orfs_conn *conn)
+{
+	struct orfs_conn **pp;
+
+	for (pp = &conn->srv->conns; *pp; pp = &(*pp)->next) {
+		if (*pp == conn) {
+			*pp = conn->next;
+			conn->srv->nconns--;
+			break;
+		}
+	}
+	conn->next = NULL;
+}
+
+/**
+ * conn_close() - tear a connection down now
+ * @conn: a live connection
+ *
+ * Releases all its resources and moves it to the zombie list; the struct
+ * is freed after the current epoll batch.  Idempotent.
+ */
+static void conn_close(struct orfs_conn *conn)
+{
+	struct orfs_server *srv = conn->srv;
+
+	if (conn->state == CONN_DEAD)
+		return;
+	conn_unlink(conn);
+	conn->state = CONN_DEAD;
+	conn_release(conn);
+	conn->next = srv->zombies;
+	srv->zombies = conn;
+}
+
+static void free_zombies(struct orfs_server *srv)
+{
+	struct orfs_conn *c;
+
+	while ((c = srv->zombies)) {
+		srv->zombies = c->next;
+		free(c);
+	}
+}
+
+/**
+ * conn_fail() - start disconnecting after a transport error
+ * @conn: the connection
+ *
+ * The cm then reports DISCONNECTED (after the peer answers or a timeout),
+ * and that event frees the connection.  Pending requests are dropped.
+ */
+static void conn_fail(struct orfs_conn *conn)
+{
+	if (conn->state != CONN_CONNECTING && conn->state != CONN_ESTABLISHED)
+		return;
+	conn->state = CONN_DISCONNECTING;
+	conn->pend_head = conn->pend_tail = NULL;
+	if (rdma_disconnect(conn->id))
+		log_debug("%s: rdma_disconnect: %s", conn->peer, strerror(errno));
+}
+
+/* ---- request processing ---- */
+
+/**
+ * conn_process() - execute one received request and send the reply
+ * @conn: the connection (a send buffer must be free)
+ * @rb: the receive buffer holding the request
+ */
+static void conn_process(struct orfs_conn *conn, struct msgbuf *rb)
+{
+	struct msgbuf *sb = send_buf_get(conn);
+	uint32_t n;
+	int err;
+
+	n = orfs_handle_request(&conn->ctx, rb->data, rb->len, sb->data,
+				conn->buf_size);
+	conn->requests++;
+	err = conn_post_recv(conn, rb);
+	if (err) {
+		log_warn("%s: cannot re-post a receive: %s", conn->peer,
+			 strerror(-err));
+		send_buf_put(conn, sb);
+		conn_fail(conn);
+		return;
+	}
+	if (!n) {
+		send_buf_put(conn, sb);
+		return;
+	}
+	err = conn_post_send(conn, sb, n);
+	if (err) {
+		log_warn("%s: cannot post a reply: %s", conn->peer,
+			 strerror(-err));
+		send_buf_put(conn, sb);
+		conn_fail(conn);
+	}
+}
+
+/* Run queued requests while send buffers are free. */
+static void conn_run_pending(struct orfs_conn *conn)
+{
+	struct msgbuf *rb;
+
+	while (conn->pend_head && conn->send_free &&
+	       conn->state <= CONN_ESTABLISHED) {
+		rb = conn->pend_head;
+		conn->pend_head = rb->next;
+		if (!conn->pend_head)
+			conn->pend_tail = NULL;
+		rb->next = NULL;
+		conn_process(conn, rb);
+	}
+}
+
+static void conn_recv_done(struct orfs_conn *conn, struct msgbuf *rb,
+			   uint32_t len)
+{
+	rb->len = len;
+	rb->next = NULL;
+	if (conn->pend_head || !conn->send_free) {
+		if (conn->pend_tail)
+			conn->pend_tail->next = rb;
+		else
+			conn->pend_head = rb;
+		conn->pend_tail = rb;
+		return;
+	}
+	conn_process(conn, rb);
+}
+
+/* Handle one work completion. */
+static void conn_wc(struct orfs_conn *conn, const struct ibv_wc *wc)
+{
+	struct msgbuf *b = (struct msgbuf *)(uintptr_t)wc->wr_id;
+
+	if (wc->status != IBV_WC_SUCCESS) {
+		if (b->is_send)
+			send_buf_put(conn, b);
+		if (wc->status != IBV_WC_WR_FLUSH_ERR)
+			log_warn("%s: %s completion failed: %s", conn->peer,
+				 b->is_send ? "send" : "receive",
+				 ibv_wc_status_str(wc->status));
+		conn_fail(conn);
+		return;
+	}
+	if (b->is_send) {
+		send_buf_put(conn, b);
+		conn_run_pending(conn);
+		return;
+	}
+	if (conn->state > CONN_ESTABLISHED)
+		return;		/* disconnecting: drop the request */
+	conn_recv_done(conn, b, wc->byte_len);
+}
+
+/**
+ * conn_cq_event() - the completion channel became readable
+ * @conn: the connection
+ *
+ * Reads and acknowledges every pending CQ event, re-arms the CQ, then
+ * drains it: a completion that arrives between the poll and the re-arm
+ * still raises an event, so nothing is missed.
+ */
+static void conn_cq_event(struct orfs_conn *conn)
+{
+	struct ibv_wc wc[ORFS_WC_BATCH];
+	struct ibv_cq *cq;
+	void *cq_ctx;
+	int n, i;
+
+	while (ibv_get_cq_event(conn->ch, &cq, &cq_ctx) == 0)
+		ibv_ack_cq_events(cq, 1);
+	if (ibv_req_notify_cq(conn->cq, 0)) {
+		log_warn("%s: cannot arm the completion queue", conn->peer);
+		conn_fail(conn);
+	}
+	do {
+		n = ibv_poll_cq(conn->cq, ORFS_WC_BATCH, wc);
+		if (n < 0) {
+			log_warn("%s: ibv_poll_cq failed", conn->peer);
+			conn_fail(conn);
+			break;
+		}
+		for (i = 0; i < n; i++)
+			conn_wc(conn, &wc[i]);
+	} while (n == ORFS_WC_BATCH);
+}
+
+/* ---- connection setup ---- */
+
+static void reject(struct rdma_cm_id *id, enum orfs_rej_reason reason)
+{
+	struct orfs_conn_rej rej;
+
+	memset(&rej, 0, sizeof(rej));
+	rej.magic = orfs_le32(ORFS_MAGIC);
+	rej.reason = orfs_le16(reason);
+	rej.min_version = orfs_le16(ORFS_PROTO_MIN_VERSION);
+	rej.max_version = orfs_le16(ORFS_PROTO_VERSION);
+	if (rdma_reject(id, &rej, sizeof(rej)))
+		log_debug("rdma_reject: %s", strerror(errno));
+}
+
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/**
+ * conn_size() - choose credits and buffer sizes for a new connection
+ * @srv: the server
+ * @conn: the connection to size
+ * @req: the client's connect request
+ * @attr: the device's limits
+ *
+ * credits = min(client's ask, --credits, ORFS_CREDITS_MAX), further limited
+ * so credits+1 work requests fit the device's queues; a client asking 0
+ * gets --credits.
+ */
+static int conn_size(struct orfs_server *srv, struct orfs_conn *conn,
+		     const struct orfs_conn_req *req,
+		     const struct ibv_device_attr *attr)
+{
+	uint32_t credits = orfs_cpu16(req->credits);
+	uint32_t dev_max;
+
+	if (!credits)
+		credits = srv->cfg.credits;
+	credits = min_u32(min_u32(credits, srv->cfg.credits), ORFS_CREDITS_MAX);
+	dev_max = min_u32((uint32_t)attr->max_qp_wr, (uint32_t)attr->max_cqe / 2);
+	if (dev_max < 2)
+		return -ENOMEM;
+	credits = min_u32(credits, dev_max - 1);
+
+	conn->ctx.credits = (uint16_t)credits;
+	conn->ctx.inline_size = orfs_negotiate_inline(orfs_cpu32(req->inline_size),
+						      srv->cfg.inline_max);
+	conn->nrecv = credits + 1;
+	conn->nsend = credits + 1;
+	conn->buf_size = ORFS_META_MAX + conn->ctx.inline_size;
+	return 0;
+}
+
+/**
+ * conn_setup() - build the verbs resources of a new connection
+ * @conn: the connection, sized by conn_size()
+ *
+ * On failure the caller releases what was built with conn_release().
+ *
+ * Return: 0 or a negative errno.
+ */
+static int conn_setup(struct orfs_conn *conn)
+{
+	struct rdma_cm_id *id = conn->id;
+	struct ibv_qp_init_attr qa;
+	uint8_t timeout = ORFS_ACK_TIMEOUT;
+	uint32_t i;
+	int err;
+
+	conn->pd = ibv_alloc_pd(id->verbs);
+	if (!conn->pd)
+		return -ENOMEM;
+	conn->ch = ibv_create_comp_channel(id->verbs);
+	if (!conn->ch)
+		return errno ? -errno : -ENOMEM;
+	err = set_nonblock(conn->ch->fd);
+	if (err)
+		return err;
+	conn->cq = ibv_create_cq(id->verbs, (int)(conn->nrecv + conn->nsend),
+				 conn, conn->ch, 0);
+	if (!conn->cq)
+		return errno ? -errno : -ENOMEM;
+	if (ibv_req_notify_cq(conn->cq, 0))
+		return -EIO;
+
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = conn->cq;
+	qa.recv_cq = conn->cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.sq_sig_all = 1;
+	qa.cap.max_send_wr = conn->nsend;
+	qa.cap.max_recv_wr = conn->nrecv;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	if (rdma_create_qp(id, conn->pd, &qa))
+		return errno ? -errno : -ENOMEM;
+
+	err = conn_alloc_bufs(conn);
+	if (err)
+		return err;
+	for (i = 0; i < conn->nrecv; i++) {
+		err = conn_post_recv(conn, &conn->bufs[i]);
+		if (err)
+			return err;
+	}
+	if (epoll_add(conn->srv->epfd, conn->ch->fd, &conn->src))
+		return -errno;
+
+	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT,
+			    &timeout, sizeof(timeout)))
+		log_debug("%s: cannot set the ACK timeout: %s", conn->peer,
+			  strerror(errno));
+	return 0;
+}
+
+/* Accept @conn with the negotiated parameters. */
+static int conn_accept(struct orfs_conn *conn, uint16_t version,
+		       const struct rdma_conn_param *req_param,
+		       const struct ibv_device_attr *attr)
+{
+	struct rdma_conn_param p;
+	struct orfs_conn_rep rep;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.magic = orfs_le32(ORFS_MAGIC);
+	rep.version = orfs_le16(version);
+	rep.credits = orfs_le16(conn->ctx.credits);
+	rep.inline_size = orfs_le32(conn->ctx.inline_size);
+	rep.max_sge = orfs_le16((uint16_t)min_u32((uint32_t)attr->max_sge, 0xffff));
+	rep.grants = 0;
+	rep.grant_size = 0;
+	rep.boot_id = orfs_le64(conn->srv->boot_id);
+
+	memset(&p, 0, sizeof(p));
+	p.private_data = &rep;
+	p.private_data_len = sizeof(rep);
+	/* RDMA READs the client may issue to us / we may issue to it. */
+	p.responder_resources = (uint8_t)min_u32(min_u32(req_param->initiator_depth,
+							 (uint32_t)attr->max_qp_rd_atom),
+						 ORFS_RD_ATOM_MAX);
+	p.initiator_depth = (uint8_t)min_u32(min_u32(req_param->responder_resources,
+						     (uint32_t)attr->max_qp_init_rd_atom),
+					     ORFS_RD_ATOM_MAX);
+	p.retry_count = 7;
+	p.rnr_retry_count = 7;	/* 7 = retry forever on RNR */
+	if (rdma_accept(conn->id, &p))
+		return -errno;
+	return 0;
+}
+
+/**
+ * cm_connect_request() - a client wants to connect
+ * @srv: the server
+ * @id: the new cm id (owned by us from now on)
+ * @req_param: the connect parameters, private data copied to @pdata
+ * @pdata: the client's private data (zero padded to struct orfs_conn_req)
+ * @plen: bytes of private data received
+ *
+ * Validates the request, builds the connection and accepts, or rejects with
+ * struct orfs_conn_rej and destroys @id.
+ */
+static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
+			       const struct rdma_conn_param *req_param,
+			       const struct orfs_conn_req *pdata, uint32_t plen)
+{
+	struct ibv_device_attr attr;
+	struct orfs_conn *conn;
+	char peer[sizeof(conn->peer)];
+	uint16_t version = 0;
+	int reason, err;
+
+	format_addr(rdma_get_peer_addr(id), peer, sizeof(peer));
+	reason = orfs_conn_req_check(pdata, plen, &version);
+	if (reason) {
+		log_warn("%s: rejected: %s", peer, orfs_rej_str((uint16_t)reason));
+		reject(id, reason);
+		rdma_destroy_id(id);
+		return;
+	}
+
+	conn = calloc(1, sizeof(*conn));
+	if (!conn) {
+		log_warn("%s: rejected: out of memory", peer);
+		reject(id, ORFS_REJ_RESOURCES);
+		rdma_destroy_id(id);
+		return;
+	}
+	conn->src.kind = EP_CONN;
+	conn->srv = srv;
+	conn->id = id;
+	conn->state = CONN_CONNECTING;
+	conn->ctx.exp = srv->cfg.exp;
+	conn->ctx.cred.uid = 0;
+	conn->ctx.cred.gid = 0;
+	memcpy(conn->peer, peer, sizeof(peer));
+	conn->ctx.peer = conn->peer;
+	id->context = conn;
+
+	if (ibv_query_device(id->verbs, &attr)) {
+		err = -EIO;
+		goto fail;
+	}
+	err = conn_size(srv, conn, pdata, &attr);
+	if (!err)
+		err = conn_setup(conn);
+	if (err)
+		goto fail;
+	err = conn_accept(conn, version, req_param, &attr);
+	if (err) {
+		log_warn("%s: rdma_accept: %s", peer, strerror(-err));
+		conn_release(conn);
+		free(conn);
+		return;
+	}
+	conn->next = srv->conns;
+	srv->conns = conn;
+	srv->nconns++;
+	log_debug("%s: accepted (version %u, credits %u, inline %u)", peer,
+		  version, conn->ctx.credits, conn->ctx.inline_size);
+	return;
+
+fail:
+	log_warn("%s: rejected: cannot set up the connection: %s", peer,
+		 strerror(-err));
+	reject(id, ORFS_REJ_RESOURCES);
+	conn_release(conn);	/* destroys id */
+	free(conn);
+}
+
+/**
+ * cm_event() - dispatch one rdma_cm event (already acknowledged)
+ * @srv: the server
+ * @ev: a copy of the event
+ * @pdata: a copy of its private data, zero padded
+ * @plen: bytes of private data
+ */
+static void cm_event(struct orfs_server *srv, const struct rdma_cm_event *ev,
+		     const struct orfs_conn_req *pdata, uint32_t plen)
+{
+	struct orfs_conn *conn = ev->id != srv->listen_id ? ev->id->context : NULL;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		cm_connect_request(srv, ev->id, &ev->param.conn, pdata, plen);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (!conn)
+			break;
+		if (conn->state == CONN_CONNECTING)
+			conn->state = CONN_ESTABLISHED;
+		log_info("%s: connected (credits %u, inline %u, %u clients)",
+			 conn->peer, conn->ctx.credits, conn->ctx.inline_size,
+			 srv->nconns);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		if (!conn)
+			break;
+		log_info("%s: disconnected after %llu requests", conn->peer,
+			 (unsigned long long)conn->requests);
+		rdma_disconnect(conn->id);	/* complete our side; may fail */
+		conn_close(conn);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		if (!conn) {
+			log_warn("listener: %s", rdma_event_str(ev->event));
+			break;
+		}
+		log_warn("%s: %s (status %d)", conn->peer,
+			 rdma_event_str(ev->event), ev->status);
+		conn_close(conn);
+		break;
+	default:
+		log_debug("cm event %s ignored", rdma_event_str(ev->event));
+		break;
+	}
+}
+
+/* Read every pending cm event. */
+static void cm_events(struct orfs_server *srv)
+{
+	struct rdma_cm_event *ev, copy;
+	struct orfs_conn_req pdata;
+	uint32_t plen;
+
+	while (rdma_get_cm_event(srv->cm_ch, &ev) == 0) {
+		copy = *ev;
+		memset(&pdata, 0, sizeof(pdata));
+		plen = 0;
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST &&
+		    ev->param.conn.private_data) {
+			plen = ev->param.conn.private_data_len;
+			memcpy(&pdata, ev->param.conn.private_data,
+			       min_u32(plen, sizeof(pdata)));
+		}
+		copy.param.conn.private_data = NULL;
+		copy.param.conn.private_data_len = 0;
+		rdma_ack_cm_event(ev);
+		cm_event(srv, &copy, &pdata, plen);
+	}
+	if (errno != EAGAIN && errno != EWOULDBLOCK)
+		log_warn("rdma_get_cm_event: %s", strerror(errno));
+}
+
+/* ---- server lifetime ---- */
+
+static void signal_event(struct orfs_server *srv)
+{
+	struct signalfd_siginfo si;
+
+	while (read(srv->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		log_info("signal %u: shutting down", si.ssi_signo);
+		srv->stop = true;
+	}
+}
+
+static uint64_t make_boot_id(void)
+{
+	struct timespec ts;
+	uint64_t id = 0;
+
+	if (getrandom(&id, sizeof(id), 0) == sizeof(id) && id)
+		return id;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec ^
+	       ((uint64_t)getpid() << 16);
+}
+
+/* Is there an RDMA device at all?  Logs the startup error if not. */
+static int check_devices(void)
+{
+	struct ibv_device **list;
+	int n = 0;
+
+	list = ibv_get_device_list(&n);
+	if (list)
+		ibv_free_device_list(list);
+	if (!list || n == 0) {
+		log_err("no RDMA device found; load a driver (e.g. rdma_rxe) first");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/* Can a TCP socket bind @ss (port 0)?  That is, is it a local address? */
+static bool addr_is_local(const struct sockaddr_storage *ss, socklen_t len)
+{
+	struct sockaddr_storage probe = *ss;
+	int fd, ret;
+
+	if (probe.ss_family == AF_INET)
+		((struct sockaddr_in *)&probe)->sin_port = 0;
+	else
+		((struct sockaddr_in6 *)&probe)->sin6_port = 0;
+	fd = socket(probe.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return true;	/* cannot tell: assume local */
+	ret = bind(fd, (struct sockaddr *)&probe, len);
+	close(fd);
+	return ret == 0;
+}
+
+static bool addr_is_any(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)ss)->sin_addr.s_addr ==
+		       htonl(INADDR_ANY);
+	return IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)ss)->sin6_addr);
+}
+
+/**
+ * listen_error() - explain a failed rdma_bind_addr()/rdma_listen()
+ * @srv: the server
+ * @err: the negative errno
+ *
+ * The rdma_cm reports a port already bound by another rdma_cm listener as
+ * EADDRNOTAVAIL (EADDRINUSE in some paths), and a non-local address as
+ * EADDRNOTAVAIL too; a local address that is not on an RDMA device gives
+ * ENODEV.  Tell them apart with a TCP bind probe.
+ */
+static void listen_error(struct orfs_server *srv, int err)
+{
+	const char *where = srv->cfg.addr_str;
+
+	if (err == -EADDRINUSE ||
+	    (err == -EADDRNOTAVAIL &&
+	     (addr_is_any(&srv->cfg.addr) ||
+	      addr_is_local(&srv->cfg.addr, srv->cfg.addr_len))))
+		log_err("address %s already in use", where);
+	else if (err == -EADDRNOTAVAIL)
+		log_err("cannot listen on %s: not a local address", where);
+	else if (err == -ENODEV)
+		log_err("cannot listen on %s: no RDMA device has that address",
+			where);
+	else
+		log_err("cannot listen on %s: %s", where, strerror(-err));
+}
+
+/* Create the cm channel and the listening id; log startup errors. */
+static int server_listen(struct orfs_server *srv)
+{
+	int err;
+
+	srv->cm_ch = rdma_create_event_channel();
+	if (!srv->cm_ch) {
+		err = -errno;
+		log_err("cannot open the RDMA connection manager: %s (is rdma_ucm loaded?)",
+			strerror(-err));
+		return err;
+	}
+	err = set_nonblock(srv->cm_ch->fd);
+	if (err)
+		return err;
+	if (rdma_create_id(srv->cm_ch, &srv->listen_id, NULL, RDMA_PS_TCP)) {
+		err = -errno;
+		log_err("rdma_create_id: %s", strerror(-err));
+		return err;
+	}
+	if (rdma_bind_addr(srv->listen_id, (struct sockaddr *)&srv->cfg.addr) ||
+	    rdma_listen(srv->listen_id, ORFS_LISTEN_BACKLOG)) {
+		err = -errno;
+		listen_error(srv, err);
+		return err;
+	}
+	return epoll_add(srv->epfd, srv->cm_ch->fd, &srv->cm_src);
+}
+
+/* A signalfd for SIGTERM/SIGINT; the caller has blocked both. */
+static int server_signals(struct orfs_server *srv)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	srv->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (srv->sigfd < 0)
+		return -errno;
+	return epoll_add(srv->epfd, srv->sigfd, &srv->sig_src);
+}
+
+/**
+ * orfs_server_create() - set up the listener
+ * @srvp: filled with the server
+ * @cfg: the configuration (copied)
+ *
+ * SIGTERM and SIGINT must already be blocked in the calling thread; they
+ * are read from a signalfd.  Every failure is logged as a startup error.
+ *
+ * Return: 0 or a negative errno.
+ */
+int orfs_server_create(struct orfs_server **srvp,
+		       const struct orfs_server_cfg *cfg)
+{
+	struct orfs_server *srv;
+	int err;
+
+	*srvp = NULL;
+	err = check_devices();
+	if (err)
+		return err;
+	srv = calloc(1, sizeof(*srv));
+	if (!srv) {
+		log_err("out of memory");
+		return -ENOMEM;
+	}
+	srv->cfg = *cfg;
+	srv->cm_src.kind = EP_CM;
+	srv->sig_src.kind = EP_SIGNAL;
+	srv->sigfd = -1;
+	srv->boot_id = make_boot_id();
+	srv->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (srv->epfd < 0) {
+		err = -errno;
+		log_err("epoll_create1: %s", strerror(-err));
+		goto fail;
+	}
+	err = server_signals(srv);
+	if (err) {
+		log_err("signalfd: %s", strerror(-err));
+		goto fail;
+	}
+	err = server_listen(srv);
+	if (err)
+		goto fail;
+	*srvp = srv;
+	return 0;
+
+fail:
+	orfs_server_destroy(srv);
+	return err;
+}
+
+/**
+ * orfs_server_run() - serve until SIGTERM or SIGINT
+ * @srv: the server
+ *
+ * Return: 0 after a signal, or a negative errno if epoll fails.
+ */
+int orfs_server_run(struct orfs_server *srv)
+{
+	struct epoll_event evs[ORFS_EPOLL_BATCH];
+	struct ep_src *src;
+	int n, i;
+
+	while (!srv->stop) {
+		n = epoll_wait(srv->epfd, evs, ORFS_EPOLL_BATCH, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			log_err("epoll_wait: %s", strerror(errno));
+			return -errno;
+		}
+		for (i = 0; i < n; i++) {
+			src = evs[i].data.ptr;
+			switch (src->kind) {
+			case EP_CM:
+				cm_events(srv);
+				break;
+			case EP_SIGNAL:
+				signal_event(srv);
+				break;
+			case EP_CONN: {
+				struct orfs_conn *conn = (struct orfs_conn *)src;
+
+				if (conn->state != CONN_DEAD)
+					conn_cq_event(conn);
+				break;
+			}
+			}
+		}
+		free_zombies(srv);
+	}
+	return 0;
+}
+
+/**
+ * orfs_server_destroy() - disconnect every client and free everything
+ * @srv: the server (may be half built, or NULL)
+ */
+void orfs_server_destroy(struct orfs_server *srv)
+{
+	struct orfs_conn *conn;
+
+	if (!srv)
+		return;
+	while ((conn = srv->conns)) {
+		log_info("%s: disconnecting", conn->peer);
+		rdma_disconnect(conn->id);
+		conn_close(conn);
+	}
+	free_zombies(srv);
+	if (srv->listen_id)
+		rdma_destroy_id(srv->listen_id);
+	if (srv->cm_ch)
+		rdma_destroy_event_channel(srv->cm_ch);
+	if (srv->sigfd >= 0)
+		close(srv->sigfd);
+	if (srv->epfd >= 0)
+		close(srv->epfd);
+	free(srv);
+}

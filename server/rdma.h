@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * orfsd transport: rdma_cm listener, connections, queues, event loop.
+ */
+#ifndef ORFSD_RDMA_H
+#define ORFSD_RDMA_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "export.h"
+
+/**
+ * struct orfs_server_cfg - what the transport needs from the command line
+ * @exp: the export every connection serves
+ * @addr: address to listen on
+ * @addr_len: its length
+ * @addr_str: @addr printed as "host:port", for messages
+ * @inline_max: largest inline threshold granted (ORFS_INLINE_MIN..MAX)
+ * @credits: most requests one client may have in flight
+ */
+struct orfs_server_cfg {
+	const struct orfs_export	*exp;
+	struct sockaddr_storage		addr;
+	socklen_t			addr_len;
+	char				addr_str[80];
+	uint32_t			inline_max;
+	uint16_t			credits;
+};
+
+struct orfs_server;
+
+int orfs_server_create(struct orfs_server **srvp,
+		       const struct orfs_server_cfg *cfg);
+int orfs_server_run(struct orfs_server *srv);
+void orfs_server_destroy(struct orfs_server *srv);
+
+#endif /* ORFSD_RDMA_H */

@@ -1,0 +1,134 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# orfsd's command line and startup errors, run against the real binary.
+# Prints TAP.  Usage: ORFSD=path/to/orfsd sh cli_test.sh
+#
+# Without an RDMA device (the build host) it checks the "no RDMA device"
+# error; with one (the test VM) it starts a server and checks the
+# "address in use" error, the pidfile and a clean exit on SIGTERM.
+
+ORFSD=${ORFSD:-$(dirname "$0")/../../server/orfsd}
+T=$(mktemp -d /tmp/orfs-cli-XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+n=0
+failed=0
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+
+not_ok() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $1"
+	[ -f "$T/err" ] && sed 's/^/# stderr: /' "$T/err"
+}
+
+# check NAME EXPECTED_STATUS STDERR_SUBSTRING -- ARGS...
+check() {
+	name=$1 want=$2 msg=$3
+	shift 4
+	# A server that unexpectedly starts is stopped after 10 s (status 124).
+	timeout -s TERM 10 "$ORFSD" "$@" >"$T/out" 2>"$T/err" </dev/null
+	st=$?
+	if [ "$st" -ne "$want" ]; then
+		not_ok "$name (exit $st, want $want)"
+	elif [ -n "$msg" ] && ! grep -qF -- "$msg" "$T/err"; then
+		not_ok "$name (no '$msg' on stderr)"
+	else
+		ok "$name"
+	fi
+}
+
+has_rdma() {
+	[ -d /sys/class/infiniband ] && [ -n "$(ls /sys/class/infiniband 2>/dev/null)" ]
+}
+
+# --help lists every option.
+"$ORFSD" --help >"$T/out" 2>"$T/err"
+st=$?
+missing=
+for o in --export --listen --port --foreground -f --inline --credits \
+	 --log-level --pidfile --help --version; do
+	grep -qF -- "$o" "$T/out" || missing="$missing $o"
+done
+if [ "$st" -eq 0 ] && [ -z "$missing" ]; then
+	ok "--help lists every option"
+else
+	not_ok "--help (exit $st, missing:$missing)"
+fi
+
+check "--version" 0 "" -- --version
+grep -q "^orfsd " "$T/out" && ok "--version prints the version" ||
+	not_ok "--version output"
+check "no arguments" 1 "orfsd: --export DIR is required" --
+check "unknown option" 1 "unrecognized option '--frobnicate'" -- --export /tmp --frobnicate
+check "bad --credits" 1 "invalid --credits" -- --export /tmp --credits 0
+check "bad --inline" 1 "invalid --inline" -- --export /tmp --inline 100
+check "bad --log-level" 1 "invalid --log-level" -- --export /tmp --log-level loud
+check "bad --listen" 1 "cannot resolve listen address" -- --export /tmp --listen 999.1.1.1 -f
+check "missing export (foreground)" 1 \
+	"orfsd: export directory /nonexistent/orfs: No such file or directory" \
+	-- --export /nonexistent/orfs -f
+check "missing export (daemon)" 1 \
+	"orfsd: export directory /nonexistent/orfs: No such file or directory" \
+	-- --export /nonexistent/orfs
+echo x >"$T/file"
+check "export is a file" 1 "orfsd: export directory $T/file: Not a directory" \
+	-- --export "$T/file" -f
+mkdir "$T/export"
+
+if ! has_rdma; then
+	check "no RDMA device (foreground)" 1 \
+		"orfsd: no RDMA device found; load a driver (e.g. rdma_rxe) first" \
+		-- --export "$T/export" -f
+	# Daemon mode: the child's error still reaches the terminal, exit 1.
+	check "no RDMA device (daemon)" 1 \
+		"orfsd: no RDMA device found; load a driver (e.g. rdma_rxe) first" \
+		-- --export "$T/export" --pidfile "$T/pid"
+	[ ! -e "$T/pid" ] && ok "no pidfile after a failed start" ||
+		not_ok "pidfile left behind"
+else
+	port=$((21000 + $$ % 1000))
+	"$ORFSD" --export "$T/export" -f --port $port --pidfile "$T/pid" \
+		2>"$T/srv.err" &
+	pid=$!
+	i=0
+	while [ ! -s "$T/pid" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	[ "$(cat "$T/pid" 2>/dev/null)" = "$pid" ] && ok "pidfile written" ||
+		not_ok "pidfile written"
+	check "port in use" 1 "orfsd: address 0.0.0.0:$port already in use" \
+		-- --export "$T/export" -f --port $port
+	if [ -n "$ORFS_SRV_ADDR" ]; then
+		check "port in use (specific address)" 1 \
+			"orfsd: address $ORFS_SRV_ADDR:$port already in use" \
+			-- --export "$T/export" -f --listen "$ORFS_SRV_ADDR:$port"
+	fi
+	check "non-local address" 1 "not a local address" \
+		-- --export "$T/export" -f --listen 198.51.100.77 --port $port
+	kill -TERM $pid
+	wait $pid
+	st=$?
+	[ $st -eq 0 ] && ok "SIGTERM: exit 0" || not_ok "SIGTERM: exit $st"
+	[ ! -e "$T/pid" ] && ok "pidfile removed" || not_ok "pidfile removed"
+
+	# Daemon mode: the parent returns 0 once listening.
+	"$ORFSD" --export "$T/export" --port $port --pidfile "$T/pid" 2>"$T/err"
+	st=$?
+	dpid=$(cat "$T/pid" 2>/dev/null)
+	[ $st -eq 0 ] && [ -n "$dpid" ] && kill -0 "$dpid" 2>/dev/null &&
+		ok "daemonized" || not_ok "daemonized (exit $st)"
+	[ -n "$dpid" ] && kill -TERM "$dpid"
+	i=0
+	while [ -n "$dpid" ] && kill -0 "$dpid" 2>/dev/null && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ ! -e "$T/pid" ] && ok "daemon exits on SIGTERM" ||
+		not_ok "daemon exits on SIGTERM"
+fi
+
+echo "1..$n"
+[ $failed -eq 0 ]

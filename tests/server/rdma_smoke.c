@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * orfs-smoke: a userspace ORFS client that exercises a running orfsd over
+ * RDMA, without orfs.ko.  Needs an RDMA device (soft-RoCE in the test VM).
+ *
+ *   orfs-smoke [-p PORT] [-m MOUNTPATH] [-c CONNS] [-k] ADDR
+ *
+ * For each of CONNS connections (default 1, opened at the same time):
+ * NULL, MOUNT, GETATTR, STATFS, READDIR of the whole root with LOOKUP of
+ * every entry, a pipeline of `credits` NULLs, a CREDIT_ONLY message, a bad
+ * header and an unknown opcode.  Then a connect with an unsupported version,
+ * which must be rejected with ORFS_REJ_VERSION.  -k exits without
+ * disconnecting, with `credits` requests still in flight (the server must
+ * clean up on its own).
+ *
+ * Prints TAP ("ok N - ..." / "not ok N - ...") and exits 1 on any failure.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "orfs_proto.h"
+
+#define ASK_CREDITS	16
+#define ASK_INLINE	4096
+#define TIMEOUT_MS	5000
+#define MAX_CONNS	64
+
+struct client {
+	struct rdma_event_channel	*ch;
+	struct rdma_cm_id		*id;
+	struct ibv_pd			*pd;
+	struct ibv_cq			*cq;
+	struct ibv_mr			*mr;
+	uint8_t				*mem;
+	uint32_t			buf_size;
+	uint32_t			nrecv;	/* receive buffers posted */
+	uint32_t			nsend;	/* send buffers */
+	struct orfs_conn_rep		rep;
+	uint64_t			next_xid;
+	uint16_t			credits;
+	uint32_t			inline_size;
+};
+
+static int tap_n, tap_failed;
+
+static void __attribute__((format(printf, 2, 3))) tap(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", ok ? "" : "not ", ++tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		tap_failed++;
+}
+
+static uint8_t *recv_buf(struct client *c, uint32_t i)
+{
+	return c->mem + (size_t)i * c->buf_size;
+}
+
+static uint8_t *send_buf(struct client *c, uint32_t i)
+{
+	return c->mem + (size_t)(c->nrecv + i) * c->buf_size;
+}
+
+static int wait_cm(struct client *c, enum rdma_cm_event_type want,
+		   struct rdma_cm_event *out, void *pdata, size_t plen)
+{
+	struct rdma_cm_event *ev;
+
+	if (rdma_get_cm_event(c->ch, &ev))
+		return -errno;
+	*out = *ev;
+	if (pdata && ev->param.conn.private_data)
+		memcpy(pdata, ev->param.conn.private_data,
+		       plen < ev->param.conn.private_data_len ?
+		       plen : ev->param.conn.private_data_len);
+	rdma_ack_cm_event(ev);
+	if (out->event != want) {
+		fprintf(stderr, "# cm event %s (status %d), wanted %s\n",
+			rdma_event_str(out->event), out->status,
+			rdma_event_str(want));
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static int post_recv(struct client *c, uint32_t i)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)recv_buf(c, i),
+		.length = c->buf_size,
+		.lkey = c->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(c->id->qp, &wr, &bad);
+}
+
+static int post_send(struct client *c, uint32_t i, uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)send_buf(c, i),
+		.length = len,
+		.lkey = c->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 0x80000000U | i,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	return ibv_post_send(c->id->qp, &wr, &bad);
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/*
+ * Wait for one receive completion; returns its buffer index and length.
+ * Send completions are consumed on the way.
+ */
+static int wait_recv(struct client *c, uint32_t *idx, uint32_t *len, long ms)
+{
+	long end = now_ms() + ms;
+	struct ibv_wc wc;
+	int n;
+
+	while (now_ms() < end) {
+		n = ibv_poll_cq(c->cq, 1, &wc);
+		if (n < 0)
+			return -EIO;
+		if (n == 0) {
+			usleep(100);
+			continue;
+		}
+		if (wc.status != IBV_WC_SUCCESS) {
+			fprintf(stderr, "# completion error: %s\n",
+				ibv_wc_status_str(wc.status));
+			return -EIO;
+		}
+		if (wc.wr_id & 0x80000000U)
+			continue;
+		*idx = (uint32_t)wc.wr_id;
+		*len = wc.byte_len;
+		return 0;
+	}
+	return -ETIMEDOUT;
+}
+
+static void conn_req_init(struct orfs_conn_req *r, uint16_t lo, uint16_t hi)
+{
+	memset(r, 0, sizeof(*r));
+	r->magic = orfs_le32(ORFS_MAGIC);
+	r->min_version = orfs_le16(lo);
+	r->max_version = orfs_le16(hi);
+	r->inline_size = orfs_le32(ASK_INLINE);
+	r->credits = orfs_le16(ASK_CREDITS);
+	r->max_sge = orfs_le16(1);
+}
+
+/* Resolve, create the QP, post receives; the id is ready for rdma_connect. */
+static int client_setup(struct client *c, const char *host, const char *port)
+{
+	struct ibv_qp_init_attr qa;
+	struct rdma_cm_event ev;
+	struct addrinfo *ai;
+	uint32_t i;
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	if (getaddrinfo(host, port, NULL, &ai))
+		return -EINVAL;
+	c->ch = rdma_create_event_channel();
+	if (!c->ch || rdma_create_id(c->ch, &c->id, c, RDMA_PS_TCP))
+		return -errno;
+	err = rdma_resolve_addr(c->id, NULL, ai->ai_addr, TIMEOUT_MS);
+	freeaddrinfo(ai);
+	if (err || wait_cm(c, RDMA_CM_EVENT_ADDR_RESOLVED, &ev, NULL, 0))
+		return -EHOSTUNREACH;
+	if (rdma_resolve_route(c->id, TIMEOUT_MS) ||
+	    wait_cm(c, RDMA_CM_EVENT_ROUTE_RESOLVED, &ev, NULL, 0))
+		return -EHOSTUNREACH;
+
+	/* Room for the largest inline size the server may grant us. */
+	c->buf_size = ORFS_META_MAX + ASK_INLINE;
+	c->nrecv = ASK_CREDITS;
+	c->nsend = ASK_CREDITS + 2;
+	c->pd = ibv_alloc_pd(c->id->verbs);
+	c->cq = c->pd ? ibv_create_cq(c->id->verbs, (int)(c->nrecv + c->nsend),
+				       NULL, NULL, 0) : NULL;
+	if (!c->cq)
+		return -ENOMEM;
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = c->cq;
+	qa.recv_cq = c->cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = c->nsend;
+	qa.cap.max_recv_wr = c->nrecv;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	if (rdma_create_qp(c->id, c->pd, &qa))
+		return -errno;
+	c->mem = calloc(c->nrecv + c->nsend, c->buf_size);
+	if (!c->mem)
+		return -ENOMEM;
+	c->mr = ibv_reg_mr(c->pd, c->mem, (size_t)(c->nrecv + c->nsend) * c->buf_size,
+			   IBV_ACCESS_LOCAL_WRITE);
+	if (!c->mr)
+		return -errno;
+	for (i = 0; i < c->nrecv; i++)
+		if (post_recv(c, i))
+			return -EIO;
+	return 0;
+}
+
+static int client_connect(struct client *c, uint16_t lo, uint16_t hi,
+			  struct orfs_conn_rej *rej)
+{
+	struct orfs_conn_req req;
+	struct rdma_conn_param p;
+	struct rdma_cm_event ev;
+	int err;
+
+	conn_req_init(&req, lo, hi);
+	memset(&p, 0, sizeof(p));
+	p.private_data = &req;
+	p.private_data_len = sizeof(req);
+	p.initiator_depth = 4;
+	p.responder_resources = 4;
+	p.retry_count = 7;
+	p.rnr_retry_count = 7;
+	if (rdma_connect(c->id, &p))
+		return -errno;
+	if (rej) {
+		memset(rej, 0, sizeof(*rej));
+		return wait_cm(c, RDMA_CM_EVENT_REJECTED, &ev, rej, sizeof(*rej));
+	}
+	err = wait_cm(c, RDMA_CM_EVENT_ESTABLISHED, &ev, &c->rep, sizeof(c->rep));
+	if (err)
+		return err;
+	if (orfs_conn_rep_check(&c->rep, ev.param.conn.private_data_len, ASK_INLINE))
+		return -EPROTO;
+	c->credits = orfs_cpu16(c->rep.credits);
+	c->inline_size = orfs_cpu32(c->rep.inline_size);
+	c->next_xid = 1;
+	return 0;
+}
+
+static void client_destroy(struct client *c, bool abrupt)
+{
+	if (abrupt)
+		return;		/* leak it all: the process exits */
+	if (c->id && c->id->qp)
+		rdma_disconnect(c->id);
+	if (c->id && c->id->qp)
+		rdma_destroy_qp(c->id);
+	if (c->mr)
+		ibv_dereg_mr(c->mr);
+	if (c->cq)
+		ibv_destroy_cq(c->cq);
+	if (c->pd)
+		ibv_dealloc_pd(c->pd);
+	if (c->id)
+		rdma_destroy_id(c->id);
+	if (c->ch)
+		rdma_destroy_event_channel(c->ch);
+	free(c->mem);
+}
+
+/* Build a request in send buffer @slot; returns the body. */
+static void *req_start(struct client *c, uint32_t slot, uint16_t op,
+		       uint32_t body_len, uint64_t *xid)
+{
+	struct orfs_hdr *h = (struct orfs_hdr *)send_buf(c, slot);
+
+	*xid = c->next_xid++;
+	memset(h, 0, ORFS_META_MAX);
+	orfs_hdr_init(h, op, *xid, 0, body_len, 0);
+	h->credits = orfs_le16((uint16_t)c->nrecv);
+	return h + 1;
+}
+
+/*
+ * Send the request in slot 0 and wait for its reply; the reply is copied
+ * to @out (buf_size bytes).  Returns the status, or a negative errno.
+ */
+static int call(struct client *c, uint64_t xid, uint32_t len, uint8_t *out)
+{
+	struct orfs_hdr *r;
+	uint32_t idx, n;
+	int err;
+
+	if (post_send(c, 0, len))
+		return -EIO;
+	err = wait_recv(c, &idx, &n, TIMEOUT_MS);
+	if (err)
+		return err;
+	memcpy(out, recv_buf(c, idx), n);
+	post_recv(c, idx);
+	r = (struct orfs_hdr *)out;
+	err = orfs_hdr_check(r, n, 1);
+	/* The decoder refuses unknown opcodes even in error replies. */
+	if (err == -EOPNOTSUPP && r->status && n == sizeof(*r))
+		err = 0;
+	if (err || orfs_cpu64(r->xid) != xid) {
+		fprintf(stderr, "# bad reply (len %u)\n", n);
+		return -EBADMSG;
+	}
+	return (int)orfs_cpu32(r->status);
+}
+
+static uint32_t msg_len(struct client *c, uint32_t slot)
+{
+	return (uint32_t)sizeof(struct orfs_hdr) +
+	       orfs_cpu32(((struct orfs_hdr *)send_buf(c, slot))->body_len);
+}
+
+/* The whole conversation on one connection. */
+static void exercise(struct client *c, int ci, const char *mpath)
+{
+	uint8_t *out = malloc(c->buf_size);
+	struct orfs_fh root;
+	uint64_t xid, cookie = 0;
+	unsigned int entries = 0, lookups_ok = 0, calls = 0;
+	bool eof = false;
+	int st;
+
+	if (!out)
+		return;
+	/* NULL */
+	req_start(c, 0, ORFS_OP_NULL, 0, &xid);
+	st = call(c, xid, msg_len(c, 0), out);
+	tap(st == 0, "conn %d: NULL", ci);
+	tap(orfs_cpu16(((struct orfs_hdr *)out)->credits) == c->credits,
+	    "conn %d: reply credits == negotiated credits (%u)", ci, c->credits);
+
+	/* MOUNT */
+	{
+		uint32_t pl = (uint32_t)strlen(mpath);
+		struct orfs_mount_req *m = req_start(c, 0, ORFS_OP_MOUNT,
+						     sizeof(*m) + pl, &xid);
+
+		m->path_len = orfs_le32(pl);
+		memcpy(m + 1, mpath, pl);
+		st = call(c, xid, msg_len(c, 0), out);
+		tap(st == 0, "conn %d: MOUNT %s (status %d)", ci, mpath, st);
+		if (st) {
+			free(out);
+			return;
+		}
+		root = ((struct orfs_mount_rep *)(out + sizeof(struct orfs_hdr)))->root;
+	}
+
+	/* GETATTR, STATFS */
+	((struct orfs_fh_req *)req_start(c, 0, ORFS_OP_GETATTR, 64, &xid))->fh = root;
+	st = call(c, xid, msg_len(c, 0), out);
+	tap(st == 0, "conn %d: GETATTR root", ci);
+	((struct orfs_fh_req *)req_start(c, 0, ORFS_OP_STATFS, 64, &xid))->fh = root;
+	st = call(c, xid, msg_len(c, 0), out);
+	tap(st == 0, "conn %d: STATFS", ci);
+
+	/* READDIR + LOOKUP of every entry */
+	while (!eof && calls < 100000) {
+		struct orfs_readdir_req *q = req_start(c, 0, ORFS_OP_READDIR,
+						       sizeof(*q), &xid);
+		struct orfs_hdr *h = (struct orfs_hdr *)out;
+		const struct orfs_readdir_rep *rr;
+		struct orfs_dirent_iter it;
+		const struct orfs_dirent *d;
+		const char *name;
+		char names[64][ORFS_NAME_MAX + 1];
+		unsigned int nn = 0, i;
+		int ret;
+
+		q->dir = root;
+		q->cookie = orfs_le64(cookie);
+		q->max_bytes = orfs_le32(c->inline_size);
+		st = call(c, xid, msg_len(c, 0), out);
+		calls++;
+		if (st)
+			break;
+		rr = (const void *)(h + 1);
+		eof = orfs_cpu32(rr->flags) & ORFS_RDF_EOF;
+		orfs_dirent_iter_init(&it, orfs_data(h), orfs_cpu32(h->data_len),
+				      orfs_cpu32(rr->count));
+		while ((ret = orfs_dirent_next(&it, &d, &name)) == 1) {
+			uint32_t nl = orfs_cpu16(d->name_len);
+
+			cookie = orfs_cpu64(d->next);
+			entries++;
+			if (nn < 64) {
+				memcpy(names[nn], name, nl);
+				names[nn++][nl] = '\0';
+			}
+		}
+		if (ret < 0) {
+			st = -EBADMSG;
+			break;
+		}
+		for (i = 0; i < nn; i++) {
+			uint32_t nl = (uint32_t)strlen(names[i]);
+			struct orfs_lookup_req *l = req_start(c, 0, ORFS_OP_LOOKUP,
+							      sizeof(*l) + nl, &xid);
+
+			l->dir = root;
+			l->name_len = orfs_le32(nl);
+			memcpy(l + 1, names[i], nl);
+			if (call(c, xid, msg_len(c, 0), out) == 0)
+				lookups_ok++;
+		}
+	}
+	tap(st == 0 && eof, "conn %d: READDIR %u entries in %u calls", ci,
+	    entries, calls);
+	tap(lookups_ok > 0 || entries == 0, "conn %d: LOOKUP of %u entries",
+	    ci, lookups_ok);
+
+	/* Pipeline: `credits` NULLs in flight at once. */
+	{
+		uint32_t i, idx, n, got = 0, k = c->credits;
+
+		if (k > c->nsend - 1)
+			k = c->nsend - 1;
+		for (i = 0; i < k; i++) {
+			req_start(c, i, ORFS_OP_NULL, 0, &xid);
+			post_send(c, i, sizeof(struct orfs_hdr));
+		}
+		while (got < k && wait_recv(c, &idx, &n, TIMEOUT_MS) == 0) {
+			if (orfs_hdr_check((struct orfs_hdr *)recv_buf(c, idx), n, 1) == 0)
+				got++;
+			post_recv(c, idx);
+		}
+		tap(got == k, "conn %d: %u pipelined NULLs answered", ci, got);
+	}
+
+	/* CREDIT_ONLY gets no reply: the next reply is the NULL's. */
+	{
+		struct orfs_hdr *h;
+
+		req_start(c, 1, ORFS_OP_NULL, 0, &xid);
+		h = (struct orfs_hdr *)send_buf(c, 1);
+		h->flags = orfs_le16(ORFS_HF_CREDIT_ONLY);
+		post_send(c, 1, sizeof(*h));
+		req_start(c, 0, ORFS_OP_NULL, 0, &xid);
+		st = call(c, xid, msg_len(c, 0), out);
+		tap(st == 0, "conn %d: CREDIT_ONLY not answered", ci);
+	}
+
+	/* Bad magic: EBADMSG with our xid.  Unknown opcode: EOPNOTSUPP. */
+	{
+		struct orfs_hdr *h;
+
+		req_start(c, 0, ORFS_OP_GETATTR, 0, &xid);
+		h = (struct orfs_hdr *)send_buf(c, 0);
+		h->magic = orfs_le32(0x11111111);
+		st = call(c, xid, sizeof(*h), out);
+		tap(st == EBADMSG, "conn %d: bad magic -> EBADMSG (%d)", ci, st);
+		req_start(c, 0, 999, 0, &xid);
+		st = call(c, xid, sizeof(*h), out);
+		tap(st == EOPNOTSUPP, "conn %d: unknown opcode -> EOPNOTSUPP (%d)", ci, st);
+		req_start(c, 0, ORFS_OP_NULL, 0, &xid);
+		st = call(c, xid, msg_len(c, 0), out);
+		tap(st == 0, "conn %d: still usable after bad requests", ci);
+	}
+	free(out);
+}
+
+int main(int argc, char **argv)
+{
+	static struct client cl[MAX_CONNS];
+	const char *port = "20050", *mpath = "/";
+	struct orfs_conn_rej rej;
+	struct client bad;
+	int nconn = 1, i, opt, err;
+	bool abrupt = false;
+
+	while ((opt = getopt(argc, argv, "p:m:c:k")) != -1) {
+		switch (opt) {
+		case 'p': port = optarg; break;
+		case 'm': mpath = optarg; break;
+		case 'c': nconn = atoi(optarg); break;
+		case 'k': abrupt = true; break;
+		default:
+			fprintf(stderr, "usage: %s [-p PORT] [-m PATH] [-c CONNS] [-k] ADDR\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (optind != argc - 1 || nconn < 1 || nconn > MAX_CONNS) {
+		fprintf(stderr, "usage: %s [-p PORT] [-m PATH] [-c CONNS] [-k] ADDR\n",
+			argv[0]);
+		return 2;
+	}
+
+	for (i = 0; i < nconn; i++) {
+		err = client_setup(&cl[i], argv[optind], port);
+		if (!err)
+			err = client_connect(&cl[i], 1, 1, NULL);
+		tap(!err, "conn %d: connect (%s; credits %u, inline %u, boot_id %llx)",
+		    i, err ? strerror(-err) : "ok", cl[i].credits, cl[i].inline_size,
+		    (unsigned long long)orfs_cpu64(cl[i].rep.boot_id));
+		if (err) {
+			printf("1..%d\n", tap_n);
+			return 1;
+		}
+	}
+	for (i = 0; i < nconn; i++)
+		tap(cl[i].rep.boot_id == cl[0].rep.boot_id && cl[i].rep.boot_id,
+		    "conn %d: boot_id agrees", i);
+	for (i = 0; i < nconn; i++)
+		exercise(&cl[i], i, mpath);
+
+	/* Version 2..3 only: rejected with ORFS_REJ_VERSION. */
+	err = client_setup(&bad, argv[optind], port);
+	if (!err)
+		err = client_connect(&bad, 2, 3, &rej);
+	tap(!err && orfs_cpu32(rej.magic) == ORFS_MAGIC &&
+	    orfs_cpu16(rej.reason) == ORFS_REJ_VERSION &&
+	    orfs_cpu16(rej.max_version) == ORFS_PROTO_VERSION,
+	    "unsupported version rejected (reason %u: %s)", orfs_cpu16(rej.reason),
+	    orfs_rej_str(orfs_cpu16(rej.reason)));
+	client_destroy(&bad, false);
+
+	for (i = 0; i < nconn; i++) {
+		if (abrupt) {
+			/* Leave requests in flight, then vanish. */
+			uint32_t k;
+			uint64_t xid;
+
+			for (k = 0; k < cl[i].credits && k < cl[i].nsend; k++) {
+				req_start(&cl[i], k, ORFS_OP_NULL, 0, &xid);
+				post_send(&cl[i], k, sizeof(struct orfs_hdr));
+			}
+		}
+		client_destroy(&cl[i], abrupt);
+	}
+	printf("1..%d\n", tap_n);
+	return tap_failed ? 1 : 0;
+}

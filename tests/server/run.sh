@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# Server unit tests: the cmocka binaries (test_proto, test_ops, test_config)
+# and cli_test.sh (startup errors of the real orfsd).  Runs on the host, no
+# RDMA needed; test_ops needs root (file handles) and a filesystem with file
+# handles under /tmp (or ORFS_TEST_TMPDIR).
+#
+# Usage: tests/server/run.sh [--tap] [--no-build]
+#
+# Default output is one line per test for tests/run-all.sh:
+#	PASS server/<binary>/<test>   or   FAIL server/<binary>/<test>
+# --tap prints the raw TAP of each binary instead ("make -C server test").
+# A binary that fails without naming a failed test (a crash, a failed group
+# setup) gets "FAIL server/<binary>/exit-status-N".  Exits 1 on any failure.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+repo=$(cd "$here/../.." && pwd -P)
+build=$repo/server/build
+tap=0
+do_build=1
+for a in "$@"; do
+	case $a in
+	--tap) tap=1 ;;
+	--no-build) do_build=0 ;;
+	*) echo "usage: $0 [--tap] [--no-build]" >&2; exit 2 ;;
+	esac
+done
+
+if [ $do_build -eq 1 ] && ! make -s -C "$repo/server" tests; then
+	echo "FAIL server/build"
+	exit 1
+fi
+
+export CMOCKA_MESSAGE_OUTPUT=TAP
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+failed=0
+
+# report NAME FILE STATUS: turn NAME's TAP in FILE into the chosen output.
+report() {
+	local name=$1 file=$2 st=$3 line t
+	local nfail=0
+	while IFS= read -r line; do
+		case $line in
+		"ok "*)
+			t=${line#ok * - }
+			[ $tap -eq 1 ] && echo "$line" || echo "PASS server/$name/$t" ;;
+		"not ok "*)
+			t=${line#not ok * - }
+			nfail=$((nfail + 1))
+			[ $tap -eq 1 ] && echo "$line" || echo "FAIL server/$name/$t" ;;
+		"#"* | "1.."*)
+			echo "$line" ;;
+		*)
+			echo "# $line" ;;	# stderr of the test (expected errors too)
+		esac
+	done <"$file"
+	if [ "$st" -ne 0 ]; then
+		failed=1
+		if [ $nfail -eq 0 ]; then
+			[ $tap -eq 1 ] && echo "not ok - $name exit-status-$st" ||
+				echo "FAIL server/$name/exit-status-$st"
+		fi
+	fi
+}
+
+out=$(mktemp -d "${TMPDIR:-/tmp}/orfs-server-tests.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+for t in test_proto test_ops test_config; do
+	echo "# $t"
+	"$build/tests/$t" >"$out/$t" 2>&1
+	report "$t" "$out/$t" $?
+done
+echo "# cli_test"
+ORFSD=$repo/server/orfsd bash "$here/cli_test.sh" >"$out/cli" 2>&1
+report cli_test "$out/cli" $?
+
+[ $failed -eq 0 ] && echo "# server tests passed" || echo "# server tests FAILED"
+exit $failed

@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Unit tests for the decoders in include/orfs_proto.h, the header shared by
+ * orfs.ko and orfsd.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "orfs_proto.h"
+
+#define MSG_SIZE	(ORFS_META_MAX + ORFS_INLINE_MAX)
+
+/* A message buffer, malloc'ed so it is aligned and has no declared type. */
+static uint8_t *msgbuf;
+
+static struct orfs_hdr *msg_reset(void)
+{
+	memset(msgbuf, 0, MSG_SIZE);
+	return (struct orfs_hdr *)msgbuf;
+}
+
+/* A request header with body_len bytes of body and no data. */
+static struct orfs_hdr *mkreq(uint16_t op, uint32_t body_len)
+{
+	struct orfs_hdr *h = msg_reset();
+
+	orfs_hdr_init(h, op, 0x1122334455667788ULL, 0, body_len, 0);
+	return h;
+}
+
+static uint32_t req_len(uint32_t body_len)
+{
+	return (uint32_t)sizeof(struct orfs_hdr) + body_len;
+}
+
+/* ---- orfs_hdr_check ---- */
+
+static void test_hdr_valid_requests(void **state)
+{
+	uint16_t op;
+
+	for (op = 0; op < ORFS_OP_MAX; op++) {
+		int min = orfs_body_min(op, 0);
+		struct orfs_hdr *h;
+
+		assert_true(min >= 0);
+		h = mkreq(op, (uint32_t)min);
+		assert_int_equal(orfs_hdr_check(h, req_len((uint32_t)min), 0), 0);
+		/* A longer buffer than the message is fine too. */
+		assert_int_equal(orfs_hdr_check(h, req_len((uint32_t)min) + 100, 0), 0);
+	}
+}
+
+static void test_hdr_valid_reply(void **state)
+{
+	struct orfs_hdr *h = msg_reset();
+
+	orfs_hdr_init(h, ORFS_OP_GETATTR, 7, ORFS_HF_REPLY,
+		      sizeof(struct orfs_attr_rep), 0);
+	assert_int_equal(orfs_hdr_check(h, req_len(sizeof(struct orfs_attr_rep)), 1), 0);
+	/* An error reply may omit the body. */
+	orfs_hdr_init(h, ORFS_OP_GETATTR, 7, ORFS_HF_REPLY, 0, 0);
+	h->status = orfs_le32(ENOENT);
+	assert_int_equal(orfs_hdr_check(h, sizeof(*h), 1), 0);
+	/* A success reply may not. */
+	h->status = 0;
+	assert_int_equal(orfs_hdr_check(h, sizeof(*h), 1), -EBADMSG);
+}
+
+static void test_hdr_with_data(void **state)
+{
+	struct orfs_hdr *h = msg_reset();
+	uint32_t off = orfs_data_offset(sizeof(struct orfs_readdir_rep));
+
+	assert_int_equal(off, 40);
+	orfs_hdr_init(h, ORFS_OP_READDIR, 1, ORFS_HF_REPLY,
+		      sizeof(struct orfs_readdir_rep), 100);
+	assert_int_equal(orfs_hdr_check(h, off + 100, 1), 0);
+	assert_int_equal(orfs_hdr_check(h, off + 99, 1), -EBADMSG);
+	/* Data starts at the 8-aligned end of the body: 32 + 9 -> 48. */
+	orfs_hdr_init(h, ORFS_OP_NULL, 1, 0, 9, 8);
+	assert_int_equal(orfs_data_offset(9), 48);
+	assert_int_equal(orfs_hdr_check(h, 56, 0), 0);
+	assert_int_equal(orfs_hdr_check(h, 55, 0), -EBADMSG);
+	assert_ptr_equal(orfs_data(h), (const uint8_t *)h + 48);
+}
+
+static void test_hdr_short(void **state)
+{
+	struct orfs_hdr *h = mkreq(ORFS_OP_NULL, 0);
+	uint32_t len;
+
+	for (len = 0; len < sizeof(*h); len++)
+		assert_int_equal(orfs_hdr_check(h, len, 0), -EBADMSG);
+}
+
+static void test_hdr_bad_magic(void **state)
+{
+	struct orfs_hdr *h = mkreq(ORFS_OP_NULL, 0);
+
+	h->magic = orfs_le32(ORFS_MAGIC ^ 1);
+	assert_int_equal(orfs_hdr_check(h, sizeof(*h), 0), -EBADMSG);
+	h->magic = 0;
+	assert_int_equal(orfs_hdr_check(h, sizeof(*h), 0), -EBADMSG);
+}
+
+static void test_hdr_bad_version(void **state)
+{
+	struct orfs_hdr *h = mkreq(ORFS_OP_NULL, 0);
+
+	h->version = orfs_le16(0);
+	assert_int_equal(orfs_hdr_check(h, sizeof(*h), 0), -EPROTO);
+	h->version = orfs_le16(ORFS_PROTO_VERSION + 1);
+	assert_int_equal(orfs_hdr_check(h, sizeof(*h), 0), -EPROTO);
+	h->version = orfs_le16(0xffff);
+	assert_int_equal(orfs_hdr_check(h, sizeof(*h), 0), -EPROTO);
+}
+
+static void test_hdr_reply_flag_mismatch(void **state)
+{
+	struct orfs_hdr *h = mkreq(ORFS_OP_NULL, 0);
+
+	/* A request where a reply is expected. */
+	assert_int_equal(orfs_hdr_check(h, sizeof(*h), 1), -EBADMSG);
+	/* A reply where a request is expected. */
+	h->flags = orfs_le16(ORFS_HF_REPLY);
+	assert_int_equal(orfs_hdr_check(h, sizeof(*h), 0), -EBADMSG);
+}
+
+static void test_hdr_unknown_flags(void **state)
+{
+	struct orfs_hdr *h = mkreq(ORFS_OP_NULL, 0);
+	unsigned int bit;
+
+	for (bit = 0; bit < 16; bit++) {
+		if ((1U << bit) & ORFS_HF_KNOWN)
+			continue;
+		h->flags = orfs_le16((uint16_t)(1U << bit));
+		assert_int_equal(orfs_hdr_check(h, sizeof(*h), 0), -EBADMSG);
+	}
+	/* CREDIT_ONLY is a known request flag. */
+	h->flags = orfs_le16(ORFS_HF_CREDIT_ONLY);
+	assert_int_equal(orfs_hdr_check(h, sizeof(*h), 0), 0);
+}
+
+static void test_hdr_unknown_opcode(void **state)
+{
+	struct orfs_hdr *h = mkreq(ORFS_OP_MAX, 0);
+
+	assert_int_equal(orfs_body_min(ORFS_OP_MAX, 0), -1);
+	assert_int_equal(orfs_hdr_check(h, sizeof(*h), 0), -EOPNOTSUPP);
+	h->opcode = orfs_le16(0xffff);
+	assert_int_equal(orfs_hdr_check(h, sizeof(*h), 0), -EOPNOTSUPP);
+}
+
+static void test_hdr_body_overrun(void **state)
+{
+	struct orfs_hdr *h = mkreq(ORFS_OP_GETATTR, sizeof(struct orfs_fh_req));
+	uint32_t len = req_len(sizeof(struct orfs_fh_req));
+
+	assert_int_equal(orfs_hdr_check(h, len, 0), 0);
+	assert_int_equal(orfs_hdr_check(h, len - 1, 0), -EBADMSG);
+	h->body_len = orfs_le32(sizeof(struct orfs_fh_req) + 1);
+	assert_int_equal(orfs_hdr_check(h, len, 0), -EBADMSG);
+}
+
+static void test_hdr_body_too_small(void **state)
+{
+	uint16_t op;
+
+	for (op = 1; op < ORFS_OP_MAX; op++) {
+		uint32_t min = (uint32_t)orfs_body_min(op, 0);
+		struct orfs_hdr *h = mkreq(op, min - 1);
+
+		assert_int_equal(orfs_hdr_check(h, 512, 0), -EBADMSG);
+	}
+}
+
+static void test_hdr_data_overrun(void **state)
+{
+	struct orfs_hdr *h = mkreq(ORFS_OP_NULL, 0);
+
+	h->data_len = orfs_le32(16);
+	assert_int_equal(orfs_hdr_check(h, sizeof(*h) + 16, 0), 0);
+	assert_int_equal(orfs_hdr_check(h, sizeof(*h) + 15, 0), -EBADMSG);
+}
+
+static void test_hdr_huge_lengths(void **state)
+{
+	struct orfs_hdr *h = mkreq(ORFS_OP_NULL, 0);
+	static const uint32_t big[] = {
+		0xffffffffU, 0xfffffff8U, 0xffffffe0U, 0xffffffdfU,
+		0x80000000U, 0x7fffffffU, 4097,
+	};
+	unsigned int i, j;
+
+	for (i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
+		h->body_len = orfs_le32(big[i]);
+		h->data_len = 0;
+		assert_int_equal(orfs_hdr_check(h, 4096, 0), -EBADMSG);
+		for (j = 0; j < sizeof(big) / sizeof(big[0]); j++) {
+			h->data_len = orfs_le32(big[j]);
+			assert_int_equal(orfs_hdr_check(h, 4096, 0), -EBADMSG);
+		}
+		/* Small body, huge data: the sum would wrap in 32 bits. */
+		h->body_len = orfs_le32(8);
+		h->data_len = orfs_le32(big[i]);
+		assert_int_equal(orfs_hdr_check(h, 4096, 0), -EBADMSG);
+	}
+}
+
+static void test_hdr_status_in_request(void **state)
+{
+	struct orfs_hdr *h = mkreq(ORFS_OP_NULL, 0);
+
+	h->status = orfs_le32(1);
+	assert_int_equal(orfs_hdr_check(h, sizeof(*h), 0), -EBADMSG);
+}
+
+static void test_hdr_init(void **state)
+{
+	struct orfs_hdr *h = msg_reset();
+
+	memset(h, 0xaa, sizeof(*h));
+	orfs_hdr_init(h, ORFS_OP_LOOKUP, 0x0102030405060708ULL, ORFS_HF_REPLY,
+		      160, 24);
+	assert_int_equal(orfs_cpu32(h->magic), ORFS_MAGIC);
+	assert_memory_equal(&h->magic, "ORFS", 4);
+	assert_int_equal(orfs_cpu16(h->version), ORFS_PROTO_VERSION);
+	assert_int_equal(orfs_cpu16(h->opcode), ORFS_OP_LOOKUP);
+	assert_true(orfs_cpu64(h->xid) == 0x0102030405060708ULL);
+	assert_int_equal(orfs_cpu16(h->flags), ORFS_HF_REPLY);
+	assert_int_equal(h->status, 0);
+	assert_int_equal(h->credits, 0);
+	assert_int_equal(orfs_cpu32(h->body_len), 160);
+	assert_int_equal(orfs_cpu32(h->data_len), 24);
+}
+
+/* ---- orfs_tail_check ---- */
+
+/* A LOOKUP request whose body is the fixed part plus @tail. */
+static struct orfs_hdr *mklookup(const char *tail, uint32_t tail_len,
+				 uint32_t claimed)
+{
+	struct orfs_hdr *h = mkreq(ORFS_OP_LOOKUP,
+				   sizeof(struct orfs_lookup_req) + tail_len);
+	struct orfs_lookup_req *l = (struct orfs_lookup_req *)(h + 1);
+
+	l->name_len = orfs_le32(claimed);
+	memcpy(l + 1, tail, tail_len);
+	return h;
+}
+
+static void test_tail_ok(void **state)
+{
+	struct orfs_hdr *h = mklookup("name", 4, 4);
+
+	assert_int_equal(orfs_tail_check(h, sizeof(struct orfs_lookup_req), 4,
+					 ORFS_NAME_MAX), 0);
+	/* A tail shorter than the rest of the body is fine. */
+	assert_int_equal(orfs_tail_check(h, sizeof(struct orfs_lookup_req), 2,
+					 ORFS_NAME_MAX), 0);
+}
+
+static void test_tail_empty(void **state)
+{
+	struct orfs_hdr *h = mklookup("", 0, 0);
+
+	assert_int_equal(orfs_tail_check(h, sizeof(struct orfs_lookup_req), 0,
+					 ORFS_NAME_MAX), -EBADMSG);
+}
+
+static void test_tail_too_long(void **state)
+{
+	char name[300];
+	struct orfs_hdr *h;
+
+	memset(name, 'x', sizeof(name));
+	h = mklookup(name, 256, 256);
+	assert_int_equal(orfs_tail_check(h, sizeof(struct orfs_lookup_req), 256,
+					 ORFS_NAME_MAX), -ENAMETOOLONG);
+	h = mklookup(name, 255, 255);
+	assert_int_equal(orfs_tail_check(h, sizeof(struct orfs_lookup_req), 255,
+					 ORFS_NAME_MAX), 0);
+}
+
+static void test_tail_nul(void **state)
+{
+	struct orfs_hdr *h = mklookup("ab\0cd", 5, 5);
+
+	assert_int_equal(orfs_tail_check(h, sizeof(struct orfs_lookup_req), 5,
+					 ORFS_NAME_MAX), -EBADMSG);
+}
+
+static void test_tail_overrun(void **state)
+{
+	struct orfs_hdr *h = mklookup("abcd", 4, 5);
+
+	assert_int_equal(orfs_tail_check(h, sizeof(struct orfs_lookup_req), 5,
+					 ORFS_NAME_MAX), -EBADMSG);
+	assert_int_equal(orfs_tail_check(h, sizeof(struct orfs_lookup_req),
+					 0xffffffffU, ORFS_NAME_MAX), -EBADMSG);
+	/* A body shorter than the fixed part. */
+	assert_int_equal(orfs_tail_check(h, 1000, 1, ORFS_NAME_MAX), -EBADMSG);
+}
+
+/* ---- orfs_name_check ---- */
+
+static void test_name_check(void **state)
+{
+	char name[300];
+
+	assert_int_equal(orfs_name_check("", 0), -EINVAL);
+	assert_int_equal(orfs_name_check(".", 1), -EINVAL);
+	assert_int_equal(orfs_name_check("..", 2), -EINVAL);
+	assert_int_equal(orfs_name_check("a/b", 3), -EINVAL);
+	assert_int_equal(orfs_name_check("/", 1), -EINVAL);
+	assert_int_equal(orfs_name_check("a\0b", 3), -EINVAL);
+	assert_int_equal(orfs_name_check("a", 1), 0);
+	assert_int_equal(orfs_name_check("...", 3), 0);
+	assert_int_equal(orfs_name_check(".a", 2), 0);
+	assert_int_equal(orfs_name_check("..a", 3), 0);
+	memset(name, 'n', sizeof(name));
+	assert_int_equal(orfs_name_check(name, 255), 0);
+	assert_int_equal(orfs_name_check(name, 256), -EINVAL);
+}
+
+static void test_fh_check(void **state)
+{
+	struct orfs_fh fh;
+
+	memset(&fh, 0, sizeof(fh));
+	assert_int_equal(orfs_fh_check(&fh), -EBADMSG);
+	fh.len = orfs_le32(1);
+	assert_int_equal(orfs_fh_check(&fh), 0);
+	fh.len = orfs_le32(ORFS_FH_DATA);
+	assert_int_equal(orfs_fh_check(&fh), 0);
+	fh.len = orfs_le32(ORFS_FH_DATA + 1);
+	assert_int_equal(orfs_fh_check(&fh), -EBADMSG);
+	fh.len = orfs_le32(0xffffffffU);
+	assert_int_equal(orfs_fh_check(&fh), -EBADMSG);
+}
+
+/* ---- orfs_dirent_next ---- */
+
+#define DBUF_SIZE	4096
+static uint8_t *dbuf;
+
+/* Append an entry at @off; return the new end. */
+static uint32_t put_dirent(uint32_t off, const char *name, uint64_t next)
+{
+	struct orfs_dirent *d = (struct orfs_dirent *)(dbuf + off);
+	uint32_t nl = (uint32_t)strlen(name);
+
+	memset(d, 0, orfs_dirent_size(nl));
+	d->ino = orfs_le64(100 + off);
+	d->next = orfs_le64(next);
+	d->name_len = orfs_le16((uint16_t)nl);
+	d->type = ORFS_FT_REG;
+	memcpy(d + 1, name, nl);
+	return off + orfs_dirent_size(nl);
+}
+
+static void test_dirent_good(void **state)
+{
+	static const char *const names[] = { "a", "abcdefgh", "0123456789abcdefX" };
+	struct orfs_dirent_iter it;
+	const struct orfs_dirent *d;
+	const char *name;
+	uint32_t len = 0, i;
+
+	for (i = 0; i < 3; i++)
+		len = put_dirent(len, names[i], 10 + i);
+	assert_int_equal(orfs_dirent_size(1), 32);
+	assert_int_equal(orfs_dirent_size(8), 32);
+	assert_int_equal(orfs_dirent_size(9), 40);
+	assert_int_equal(len, 32 + 32 + 48);
+
+	orfs_dirent_iter_init(&it, dbuf, len, 3);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(orfs_dirent_next(&it, &d, &name), 1);
+		assert_int_equal(orfs_cpu16(d->name_len), strlen(names[i]));
+		assert_memory_equal(name, names[i], strlen(names[i]));
+		assert_true(orfs_cpu64(d->next) == 10 + i);
+	}
+	assert_int_equal(orfs_dirent_next(&it, &d, &name), 0);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name), 0);
+
+	/* Empty. */
+	orfs_dirent_iter_init(&it, dbuf, 0, 0);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name), 0);
+}
+
+static void test_dirent_zero_cookie(void **state)
+{
+	struct orfs_dirent_iter it;
+	const struct orfs_dirent *d;
+	const char *name;
+	uint32_t len;
+
+	len = put_dirent(0, "a", 5);
+	len = put_dirent(len, "b", 0);
+	orfs_dirent_iter_init(&it, dbuf, len, 2);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name), 1);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+}
+
+static void test_dirent_overrun(void **state)
+{
+	struct orfs_dirent_iter it;
+	const struct orfs_dirent *d;
+	const char *name;
+	uint32_t len;
+
+	len = put_dirent(0, "abcdefghij", 5);	/* 40 bytes */
+	orfs_dirent_iter_init(&it, dbuf, len - 8, 1);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+	/* Shorter than a fixed entry. */
+	orfs_dirent_iter_init(&it, dbuf, 20, 1);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+	/* name_len 0 and > ORFS_NAME_MAX. */
+	((struct orfs_dirent *)dbuf)->name_len = 0;
+	orfs_dirent_iter_init(&it, dbuf, len, 1);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+	((struct orfs_dirent *)dbuf)->name_len = orfs_le16(256);
+	orfs_dirent_iter_init(&it, dbuf, DBUF_SIZE, 1);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+	((struct orfs_dirent *)dbuf)->name_len = orfs_le16(0xffff);
+	orfs_dirent_iter_init(&it, dbuf, DBUF_SIZE, 1);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+}
+
+static void test_dirent_count_mismatch(void **state)
+{
+	struct orfs_dirent_iter it;
+	const struct orfs_dirent *d;
+	const char *name;
+	uint32_t len;
+
+	len = put_dirent(0, "a", 5);
+	len = put_dirent(len, "b", 6);
+	/* Count larger than the entries. */
+	orfs_dirent_iter_init(&it, dbuf, len, 3);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name), 1);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name), 1);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+	/* Count smaller: the leftover bytes are an error. */
+	orfs_dirent_iter_init(&it, dbuf, len, 1);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name), 1);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+	/* Count 0 with data. */
+	orfs_dirent_iter_init(&it, dbuf, len, 0);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+}
+
+static void test_dirent_bad_name(void **state)
+{
+	struct orfs_dirent_iter it;
+	const struct orfs_dirent *d;
+	const char *name;
+	uint32_t len;
+
+	len = put_dirent(0, "a/b", 5);
+	orfs_dirent_iter_init(&it, dbuf, len, 1);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+	len = put_dirent(0, "abc", 5);
+	dbuf[sizeof(struct orfs_dirent) + 1] = '\0';
+	orfs_dirent_iter_init(&it, dbuf, len, 1);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+}
+
+/* ---- connect private data ---- */
+
+static void mkconn(struct orfs_conn_req *r, uint16_t lo, uint16_t hi)
+{
+	memset(r, 0, sizeof(*r));
+	r->magic = orfs_le32(ORFS_MAGIC);
+	r->min_version = orfs_le16(lo);
+	r->max_version = orfs_le16(hi);
+	r->inline_size = orfs_le32(4096);
+	r->credits = orfs_le16(32);
+	r->max_sge = orfs_le16(4);
+}
+
+static void test_conn_req_versions(void **state)
+{
+	struct orfs_conn_req r;
+	uint16_t v;
+
+	mkconn(&r, 1, 1);
+	v = 0;
+	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), 0);
+	assert_int_equal(v, 1);
+	mkconn(&r, 1, 9);
+	v = 0;
+	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), 0);
+	assert_int_equal(v, ORFS_PROTO_VERSION);
+	mkconn(&r, 0, 1);
+	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), 0);
+	mkconn(&r, 2, 3);
+	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), ORFS_REJ_VERSION);
+	mkconn(&r, 0, 0);
+	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), ORFS_REJ_VERSION);
+	mkconn(&r, 3, 1);
+	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), ORFS_REJ_MALFORMED);
+	/* rdma_cm pads private data to 56 bytes on IB/RoCE. */
+	mkconn(&r, 1, 1);
+	assert_int_equal(orfs_conn_req_check(&r, 56, &v), 0);
+}
+
+static void test_conn_req_malformed(void **state)
+{
+	struct orfs_conn_req r;
+	uint16_t v;
+	uint32_t len;
+
+	mkconn(&r, 1, 1);
+	for (len = 0; len < sizeof(r); len++)
+		assert_int_equal(orfs_conn_req_check(&r, len, &v), ORFS_REJ_MALFORMED);
+	r.magic = orfs_le32(0x12345678);
+	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), ORFS_REJ_MALFORMED);
+	mkconn(&r, 1, 1);
+	r.flags = orfs_le32(1);
+	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), ORFS_REJ_MALFORMED);
+}
+
+static void test_negotiate_inline(void **state)
+{
+	assert_int_equal(orfs_negotiate_inline(4096, 65536), 4096);
+	assert_int_equal(orfs_negotiate_inline(65536, 4096), 4096);
+	assert_int_equal(orfs_negotiate_inline(65536, 65536), 65536);
+	assert_int_equal(orfs_negotiate_inline(1U << 20, 1U << 20), ORFS_INLINE_MAX);
+	assert_int_equal(orfs_negotiate_inline(100, 4096), ORFS_INLINE_MIN);
+	assert_int_equal(orfs_negotiate_inline(0, 0), ORFS_INLINE_MIN);
+	assert_int_equal(orfs_negotiate_inline(5000, 65536), 4096);
+	assert_int_equal(orfs_negotiate_inline(8191, 65536), 7168);
+}
+
+static void test_conn_rep_check(void **state)
+{
+	struct orfs_conn_rep r;
+
+	memset(&r, 0, sizeof(r));
+	r.magic = orfs_le32(ORFS_MAGIC);
+	r.version = orfs_le16(1);
+	r.credits = orfs_le16(32);
+	r.inline_size = orfs_le32(4096);
+	assert_int_equal(orfs_conn_rep_check(&r, sizeof(r), 4096), 0);
+	assert_int_equal(orfs_conn_rep_check(&r, sizeof(r) - 1, 4096), -EPROTO);
+	assert_int_equal(orfs_conn_rep_check(&r, sizeof(r), 2048), -EPROTO);
+	r.credits = 0;
+	assert_int_equal(orfs_conn_rep_check(&r, sizeof(r), 4096), -EPROTO);
+	r.credits = orfs_le16(ORFS_CREDITS_MAX + 1);
+	assert_int_equal(orfs_conn_rep_check(&r, sizeof(r), 4096), -EPROTO);
+	r.credits = orfs_le16(1);
+	r.version = orfs_le16(2);
+	assert_int_equal(orfs_conn_rep_check(&r, sizeof(r), 4096), -EPROTO);
+}
+
+static void test_rej_errno(void **state)
+{
+	assert_int_equal(orfs_rej_errno(ORFS_REJ_VERSION), -EPROTONOSUPPORT);
+	assert_int_equal(orfs_rej_errno(ORFS_REJ_RESOURCES), -EAGAIN);
+	assert_int_equal(orfs_rej_errno(ORFS_REJ_MALFORMED), -EPROTO);
+	assert_int_equal(orfs_rej_errno(999), -ECONNREFUSED);
+	assert_non_null(orfs_rej_str(ORFS_REJ_AUTH));
+}
+
+static int setup(void **state)
+{
+	msgbuf = aligned_alloc(8, MSG_SIZE);
+	dbuf = aligned_alloc(8, DBUF_SIZE);
+	return msgbuf && dbuf ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	free(msgbuf);
+	free(dbuf);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hdr_valid_requests),
+		cmocka_unit_test(test_hdr_valid_reply),
+		cmocka_unit_test(test_hdr_with_data),
+		cmocka_unit_test(test_hdr_short),
+		cmocka_unit_test(test_hdr_bad_magic),
+		cmocka_unit_test(test_hdr_bad_version),
+		cmocka_unit_test(test_hdr_reply_flag_mismatch),
+		cmocka_unit_test(test_hdr_unknown_flags),
+		cmocka_unit_test(test_hdr_unknown_opcode),
+		cmocka_unit_test(test_hdr_body_overrun),
+		cmocka_unit_test(test_hdr_body_too_small),
+		cmocka_unit_test(test_hdr_data_overrun),
+		cmocka_unit_test(test_hdr_huge_lengths),
+		cmocka_unit_test(test_hdr_status_in_request),
+		cmocka_unit_test(test_hdr_init),
+		cmocka_unit_test(test_tail_ok),
+		cmocka_unit_test(test_tail_empty),
+		cmocka_unit_test(test_tail_too_long),
+		cmocka_unit_test(test_tail_nul),
+		cmocka_unit_test(test_tail_overrun),
+		cmocka_unit_test(test_name_check),
+		cmocka_unit_test(test_fh_check),
+		cmocka_unit_test(test_dirent_good),
+		cmocka_unit_test(test_dirent_zero_cookie),
+		cmocka_unit_test(test_dirent_overrun),
+		cmocka_unit_test(test_dirent_count_mismatch),
+		cmocka_unit_test(test_dirent_bad_name),
+		cmocka_unit_test(test_conn_req_versions),
+		cmocka_unit_test(test_conn_req_malformed),
+		cmocka_unit_test(test_negotiate_inline),
+		cmocka_unit_test(test_conn_rep_check),
+		cmocka_unit_test(test_rej_errno),
+	};
+
+	return cmocka_run_group_tests_name("orfs_proto", tests, setup, teardown);
+}

@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# End-to-end test of orfsd over soft-RoCE without orfs.ko: run inside the
+# test VM, e.g.
+#
+#	make -C server && tools/vm/run tests/server/vm_smoke.sh
+#	make -C server asan && ORFS_ORFSD=$PWD/server/build/orfsd-asan \
+#		tools/vm/run tests/server/vm_smoke.sh
+#
+# Starts orfsd on a tmpfs export, runs server/build/orfs-smoke against it
+# (several connections at once, then one that vanishes without
+# disconnecting), checks the server survived, runs cli_test.sh (which, with a
+# device present, checks "address in use", the pidfile and SIGTERM), then
+# stops the server with SIGTERM and expects exit status 0.  Prints TAP.
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+repo=$(cd "$here/../.." && pwd -P)
+ORFSD=${ORFSD:-${ORFS_ORFSD:-$repo/server/orfsd}}
+SMOKE=${SMOKE:-$repo/server/build/orfs-smoke}
+ADDR=${ORFS_SRV_ADDR:-127.0.0.1}
+PORT=${ORFS_TEST_PORT:-20050}
+T=$(mktemp -d /tmp/orfs-vm-smoke-XXXXXX)
+n=0
+failed=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+
+mkdir -p "$T/export/dir/sub"
+for i in $(seq 1 300); do : >"$T/export/dir/file-$i"; done
+echo hello >"$T/export/hello.txt"
+ln -s /etc "$T/export/link-out"
+
+# LSan: report leaks of our own code, not those of the verbs libraries.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+"$ORFSD" --export "$T/export" --foreground --listen "$ADDR" --port "$PORT" \
+	--log-level debug --credits 8 2>"$T/orfsd.log" &
+srv=$!
+# Wait for the listener (slow under TCG, slower with ASan).
+for i in $(seq 1 100); do
+	grep -q "listening on" "$T/orfsd.log" 2>/dev/null && break
+	kill -0 $srv 2>/dev/null || break
+	sleep 0.2
+done
+if ! kill -0 $srv 2>/dev/null || ! grep -q "listening on" "$T/orfsd.log"; then
+	not_ok "orfsd started"
+	cat "$T/orfsd.log"
+	echo "1..$n"
+	exit 1
+fi
+ok "orfsd started"
+
+if "$SMOKE" -p "$PORT" -c 4 "$ADDR" >"$T/smoke1" 2>&1; then
+	ok "orfs-smoke, 4 connections"
+else
+	not_ok "orfs-smoke, 4 connections"
+fi
+sed 's/^/# /' "$T/smoke1"
+
+if "$SMOKE" -p "$PORT" -m /dir "$ADDR" >"$T/smoke2" 2>&1; then
+	ok "orfs-smoke, MOUNT /dir"
+else
+	not_ok "orfs-smoke, MOUNT /dir"
+	sed 's/^/# /' "$T/smoke2"
+fi
+
+# A client that exits without disconnecting.
+"$SMOKE" -p "$PORT" -c 2 -k "$ADDR" >"$T/smoke3" 2>&1
+sleep 2
+if kill -0 $srv 2>/dev/null && "$SMOKE" -p "$PORT" "$ADDR" >"$T/smoke4" 2>&1; then
+	ok "server still serves after an abrupt client exit"
+else
+	not_ok "server still serves after an abrupt client exit"
+	sed 's/^/# /' "$T/smoke3" "$T/smoke4"
+fi
+
+# Many clients at once.
+if "$SMOKE" -p "$PORT" -c 32 "$ADDR" >"$T/smoke5" 2>&1; then
+	ok "orfs-smoke, 32 connections"
+else
+	not_ok "orfs-smoke, 32 connections"
+	grep -v '^ok' "$T/smoke5" | sed 's/^/# /'
+fi
+
+# No descriptors leak across connections.
+fds() { ls /proc/$srv/fd | wc -l; }
+before=$(fds)
+for i in $(seq 1 20); do
+	"$SMOKE" -p "$PORT" "$ADDR" >/dev/null 2>&1 || echo "# run $i failed"
+	[ $((i % 5)) -eq 0 ] && "$SMOKE" -p "$PORT" -k "$ADDR" >/dev/null 2>&1
+done
+sleep 2
+after=$(fds)
+[ "$before" -eq "$after" ] && ok "no fd leak over 24 connections ($before fds)" ||
+	not_ok "fd leak: $before fds before, $after after"
+
+if ORFSD=$ORFSD timeout 120 bash "$here/cli_test.sh" 2>&1 | tee "$T/cli" | sed 's/^/# /'; [ "${PIPESTATUS[0]}" -eq 0 ]; then
+	ok "cli_test.sh with a device"
+else
+	not_ok "cli_test.sh with a device"
+fi
+
+kill -TERM $srv
+wait $srv
+st=$?
+[ $st -eq 0 ] && ok "SIGTERM: orfsd exits 0" || not_ok "SIGTERM: orfsd exit $st"
+grep -q "ERROR: \(Address\|Leak\)Sanitizer\|runtime error" "$T/orfsd.log" &&
+	not_ok "sanitizer report in the orfsd log" || ok "no sanitizer report"
+grep -q "connected" "$T/orfsd.log" && ok "connects logged" || not_ok "connects logged"
+grep -q "disconnected" "$T/orfsd.log" && ok "disconnects logged" || not_ok "disconnects logged"
+echo "# --- orfsd log (warnings, errors, last 20 lines) ---"
+grep -v ": debug: " "$T/orfsd.log" | grep -iv "connected\|mounted" | sed 's/^/# /'
+tail -n 20 "$T/orfsd.log" | sed 's/^/# /'
+rm -rf "$T"
+echo "1..$n"
+[ $failed -eq 0 ]
