@@ -34,7 +34,7 @@ orfs_server_start() {
 	shift
 	mkdir -p "$ORFS_WORK"
 	"$ORFS_TOP/server/orfsd" --export "$export" --listen "$ORFS_SRV_ADDR:$ORFS_PORT" \
-		--foreground "$@" >>"$ORFS_WORK/orfsd.log" 2>&1 &
+		--foreground "$@" >>"$ORFS_WORK/orfsd.log" 2>&1 3>&- 4>&- 5>&- </dev/null &
 	ORFSD_PID=$!
 	for i in $(seq 1 100); do
 		if rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN.*src-addr $ORFS_SRV_ADDR:$ORFS_PORT"; then

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Many more concurrent requests than credits: every one is answered, some
+# Four times more concurrent requesters than credits: every one is answered, some
 # wait for a credit, and soft-RoCE sees no RNR retry.
 . "$(dirname "$0")/lib.sh"
 set -e
@@ -13,9 +13,9 @@ orfs_mount "$mnt" / credits=4,actimeo=0
 rnr() { cat /sys/class/infiniband/rxe*/ports/1/hw_counters/*rnr* 2>/dev/null | paste -sd+ | bc; }
 before=$(rnr)
 pids=()
-for p in $(seq 1 32); do
-	( for r in $(seq 1 10); do
-		for i in $(seq $p 8 64); do
+for p in $(seq 1 16); do
+	( for r in $(seq 1 3); do
+		for i in $(seq $p 16 64); do
 			[ "$(cat "$mnt/d/f$i" 2>/dev/null || stat -c %s "$mnt/d/f$i")" ] || exit 1
 		done
 	done ) &

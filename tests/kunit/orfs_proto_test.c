@@ -1,0 +1,1186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the ORFS wire protocol v1 helpers in include/orfs_proto.h:
+ * header, tail, name and handle validation, the READDIR entry iterator and
+ * the rdma_cm private-data checks.  The decoders face untrusted peers, so
+ * most cases feed them something malformed and check the exact error.
+ *
+ * Run with tools/kunit.sh.
+ */
+#include <kunit/test.h>
+#include <linux/kernel.h>
+#include <linux/limits.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/swab.h>
+
+#include "../../include/orfs_proto.h"
+
+#define ORFS_TEST_HDR	((u32)sizeof(struct orfs_hdr))
+
+/*
+ * The decoders under test are static inline.  The tests call them through
+ * these noinline copies, as orfs.ko calls them with run-time values: inlined
+ * into a case with constant inputs, the compiler may drop a read whose value
+ * cannot change the result, and KASAN would never see that read.
+ */
+static noinline int orfs_t_hdr_check(const void *h, u32 len, int reply)
+{
+	return orfs_hdr_check(h, len, reply);
+}
+
+static noinline int orfs_t_tail_check(const struct orfs_hdr *h, u32 fixed,
+				      u32 tail_len, u32 max)
+{
+	return orfs_tail_check(h, fixed, tail_len, max);
+}
+
+static noinline int orfs_t_dirent_next(struct orfs_dirent_iter *it,
+				       const struct orfs_dirent **de,
+				       const char **name)
+{
+	return orfs_dirent_next(it, de, name);
+}
+
+/*
+ * Fixed body sizes per opcode, written out independently of orfs_body_min()
+ * so that a wrong entry there is caught.  Index == opcode; a new opcode must
+ * be added here (orfs_hdr_test_valid_request checks the count).
+ */
+struct orfs_test_op {
+	u16		op;
+	u32		req;
+	u32		rep;
+	const char	*name;
+};
+
+static const struct orfs_test_op orfs_test_ops[] = {
+	{ ORFS_OP_NULL,     0,   0,   "NULL" },
+	{ ORFS_OP_MOUNT,    8,   160, "MOUNT" },
+	{ ORFS_OP_GETATTR,  64,  96,  "GETATTR" },
+	{ ORFS_OP_LOOKUP,   72,  160, "LOOKUP" },
+	{ ORFS_OP_READDIR,  80,  8,   "READDIR" },
+	{ ORFS_OP_STATFS,   64,  56,  "STATFS" },
+	{ ORFS_OP_READ,     80,  8,   "READ" },
+	{ ORFS_OP_WRITE,    80,  104, "WRITE" },
+	{ ORFS_OP_CREATE,   96,  160, "CREATE" },
+	{ ORFS_OP_MKDIR,    96,  160, "MKDIR" },
+	{ ORFS_OP_MKNOD,    96,  160, "MKNOD" },
+	{ ORFS_OP_SYMLINK,  96,  160, "SYMLINK" },
+	{ ORFS_OP_READLINK, 64,  8,   "READLINK" },
+	{ ORFS_OP_UNLINK,   72,  0,   "UNLINK" },
+	{ ORFS_OP_RMDIR,    72,  0,   "RMDIR" },
+	{ ORFS_OP_RENAME,   144, 0,   "RENAME" },
+	{ ORFS_OP_LINK,     136, 96,  "LINK" },
+	{ ORFS_OP_SETATTR,  112, 96,  "SETATTR" },
+	{ ORFS_OP_COMMIT,   64,  0,   "COMMIT" },
+};
+
+/**
+ * orfs_test_msg_len() - bytes of a well-formed message
+ * @body: body_len
+ * @data: data_len
+ *
+ * Header, body and, if there is inline data, padding to 8 and the data.
+ * Computed here rather than with orfs_data_offset(), which is under test.
+ */
+static u32 orfs_test_msg_len(u32 body, u32 data)
+{
+	if (!data)
+		return ORFS_TEST_HDR + body;
+	return ALIGN(ORFS_TEST_HDR + body, 8) + data;
+}
+
+/**
+ * orfs_test_msg() - allocate a zeroed message and fill in its header
+ * @test: the test; the buffer is freed when it ends
+ * @op: opcode
+ * @flags: ORFS_HF_* flags
+ * @body: body_len
+ * @data: data_len
+ * @len: set to orfs_test_msg_len(@body, @data), the buffer's size
+ *
+ * The buffer is exactly as long as a well-formed message with these lengths,
+ * so orfs_hdr_check(h, *len, ...) must accept it and any shorter @len must
+ * be rejected.
+ */
+static struct orfs_hdr *orfs_test_msg(struct kunit *test, u16 op, u16 flags,
+				      u32 body, u32 data, u32 *len)
+{
+	struct orfs_hdr *h;
+
+	*len = orfs_test_msg_len(body, data);
+	h = kunit_kzalloc(test, *len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, h);
+	orfs_hdr_init(h, op, 0x1122334455667788ULL, flags, body, data);
+	return h;
+}
+
+/**
+ * orfs_test_exact() - copy bytes into a buffer of exactly their size
+ * @test: the test; the buffer is freed when it ends
+ * @src: the bytes
+ * @len: their number
+ *
+ * The tests run with CONFIG_KASAN, so a decoder that reads even one byte
+ * past @len fails the test with a KASAN report.
+ *
+ * Return: the copy.
+ */
+static void *orfs_test_exact(struct kunit *test, const void *src, u32 len)
+{
+	void *p = kunit_kmalloc(test, len, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
+	memcpy(p, src, len);
+	return p;
+}
+
+/* A bare header; lengths in it may claim more than was allocated. */
+static struct orfs_hdr *orfs_test_hdr(struct kunit *test, u16 op, u16 flags,
+				      u32 body, u32 data)
+{
+	struct orfs_hdr *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, h);
+	orfs_hdr_init(h, op, 1, flags, body, data);
+	return h;
+}
+
+/* ---- layout helpers and orfs_hdr_init() ---- */
+
+static void orfs_layout_test(struct kunit *test)
+{
+	static const u8 magic[4] = { 'O', 'R', 'F', 'S' };
+	struct orfs_hdr *h;
+	u32 len;
+
+	KUNIT_EXPECT_EQ(test, orfs_align8(0), 0U);
+	KUNIT_EXPECT_EQ(test, orfs_align8(1), 8U);
+	KUNIT_EXPECT_EQ(test, orfs_align8(8), 8U);
+	KUNIT_EXPECT_EQ(test, orfs_align8(9), 16U);
+	KUNIT_EXPECT_EQ(test, orfs_data_offset(0), 32U);
+	KUNIT_EXPECT_EQ(test, orfs_data_offset(1), 40U);
+	KUNIT_EXPECT_EQ(test, orfs_data_offset(8), 40U);
+	KUNIT_EXPECT_EQ(test, orfs_data_offset(77), 112U);
+	KUNIT_EXPECT_EQ(test, orfs_dirent_size(1), 32U);
+	KUNIT_EXPECT_EQ(test, orfs_dirent_size(8), 32U);
+	KUNIT_EXPECT_EQ(test, orfs_dirent_size(9), 40U);
+	KUNIT_EXPECT_EQ(test, orfs_dirent_size(ORFS_NAME_MAX), 280U);
+
+	h = orfs_test_msg(test, ORFS_OP_READDIR, ORFS_HF_REPLY, 8, 64, &len);
+	/* Wire format is little-endian: the magic reads "ORFS" in memory. */
+	KUNIT_EXPECT_EQ(test, memcmp(&h->magic, magic, sizeof(magic)), 0);
+	KUNIT_EXPECT_EQ(test, orfs_cpu16(h->version), ORFS_PROTO_VERSION);
+	KUNIT_EXPECT_EQ(test, orfs_cpu16(h->opcode), ORFS_OP_READDIR);
+	KUNIT_EXPECT_EQ(test, orfs_cpu64(h->xid), 0x1122334455667788ULL);
+	KUNIT_EXPECT_EQ(test, orfs_cpu16(h->flags), ORFS_HF_REPLY);
+	KUNIT_EXPECT_EQ(test, orfs_cpu16(h->credits), 0);
+	KUNIT_EXPECT_EQ(test, orfs_cpu32(h->status), 0U);
+	KUNIT_EXPECT_EQ(test, orfs_cpu32(h->body_len), 8U);
+	KUNIT_EXPECT_EQ(test, orfs_cpu32(h->data_len), 64U);
+	KUNIT_EXPECT_PTR_EQ(test, orfs_body(h), (const void *)((u8 *)h + 32));
+	KUNIT_EXPECT_PTR_EQ(test, orfs_data(h), (const void *)((u8 *)h + 40));
+}
+
+/* ---- orfs_hdr_check() ---- */
+
+static void orfs_hdr_test_valid_request(struct kunit *test)
+{
+	struct orfs_hdr *h;
+	unsigned int i;
+	u32 len;
+
+	/* Extend orfs_test_ops[] whenever an opcode is added. */
+	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(orfs_test_ops), (size_t)ORFS_OP_MAX);
+	for (i = 0; i < ARRAY_SIZE(orfs_test_ops); i++) {
+		const struct orfs_test_op *o = &orfs_test_ops[i];
+
+		KUNIT_EXPECT_EQ_MSG(test, o->op, i, "orfs_test_ops[] order");
+		KUNIT_EXPECT_EQ_MSG(test, orfs_body_min(o->op, 0), (int)o->req,
+				    "%s", o->name);
+		h = orfs_test_msg(test, o->op, 0, o->req, 0, &len);
+		KUNIT_EXPECT_EQ_MSG(test, orfs_t_hdr_check(h, len, 0), 0,
+				    "%s request", o->name);
+		/* A receive buffer is usually larger than the message. */
+		KUNIT_EXPECT_EQ_MSG(test, orfs_t_hdr_check(h, 4096, 0), 0,
+				    "%s request in a 4 KiB buffer", o->name);
+	}
+}
+
+static void orfs_hdr_test_valid_reply(struct kunit *test)
+{
+	struct orfs_hdr *h;
+	unsigned int i;
+	u32 len;
+
+	for (i = 0; i < ARRAY_SIZE(orfs_test_ops); i++) {
+		const struct orfs_test_op *o = &orfs_test_ops[i];
+
+		KUNIT_EXPECT_EQ_MSG(test, orfs_body_min(o->op, 1), (int)o->rep,
+				    "%s", o->name);
+		h = orfs_test_msg(test, o->op, ORFS_HF_REPLY, o->rep, 0, &len);
+		KUNIT_EXPECT_EQ_MSG(test, orfs_t_hdr_check(h, len, 1), 0,
+				    "%s reply", o->name);
+	}
+}
+
+/* Body with a tail plus inline data behind the alignment padding. */
+static void orfs_hdr_test_exact_length(struct kunit *test)
+{
+	struct orfs_hdr *h;
+	u32 len;
+
+	/* LOOKUP of a 5-byte name: body 77, data would start at 112. */
+	h = orfs_test_msg(test, ORFS_OP_LOOKUP, 0, 72 + 5, 0, &len);
+	KUNIT_EXPECT_EQ(test, len, 109U);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len - 1, 0), -EBADMSG);
+
+	/* READDIR reply with 48 bytes of entries at offset 40. */
+	h = orfs_test_msg(test, ORFS_OP_READDIR, ORFS_HF_REPLY, 8, 48, &len);
+	KUNIT_EXPECT_EQ(test, len, 88U);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 1), 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len - 1, 1), -EBADMSG);
+
+	/* Data after an unaligned body: the padding counts. */
+	h = orfs_test_msg(test, ORFS_OP_LOOKUP, 0, 77, 16, &len);
+	KUNIT_EXPECT_EQ(test, len, 128U);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), 0);
+	/* Header + body + data fit only if the padding is ignored. */
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 32 + 77 + 16, 0), -EBADMSG);
+}
+
+static void orfs_hdr_test_short_buffer(struct kunit *test)
+{
+	struct orfs_hdr *h = orfs_test_hdr(test, ORFS_OP_NULL, 0, 0, 0);
+	u32 len;
+
+	/* Each prefix in a buffer of its size: KASAN catches early reads. */
+	for (len = 1; len < ORFS_TEST_HDR; len++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    orfs_t_hdr_check(orfs_test_exact(test, h, len),
+						     len, 0),
+				    -EBADMSG, "len %u", len);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 0, 0), -EBADMSG);
+	/* @len is checked first: a bad version past it is never looked at. */
+	h->version = orfs_le16(ORFS_PROTO_VERSION + 1);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, ORFS_TEST_HDR - 1, 0), -EBADMSG);
+	h->version = orfs_le16(ORFS_PROTO_VERSION);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, ORFS_TEST_HDR, 0), 0);
+}
+
+static void orfs_hdr_test_bad_magic(struct kunit *test)
+{
+	struct orfs_hdr *h = orfs_test_hdr(test, ORFS_OP_NULL, 0, 0, 0);
+
+	h->magic = orfs_le32(ORFS_MAGIC ^ 1);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 0), -EBADMSG);
+	h->magic = orfs_le32(swab32(ORFS_MAGIC));	/* wrong byte order */
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 0), -EBADMSG);
+	h->magic = 0;
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 0), -EBADMSG);
+}
+
+static void orfs_hdr_test_bad_version(struct kunit *test)
+{
+	struct orfs_hdr *h = orfs_test_hdr(test, ORFS_OP_NULL, 0, 0, 0);
+
+	h->version = orfs_le16(ORFS_PROTO_MIN_VERSION - 1);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 0), -EPROTO);
+	h->version = orfs_le16(ORFS_PROTO_VERSION + 1);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 0), -EPROTO);
+	h->version = orfs_le16(0xffff);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 0), -EPROTO);
+	/* A big-endian peer would send version 1 as 0x0100. */
+	h->version = orfs_le16(0x0100);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 0), -EPROTO);
+}
+
+static void orfs_hdr_test_reply_flag_mismatch(struct kunit *test)
+{
+	struct orfs_hdr *h;
+
+	/* A reply where the server expects a request. */
+	h = orfs_test_hdr(test, ORFS_OP_NULL, ORFS_HF_REPLY, 0, 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 0), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 1), 0);
+	/* A request where the client expects a reply. */
+	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 1), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 0), 0);
+	/* Any non-zero @reply means "reply". */
+	h = orfs_test_hdr(test, ORFS_OP_NULL, ORFS_HF_REPLY, 0, 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 2), 0);
+}
+
+static void orfs_hdr_test_unknown_flags(struct kunit *test)
+{
+	const u16 unknown = (u16)~ORFS_HF_KNOWN;
+	struct orfs_hdr *h;
+	unsigned int bit;
+
+	/* Every bit ORFS_HF_KNOWN leaves out, in a request and in a reply. */
+	for (bit = 0; bit < 16; bit++) {
+		u16 f = 1U << bit;
+
+		if (!(unknown & f))
+			continue;
+		h = orfs_test_hdr(test, ORFS_OP_NULL, f, 0, 0);
+		KUNIT_EXPECT_EQ_MSG(test, orfs_t_hdr_check(h, 64, 0), -EBADMSG,
+				    "request flag %#x", f);
+		h = orfs_test_hdr(test, ORFS_OP_NULL, ORFS_HF_REPLY | f, 0, 0);
+		KUNIT_EXPECT_EQ_MSG(test, orfs_t_hdr_check(h, 64, 1), -EBADMSG,
+				    "reply flag %#x", f);
+	}
+	/* Known flags pass. */
+	h = orfs_test_hdr(test, ORFS_OP_NULL, ORFS_HF_CREDIT_ONLY, 0, 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 0), 0);
+	h = orfs_test_hdr(test, ORFS_OP_NULL,
+			  ORFS_HF_REPLY | ORFS_HF_CREDIT_ONLY, 0, 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 1), 0);
+}
+
+static void orfs_hdr_test_retransmit_flag(struct kunit *test)
+{
+	struct orfs_hdr *h;
+	u32 len;
+
+	/* A retransmitted request is an ordinary request... */
+	h = orfs_test_msg(test, ORFS_OP_CREATE, ORFS_HF_RETRANSMIT, 96 + 3, 0,
+			  &len);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), 0);
+	/* ...but no reply may carry the flag, not even an error reply. */
+	h = orfs_test_msg(test, ORFS_OP_CREATE,
+			  ORFS_HF_REPLY | ORFS_HF_RETRANSMIT, 160, 0, &len);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 1), -EBADMSG);
+	h->status = orfs_le32(EEXIST);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 1), -EBADMSG);
+}
+
+static void orfs_hdr_test_unknown_opcode(struct kunit *test)
+{
+	struct orfs_hdr *h;
+
+	h = orfs_test_hdr(test, ORFS_OP_MAX, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 4096, 0), -EOPNOTSUPP);
+	h = orfs_test_hdr(test, ORFS_OP_MAX, 0, 1024, 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 4096, 0), -EOPNOTSUPP);
+	h = orfs_test_hdr(test, 0xffff, ORFS_HF_REPLY, 0, 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 4096, 1), -EOPNOTSUPP);
+	/*
+	 * But an error reply to an opcode the receiver does not know (the
+	 * server's EOPNOTSUPP) passes, so that the request still completes.
+	 */
+	h->status = orfs_le32(EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 4096, 1), 0);
+	KUNIT_EXPECT_EQ(test, orfs_body_min(ORFS_OP_MAX, 0), -1);
+	KUNIT_EXPECT_EQ(test, orfs_body_min(0xffff, 1), -1);
+}
+
+static void orfs_hdr_test_body_overrun(struct kunit *test)
+{
+	struct orfs_hdr *h;
+	u32 len;
+
+	/* GETATTR request whose body claims one byte more than arrived. */
+	h = orfs_test_msg(test, ORFS_OP_GETATTR, 0, 64, 0, &len);
+	h->body_len = orfs_le32(65);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), -EBADMSG);
+	/* A body as long as the buffer, which leaves no room for the header. */
+	h->body_len = orfs_le32(len);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), -EBADMSG);
+	/* Same for an error reply, which is otherwise allowed no body. */
+	h = orfs_test_hdr(test, ORFS_OP_GETATTR, ORFS_HF_REPLY, 33, 0);
+	h->status = orfs_le32(ENOENT);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 1), -EBADMSG);
+}
+
+static void orfs_hdr_test_data_overrun(struct kunit *test)
+{
+	struct orfs_hdr *h;
+	u32 len;
+
+	h = orfs_test_msg(test, ORFS_OP_READDIR, ORFS_HF_REPLY, 8, 48, &len);
+	h->data_len = orfs_le32(49);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 1), -EBADMSG);
+	h->data_len = orfs_le32(len);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 1), -EBADMSG);
+	/* An error reply's data must fit too. */
+	h->data_len = orfs_le32(49);
+	h->status = orfs_le32(EIO);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 1), -EBADMSG);
+}
+
+/* Lengths chosen so that 32-bit sums of header, body, padding and data wrap. */
+static void orfs_hdr_test_length_wrap(struct kunit *test)
+{
+	static const u32 bodies[] = {
+		U32_MAX, U32_MAX - 31, U32_MAX - 35, U32_MAX - 39, 1U << 31,
+	};
+	struct orfs_hdr *h;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bodies); i++) {
+		h = orfs_test_hdr(test, ORFS_OP_NULL, 0, bodies[i], 0);
+		KUNIT_EXPECT_EQ_MSG(test, orfs_t_hdr_check(h, 4096, 0), -EBADMSG,
+				    "body_len %u", bodies[i]);
+		h = orfs_test_hdr(test, ORFS_OP_NULL, 0, bodies[i], 8);
+		KUNIT_EXPECT_EQ_MSG(test, orfs_t_hdr_check(h, 4096, 0), -EBADMSG,
+				    "body_len %u, data_len 8", bodies[i]);
+		h = orfs_test_hdr(test, ORFS_OP_NULL, 0, 8, bodies[i]);
+		KUNIT_EXPECT_EQ_MSG(test, orfs_t_hdr_check(h, 4096, 0), -EBADMSG,
+				    "data_len %u", bodies[i]);
+	}
+	/* Each length alone fits a huge buffer; header + body does not. */
+	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, U32_MAX - 31, 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, U32_MAX, 0), -EBADMSG);
+	/* Offset 48 plus data is 2^32. */
+	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, 16, U32_MAX - 47);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, U32_MAX, 0), -EBADMSG);
+	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, 16, U32_MAX - 48);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, U32_MAX, 0), 0);
+}
+
+/*
+ * Near U32_MAX even the 8-byte rounding of the data offset wraps in 32 bits:
+ * 32 + (U32_MAX - 31) is 2^32, and 32 + (U32_MAX - 35) rounds up to 2^32.
+ * Before the header did this sum in 64 bits, both messages were accepted.
+ */
+static void orfs_hdr_test_length_wrap_offset(struct kunit *test)
+{
+	struct orfs_hdr *h;
+
+	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, U32_MAX - 31, 8);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, U32_MAX, 0), -EBADMSG);
+	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, U32_MAX - 35, 8);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, U32_MAX, 0), -EBADMSG);
+	/* Data at offset 2^32 - 8: 7 bytes end at U32_MAX, 8 do not. */
+	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, U32_MAX - 39, 7);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, U32_MAX, 0), 0);
+	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, U32_MAX - 39, 8);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, U32_MAX, 0), -EBADMSG);
+}
+
+static void orfs_hdr_test_request_status(struct kunit *test)
+{
+	struct orfs_hdr *h;
+	u32 len;
+
+	h = orfs_test_msg(test, ORFS_OP_GETATTR, 0, 64, 0, &len);
+	h->status = orfs_le32(ENOENT);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), -EBADMSG);
+	h->status = orfs_le32(0x80000000);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), -EBADMSG);
+	h->status = 0;
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), 0);
+}
+
+static void orfs_hdr_test_short_body(struct kunit *test)
+{
+	struct orfs_hdr *h;
+	unsigned int i;
+	u32 len;
+
+	for (i = 0; i < ARRAY_SIZE(orfs_test_ops); i++) {
+		const struct orfs_test_op *o = &orfs_test_ops[i];
+
+		if (o->req) {
+			h = orfs_test_msg(test, o->op, 0, o->req - 1, 0, &len);
+			KUNIT_EXPECT_EQ_MSG(test, orfs_t_hdr_check(h, len, 0),
+					    -EBADMSG, "%s request", o->name);
+			h = orfs_test_msg(test, o->op, 0, 0, 0, &len);
+			KUNIT_EXPECT_EQ_MSG(test, orfs_t_hdr_check(h, len, 0),
+					    -EBADMSG, "%s empty request", o->name);
+		}
+		if (o->rep) {
+			h = orfs_test_msg(test, o->op, ORFS_HF_REPLY, o->rep - 1,
+					  0, &len);
+			KUNIT_EXPECT_EQ_MSG(test, orfs_t_hdr_check(h, len, 1),
+					    -EBADMSG, "%s reply", o->name);
+		}
+	}
+}
+
+static void orfs_hdr_test_error_reply(struct kunit *test)
+{
+	struct orfs_hdr *h;
+	unsigned int i;
+	u32 len;
+
+	for (i = 0; i < ARRAY_SIZE(orfs_test_ops); i++) {
+		const struct orfs_test_op *o = &orfs_test_ops[i];
+
+		h = orfs_test_msg(test, o->op, ORFS_HF_REPLY, 0, 0, &len);
+		h->status = orfs_le32(ENOENT);
+		KUNIT_EXPECT_EQ_MSG(test, orfs_t_hdr_check(h, len, 1), 0,
+				    "%s error reply without body", o->name);
+		/* The same message without status is a truncated reply. */
+		h->status = 0;
+		KUNIT_EXPECT_EQ_MSG(test, orfs_t_hdr_check(h, len, 1),
+				    o->rep ? -EBADMSG : 0, "%s empty reply",
+				    o->name);
+	}
+}
+
+/* ---- orfs_tail_check() ---- */
+
+/**
+ * orfs_test_lookup() - a LOOKUP request carrying @name as its tail
+ * @test: the test
+ * @name: the name bytes, may contain NULs
+ * @name_len: bytes of @name
+ *
+ * Return: the message; its body_len is 72 + @name_len.
+ */
+static struct orfs_hdr *orfs_test_lookup(struct kunit *test, const char *name,
+					 u32 name_len)
+{
+	struct orfs_lookup_req *req;
+	struct orfs_hdr *h;
+	u32 len;
+
+	h = orfs_test_msg(test, ORFS_OP_LOOKUP, 0, sizeof(*req) + name_len, 0,
+			  &len);
+	req = (struct orfs_lookup_req *)(h + 1);
+	req->dir.len = orfs_le32(8);
+	req->name_len = orfs_le32(name_len);
+	memcpy(req + 1, name, name_len);
+	KUNIT_ASSERT_EQ(test, orfs_t_hdr_check(h, len, 0), 0);
+	return h;
+}
+
+static void orfs_tail_test_valid(struct kunit *test)
+{
+	const u32 fixed = sizeof(struct orfs_lookup_req);
+	struct orfs_hdr *h;
+	char *name;
+
+	h = orfs_test_lookup(test, "hello", 5);
+	KUNIT_EXPECT_EQ(test, orfs_t_tail_check(h, fixed, 5, ORFS_NAME_MAX), 0);
+	/* A tail shorter than the rest of the body is fine. */
+	KUNIT_EXPECT_EQ(test, orfs_t_tail_check(h, fixed, 4, ORFS_NAME_MAX), 0);
+	/* Exactly @max bytes. */
+	name = kunit_kzalloc(test, ORFS_NAME_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, name);
+	memset(name, 'x', ORFS_NAME_MAX);
+	h = orfs_test_lookup(test, name, ORFS_NAME_MAX);
+	KUNIT_EXPECT_EQ(test, orfs_t_tail_check(h, fixed, ORFS_NAME_MAX,
+						ORFS_NAME_MAX), 0);
+}
+
+static void orfs_tail_test_empty(struct kunit *test)
+{
+	const u32 fixed = sizeof(struct orfs_lookup_req);
+	struct orfs_hdr *h = orfs_test_lookup(test, "a", 1);
+
+	KUNIT_EXPECT_EQ(test, orfs_t_tail_check(h, fixed, 0, ORFS_NAME_MAX),
+			-EBADMSG);
+}
+
+static void orfs_tail_test_too_long(struct kunit *test)
+{
+	const u32 fixed = sizeof(struct orfs_lookup_req);
+	const u32 n = ORFS_PATH_MAX + 1;
+	struct orfs_mount_req *mreq;
+	struct orfs_hdr *h;
+	char *buf;
+	u32 len;
+
+	buf = kunit_kzalloc(test, n, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
+	memset(buf, 'x', n);
+
+	h = orfs_test_lookup(test, buf, ORFS_NAME_MAX + 1);
+	KUNIT_EXPECT_EQ(test, orfs_t_tail_check(h, fixed, ORFS_NAME_MAX + 1,
+						ORFS_NAME_MAX), -ENAMETOOLONG);
+
+	/* A MOUNT path one byte over ORFS_PATH_MAX. */
+	h = orfs_test_msg(test, ORFS_OP_MOUNT, 0, sizeof(*mreq) + n, 0, &len);
+	mreq = (struct orfs_mount_req *)(h + 1);
+	mreq->path_len = orfs_le32(n);
+	memcpy(mreq + 1, buf, n);
+	KUNIT_ASSERT_EQ(test, orfs_t_hdr_check(h, len, 0), 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_tail_check(h, sizeof(*mreq), n,
+						ORFS_PATH_MAX), -ENAMETOOLONG);
+	KUNIT_EXPECT_EQ(test, orfs_t_tail_check(h, sizeof(*mreq), n - 1,
+						ORFS_PATH_MAX), 0);
+}
+
+static void orfs_tail_test_embedded_nul(struct kunit *test)
+{
+	const u32 fixed = sizeof(struct orfs_lookup_req);
+	struct orfs_hdr *h;
+
+	h = orfs_test_lookup(test, "ab\0cd", 5);
+	KUNIT_EXPECT_EQ(test, orfs_t_tail_check(h, fixed, 5, ORFS_NAME_MAX),
+			-EBADMSG);
+	h = orfs_test_lookup(test, "abcd\0", 5);
+	KUNIT_EXPECT_EQ(test, orfs_t_tail_check(h, fixed, 5, ORFS_NAME_MAX),
+			-EBADMSG);
+	h = orfs_test_lookup(test, "\0", 1);
+	KUNIT_EXPECT_EQ(test, orfs_t_tail_check(h, fixed, 1, ORFS_NAME_MAX),
+			-EBADMSG);
+}
+
+static void orfs_tail_test_overrun(struct kunit *test)
+{
+	const u32 fixed = sizeof(struct orfs_lookup_req);
+	struct orfs_hdr *h = orfs_test_lookup(test, "hello", 5);
+
+	/* Overrunning the body is malformed, not merely too long. */
+	KUNIT_EXPECT_EQ(test, orfs_t_tail_check(h, fixed, 6, ORFS_NAME_MAX),
+			-EBADMSG);
+	KUNIT_EXPECT_EQ(test, orfs_t_tail_check(h, fixed, 6, 4), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, orfs_t_tail_check(h, fixed, U32_MAX, ORFS_NAME_MAX),
+			-EBADMSG);
+	/* @fixed beyond body_len: body - fixed must not wrap. */
+	KUNIT_EXPECT_EQ(test, orfs_t_tail_check(h, fixed + 6, 1, ORFS_NAME_MAX),
+			-EBADMSG);
+	KUNIT_EXPECT_EQ(test, orfs_t_tail_check(h, U32_MAX, 1, ORFS_NAME_MAX),
+			-EBADMSG);
+}
+
+/* ---- orfs_name_check() ---- */
+
+static void orfs_name_test_valid(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, orfs_name_check("a", 1), 0);
+	KUNIT_EXPECT_EQ(test, orfs_name_check(".a", 2), 0);
+	KUNIT_EXPECT_EQ(test, orfs_name_check("a.", 2), 0);
+	KUNIT_EXPECT_EQ(test, orfs_name_check("...", 3), 0);
+	KUNIT_EXPECT_EQ(test, orfs_name_check("..a", 3), 0);
+	KUNIT_EXPECT_EQ(test, orfs_name_check("name with spaces\\", 17), 0);
+	/* Only @len bytes count. */
+	KUNIT_EXPECT_EQ(test, orfs_name_check("a/", 1), 0);
+	KUNIT_EXPECT_EQ(test, orfs_name_check("ab\0", 2), 0);
+}
+
+static void orfs_name_test_dots_and_empty(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, orfs_name_check("", 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, orfs_name_check("a", 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, orfs_name_check(".", 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, orfs_name_check("..", 2), -EINVAL);
+	/* Only @len bytes count: ".x" cut to one byte is ".". */
+	KUNIT_EXPECT_EQ(test, orfs_name_check(".x", 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, orfs_name_check("..x", 2), -EINVAL);
+}
+
+static void orfs_name_test_slash_and_nul(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, orfs_name_check("a/b", 3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, orfs_name_check("/", 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, orfs_name_check("/ab", 3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, orfs_name_check("ab/", 3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, orfs_name_check("a\0b", 3), -EINVAL);
+}
+
+static void orfs_name_test_length(struct kunit *test)
+{
+	char *name = kunit_kzalloc(test, ORFS_NAME_MAX + 1, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, name);
+	memset(name, 'n', ORFS_NAME_MAX + 1);
+	KUNIT_EXPECT_EQ(test, orfs_name_check(name, ORFS_NAME_MAX), 0);
+	KUNIT_EXPECT_EQ(test, orfs_name_check(name, ORFS_NAME_MAX + 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, orfs_name_check(name, U32_MAX), -EINVAL);
+}
+
+/* ---- orfs_fh_check() ---- */
+
+static void orfs_fh_test(struct kunit *test)
+{
+	struct orfs_fh *fh = kunit_kzalloc(test, sizeof(*fh), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, fh);
+	fh->len = orfs_le32(1);
+	KUNIT_EXPECT_EQ(test, orfs_fh_check(fh), 0);
+	fh->len = orfs_le32(ORFS_FH_DATA);
+	KUNIT_EXPECT_EQ(test, orfs_fh_check(fh), 0);
+	fh->len = 0;
+	KUNIT_EXPECT_EQ(test, orfs_fh_check(fh), -EBADMSG);
+	fh->len = orfs_le32(ORFS_FH_DATA + 1);
+	KUNIT_EXPECT_EQ(test, orfs_fh_check(fh), -EBADMSG);
+	fh->len = orfs_le32(U32_MAX);
+	KUNIT_EXPECT_EQ(test, orfs_fh_check(fh), -EBADMSG);
+	/* Byte-swapped 1 is 16 MiB. */
+	fh->len = orfs_le32(0x01000000);
+	KUNIT_EXPECT_EQ(test, orfs_fh_check(fh), -EBADMSG);
+}
+
+/* ---- orfs_dirent_next() ---- */
+
+/**
+ * orfs_test_put_dirent() - append one entry to READDIR data
+ * @buf: zeroed buffer, large enough
+ * @off: where the entry goes
+ * @ino: inode number
+ * @next: resume cookie
+ * @name: name bytes
+ * @name_len: bytes of @name, written into the entry as is
+ *
+ * Return: the offset after the entry and its zero padding.
+ */
+static u32 orfs_test_put_dirent(u8 *buf, u32 off, u64 ino, u64 next,
+				const char *name, u16 name_len)
+{
+	struct orfs_dirent *d = (struct orfs_dirent *)(buf + off);
+
+	d->ino = orfs_le64(ino);
+	d->next = orfs_le64(next);
+	d->name_len = orfs_le16(name_len);
+	d->type = ORFS_FT_REG;
+	memcpy(buf + off + sizeof(*d), name, name_len);
+	return off + ALIGN(sizeof(*d) + name_len, 8);
+}
+
+#define ORFS_TEST_DIRBUF	1024
+
+static u8 *orfs_test_dirbuf(struct kunit *test)
+{
+	u8 *buf = kunit_kzalloc(test, ORFS_TEST_DIRBUF, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
+	return buf;
+}
+
+/* "a" (32 bytes), "eightchr" (32, no padding), a 255-byte name (280). */
+static u32 orfs_test_three_dirents(struct kunit *test, u8 *buf, char **longname)
+{
+	u32 off;
+
+	*longname = kunit_kzalloc(test, ORFS_NAME_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, *longname);
+	memset(*longname, 'L', ORFS_NAME_MAX);
+	off = orfs_test_put_dirent(buf, 0, 10, 1, "a", 1);
+	off = orfs_test_put_dirent(buf, off, 11, 2, "eightchr", 8);
+	off = orfs_test_put_dirent(buf, off, 12, 3, *longname, ORFS_NAME_MAX);
+	KUNIT_ASSERT_EQ(test, off, 32U + 32U + 280U);
+	return off;
+}
+
+static void orfs_dirent_test_three(struct kunit *test)
+{
+	const struct orfs_dirent *de = NULL;
+	struct orfs_dirent_iter it;
+	u8 *buf = orfs_test_dirbuf(test);
+	const char *name = NULL;
+	char *longname;
+	u32 len;
+
+	len = orfs_test_three_dirents(test, buf, &longname);
+	buf = orfs_test_exact(test, buf, len);
+	orfs_dirent_iter_init(&it, buf, len, 3);
+
+	KUNIT_ASSERT_EQ(test, orfs_t_dirent_next(&it, &de, &name), 1);
+	KUNIT_EXPECT_PTR_EQ(test, (const u8 *)de, buf);
+	KUNIT_EXPECT_PTR_EQ(test, (const u8 *)name, buf + 24);
+	KUNIT_EXPECT_EQ(test, orfs_cpu64(de->ino), 10ULL);
+	KUNIT_EXPECT_EQ(test, orfs_cpu64(de->next), 1ULL);
+	KUNIT_EXPECT_EQ(test, orfs_cpu16(de->name_len), 1);
+	KUNIT_EXPECT_EQ(test, de->type, ORFS_FT_REG);
+	KUNIT_EXPECT_EQ(test, name[0], 'a');
+
+	KUNIT_ASSERT_EQ(test, orfs_t_dirent_next(&it, &de, &name), 1);
+	KUNIT_EXPECT_PTR_EQ(test, (const u8 *)de, buf + 32);
+	KUNIT_EXPECT_EQ(test, orfs_cpu64(de->ino), 11ULL);
+	KUNIT_EXPECT_EQ(test, orfs_cpu16(de->name_len), 8);
+	KUNIT_EXPECT_EQ(test, memcmp(name, "eightchr", 8), 0);
+
+	KUNIT_ASSERT_EQ(test, orfs_t_dirent_next(&it, &de, &name), 1);
+	KUNIT_EXPECT_PTR_EQ(test, (const u8 *)de, buf + 64);
+	KUNIT_EXPECT_EQ(test, orfs_cpu64(de->ino), 12ULL);
+	KUNIT_EXPECT_EQ(test, orfs_cpu64(de->next), 3ULL);
+	KUNIT_EXPECT_EQ(test, orfs_cpu16(de->name_len), ORFS_NAME_MAX);
+	KUNIT_EXPECT_EQ(test, memcmp(name, longname, ORFS_NAME_MAX), 0);
+
+	/* The end, and it stays the end. */
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), 0);
+	KUNIT_EXPECT_EQ(test, it.left, 0U);
+}
+
+static void orfs_dirent_test_empty(struct kunit *test)
+{
+	const struct orfs_dirent *de;
+	struct orfs_dirent_iter it;
+	const char *name;
+
+	orfs_dirent_iter_init(&it, NULL, 0, 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), 0);
+}
+
+static void orfs_dirent_test_zero_cookie(struct kunit *test)
+{
+	const struct orfs_dirent *de;
+	struct orfs_dirent_iter it;
+	u8 *buf = orfs_test_dirbuf(test);
+	const char *name;
+	u32 off;
+
+	off = orfs_test_put_dirent(buf, 0, 10, 1, "a", 1);
+	off = orfs_test_put_dirent(buf, off, 11, 0, "b", 1);
+	orfs_dirent_iter_init(&it, orfs_test_exact(test, buf, off), off, 2);
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), 1);
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), -EBADMSG);
+}
+
+static void orfs_dirent_test_overrun(struct kunit *test)
+{
+	const struct orfs_dirent *de;
+	struct orfs_dirent_iter it;
+	u8 *buf = orfs_test_dirbuf(test);
+	const char *name;
+	char *longname;
+	u32 len;
+
+	len = orfs_test_three_dirents(test, buf, &longname);
+	/* The last entry's padding is missing. */
+	orfs_dirent_iter_init(&it, orfs_test_exact(test, buf, len - 1), len - 1,
+			      3);
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), 1);
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), 1);
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), -EBADMSG);
+
+	/* Less than a fixed entry left, in buffers KASAN watches. */
+	for (len = 1; len < sizeof(struct orfs_dirent); len++) {
+		orfs_dirent_iter_init(&it, orfs_test_exact(test, buf, len), len,
+				      1);
+		KUNIT_EXPECT_EQ_MSG(test, orfs_t_dirent_next(&it, &de, &name),
+				    -EBADMSG, "len %u", len);
+	}
+	/* Room for the fixed part, not for the name. */
+	orfs_dirent_iter_init(&it, orfs_test_exact(test, buf, 24), 24, 1);
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), -EBADMSG);
+	/* A name_len pointing far past the data. */
+	((struct orfs_dirent *)buf)->name_len = orfs_le16(200);
+	orfs_dirent_iter_init(&it, orfs_test_exact(test, buf, 64), 64, 1);
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), -EBADMSG);
+}
+
+static void orfs_dirent_test_count_mismatch(struct kunit *test)
+{
+	const struct orfs_dirent *de;
+	struct orfs_dirent_iter it;
+	u8 *buf = orfs_test_dirbuf(test);
+	const char *name;
+	char *longname;
+	u32 len;
+	int i;
+
+	len = orfs_test_three_dirents(test, buf, &longname);
+	buf = orfs_test_exact(test, buf, len);
+
+	/* Count larger than the data: the missing fourth entry is an error. */
+	orfs_dirent_iter_init(&it, buf, len, 4);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), 1);
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), -EBADMSG);
+
+	/* Count smaller than the data: the surplus is an error, not ignored. */
+	orfs_dirent_iter_init(&it, buf, len, 2);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), 1);
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), -EBADMSG);
+
+	orfs_dirent_iter_init(&it, buf, len, 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), -EBADMSG);
+}
+
+static void orfs_dirent_test_bad_name(struct kunit *test)
+{
+	/* Names longer than 4 bytes are written as that many 'x'. */
+	static const struct {
+		char	name[4];
+		u16	len;
+	} bad[] = {
+		{ "a/b", 3 },
+		{ "/", 1 },
+		{ "ab\0", 3 },
+		{ "", 0 },
+		{ "", ORFS_NAME_MAX + 1 },
+	};
+	const struct orfs_dirent *de;
+	struct orfs_dirent_iter it;
+	u8 *buf = orfs_test_dirbuf(test);
+	const char *name;
+	unsigned int i;
+	u32 off, len;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		u16 n = bad[i].len;
+
+		memset(buf, 0, ORFS_TEST_DIRBUF);
+		off = orfs_test_put_dirent(buf, 0, 10, 1, "ok", 2);
+		if (n <= sizeof(bad[i].name)) {
+			orfs_test_put_dirent(buf, off, 11, 2, bad[i].name, n);
+		} else {
+			orfs_test_put_dirent(buf, off, 11, 2, "", 0);
+			((struct orfs_dirent *)(buf + off))->name_len =
+				orfs_le16(n);
+			memset(buf + off + 24, 'x', n);
+		}
+		len = off + ALIGN(24 + n, 8);
+		orfs_dirent_iter_init(&it, orfs_test_exact(test, buf, len), len, 2);
+		KUNIT_EXPECT_EQ_MSG(test, orfs_t_dirent_next(&it, &de, &name), 1,
+				    "bad name %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, orfs_t_dirent_next(&it, &de, &name),
+				    -EBADMSG, "bad name %u", i);
+	}
+}
+
+/* ---- connection private data ---- */
+
+static struct orfs_conn_req *orfs_test_conn_req(struct kunit *test, u16 lo,
+						u16 hi)
+{
+	/* rdma_cm may deliver up to 56 bytes, zero padded. */
+	struct orfs_conn_req *r = kunit_kzalloc(test, 56, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r);
+	r->magic = orfs_le32(ORFS_MAGIC);
+	r->min_version = orfs_le16(lo);
+	r->max_version = orfs_le16(hi);
+	r->inline_size = orfs_le32(ORFS_INLINE_DEFAULT);
+	r->credits = orfs_le16(ORFS_CREDITS_DEFAULT);
+	r->max_sge = orfs_le16(4);
+	return r;
+}
+
+static void orfs_conn_req_test_valid(struct kunit *test)
+{
+	struct orfs_conn_req *r = orfs_test_conn_req(test, 1, 1);
+	u16 v = 0xbeef;
+
+	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, sizeof(*r), &v), 0);
+	KUNIT_EXPECT_EQ(test, v, 1);
+	v = 0xbeef;
+	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, 56, &v), 0);
+	KUNIT_EXPECT_EQ(test, v, 1);
+}
+
+static void orfs_conn_req_test_malformed(struct kunit *test)
+{
+	struct orfs_conn_req *r;
+	u16 v;
+
+	r = orfs_test_conn_req(test, 1, 1);
+	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, sizeof(*r) - 1, &v),
+			ORFS_REJ_MALFORMED);
+	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, 0, &v),
+			ORFS_REJ_MALFORMED);
+
+	r->magic = orfs_le32(swab32(ORFS_MAGIC));
+	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, sizeof(*r), &v),
+			ORFS_REJ_MALFORMED);
+
+	/* min > max is malformed even if neither is supported. */
+	r = orfs_test_conn_req(test, 2, 1);
+	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, sizeof(*r), &v),
+			ORFS_REJ_MALFORMED);
+	r = orfs_test_conn_req(test, 9, 8);
+	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, sizeof(*r), &v),
+			ORFS_REJ_MALFORMED);
+
+	/* v1 defines no connection flags. */
+	r = orfs_test_conn_req(test, 1, 1);
+	r->flags = orfs_le32(1);
+	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, sizeof(*r), &v),
+			ORFS_REJ_MALFORMED);
+}
+
+static void orfs_conn_req_test_versions(struct kunit *test)
+{
+	static const struct {
+		u16	lo, hi;
+		int	ret;
+		u16	chosen;
+	} cases[] = {
+		{ 0, 0, ORFS_REJ_VERSION, 0 },		/* all older */
+		{ 2, 2, ORFS_REJ_VERSION, 0 },		/* all newer */
+		{ 2, 0xffff, ORFS_REJ_VERSION, 0 },
+		{ 1, 1, 0, 1 },
+		{ 0, 1, 0, 1 },
+		{ 1, 5, 0, 1 },				/* newer client */
+		{ 0, 0xffff, 0, 1 },
+	};
+	struct orfs_conn_req *r;
+	unsigned int i;
+	u16 v;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		r = orfs_test_conn_req(test, cases[i].lo, cases[i].hi);
+		v = 0xbeef;
+		KUNIT_EXPECT_EQ_MSG(test, orfs_conn_req_check(r, sizeof(*r), &v),
+				    cases[i].ret, "versions %u..%u",
+				    cases[i].lo, cases[i].hi);
+		if (!cases[i].ret)
+			KUNIT_EXPECT_EQ_MSG(test, v, cases[i].chosen,
+					    "versions %u..%u", cases[i].lo,
+					    cases[i].hi);
+	}
+}
+
+static struct orfs_conn_rep *orfs_test_conn_rep(struct kunit *test)
+{
+	struct orfs_conn_rep *r = kunit_kzalloc(test, 56, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r);
+	r->magic = orfs_le32(ORFS_MAGIC);
+	r->version = orfs_le16(ORFS_PROTO_VERSION);
+	r->credits = orfs_le16(ORFS_CREDITS_DEFAULT);
+	r->inline_size = orfs_le32(ORFS_INLINE_DEFAULT);
+	r->max_sge = orfs_le16(4);
+	r->grants = orfs_le16(8);
+	r->grant_size = orfs_le32(1 << 20);
+	r->boot_id = orfs_le64(0x0123456789abcdefULL);
+	return r;
+}
+
+static void orfs_conn_rep_test_valid(struct kunit *test)
+{
+	struct orfs_conn_rep *r = orfs_test_conn_rep(test);
+
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), 0);
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, 56, 65536), 0);
+	r->inline_size = orfs_le32(ORFS_INLINE_MIN);
+	r->credits = orfs_le16(1);
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), 0);
+	r->inline_size = orfs_le32(ORFS_INLINE_MAX);
+	r->credits = orfs_le16(ORFS_CREDITS_MAX);
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r),
+						  ORFS_INLINE_MAX), 0);
+}
+
+static void orfs_conn_rep_test_invalid(struct kunit *test)
+{
+	struct orfs_conn_rep *r = orfs_test_conn_rep(test);
+
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r) - 1, 4096),
+			-EPROTO);
+	r->magic = orfs_le32(ORFS_MAGIC + 1);
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
+
+	r = orfs_test_conn_rep(test);
+	r->version = orfs_le16(0);
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
+	r->version = orfs_le16(ORFS_PROTO_VERSION + 1);
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
+
+	r = orfs_test_conn_rep(test);
+	r->inline_size = orfs_le32(ORFS_INLINE_MIN - 1);
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
+	r->inline_size = orfs_le32(ORFS_INLINE_MAX + 1024);
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), U32_MAX),
+			-EPROTO);
+	/* More than the client asked for. */
+	r->inline_size = orfs_le32(8192);
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
+
+	r = orfs_test_conn_rep(test);
+	r->credits = 0;
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
+	r->credits = orfs_le16(ORFS_CREDITS_MAX + 1);
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
+}
+
+static void orfs_negotiate_inline_test(struct kunit *test)
+{
+	u32 asked;
+
+	KUNIT_EXPECT_EQ(test, orfs_negotiate_inline(4096, 65536), 4096U);
+	KUNIT_EXPECT_EQ(test, orfs_negotiate_inline(65536, 4096), 4096U);
+	/* Rounded down to 1 KiB. */
+	KUNIT_EXPECT_EQ(test, orfs_negotiate_inline(5000, 65536), 4096U);
+	KUNIT_EXPECT_EQ(test, orfs_negotiate_inline(65536, 2047), 1024U);
+	/* Clamped to [ORFS_INLINE_MIN, ORFS_INLINE_MAX]. */
+	KUNIT_EXPECT_EQ(test, orfs_negotiate_inline(0, 65536), ORFS_INLINE_MIN);
+	KUNIT_EXPECT_EQ(test, orfs_negotiate_inline(4096, 0), ORFS_INLINE_MIN);
+	KUNIT_EXPECT_EQ(test, orfs_negotiate_inline(1500, 1500), ORFS_INLINE_MIN);
+	KUNIT_EXPECT_EQ(test, orfs_negotiate_inline(100000, 200000),
+			ORFS_INLINE_MAX);
+	KUNIT_EXPECT_EQ(test, orfs_negotiate_inline(U32_MAX, U32_MAX),
+			ORFS_INLINE_MAX);
+
+	/* Whatever is asked, a client asking >= the minimum accepts it. */
+	for (asked = ORFS_INLINE_MIN; asked <= 2 * ORFS_INLINE_MAX; asked += 333) {
+		u32 got = orfs_negotiate_inline(asked, 16384);
+
+		KUNIT_EXPECT_EQ_MSG(test, got % 1024, 0U, "asked %u", asked);
+		KUNIT_EXPECT_LE_MSG(test, got, asked, "asked %u", asked);
+		KUNIT_EXPECT_LE_MSG(test, got, 16384U, "asked %u", asked);
+		KUNIT_EXPECT_GE_MSG(test, got, ORFS_INLINE_MIN, "asked %u", asked);
+	}
+}
+
+static void orfs_rej_errno_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, orfs_rej_errno(ORFS_REJ_VERSION), -EPROTONOSUPPORT);
+	KUNIT_EXPECT_EQ(test, orfs_rej_errno(ORFS_REJ_NOT_ALLOWED), -EACCES);
+	KUNIT_EXPECT_EQ(test, orfs_rej_errno(ORFS_REJ_AUTH), -EPERM);
+	KUNIT_EXPECT_EQ(test, orfs_rej_errno(ORFS_REJ_RESOURCES), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, orfs_rej_errno(ORFS_REJ_MALFORMED), -EPROTO);
+	KUNIT_EXPECT_EQ(test, orfs_rej_errno(ORFS_REJ_UNKNOWN), -ECONNREFUSED);
+	KUNIT_EXPECT_EQ(test, orfs_rej_errno(6), -ECONNREFUSED);
+	KUNIT_EXPECT_EQ(test, orfs_rej_errno(0xffff), -ECONNREFUSED);
+	KUNIT_EXPECT_STREQ(test, orfs_rej_str(ORFS_REJ_VERSION),
+			   "protocol version mismatch");
+	KUNIT_EXPECT_STREQ(test, orfs_rej_str(0xffff), "connection refused");
+}
+
+static struct kunit_case orfs_proto_test_cases[] = {
+	KUNIT_CASE(orfs_layout_test),
+	KUNIT_CASE(orfs_hdr_test_valid_request),
+	KUNIT_CASE(orfs_hdr_test_valid_reply),
+	KUNIT_CASE(orfs_hdr_test_exact_length),
+	KUNIT_CASE(orfs_hdr_test_short_buffer),
+	KUNIT_CASE(orfs_hdr_test_bad_magic),
+	KUNIT_CASE(orfs_hdr_test_bad_version),
+	KUNIT_CASE(orfs_hdr_test_reply_flag_mismatch),
+	KUNIT_CASE(orfs_hdr_test_unknown_flags),
+	KUNIT_CASE(orfs_hdr_test_retransmit_flag),
+	KUNIT_CASE(orfs_hdr_test_unknown_opcode),
+	KUNIT_CASE(orfs_hdr_test_body_overrun),
+	KUNIT_CASE(orfs_hdr_test_data_overrun),
+	KUNIT_CASE(orfs_hdr_test_length_wrap),
+	KUNIT_CASE(orfs_hdr_test_length_wrap_offset),
+	KUNIT_CASE(orfs_hdr_test_request_status),
+	KUNIT_CASE(orfs_hdr_test_short_body),
+	KUNIT_CASE(orfs_hdr_test_error_reply),
+	KUNIT_CASE(orfs_tail_test_valid),
+	KUNIT_CASE(orfs_tail_test_empty),
+	KUNIT_CASE(orfs_tail_test_too_long),
+	KUNIT_CASE(orfs_tail_test_embedded_nul),
+	KUNIT_CASE(orfs_tail_test_overrun),
+	KUNIT_CASE(orfs_name_test_valid),
+	KUNIT_CASE(orfs_name_test_dots_and_empty),
+	KUNIT_CASE(orfs_name_test_slash_and_nul),
+	KUNIT_CASE(orfs_name_test_length),
+	KUNIT_CASE(orfs_fh_test),
+	KUNIT_CASE(orfs_dirent_test_three),
+	KUNIT_CASE(orfs_dirent_test_empty),
+	KUNIT_CASE(orfs_dirent_test_zero_cookie),
+	KUNIT_CASE(orfs_dirent_test_overrun),
+	KUNIT_CASE(orfs_dirent_test_count_mismatch),
+	KUNIT_CASE(orfs_dirent_test_bad_name),
+	KUNIT_CASE(orfs_conn_req_test_valid),
+	KUNIT_CASE(orfs_conn_req_test_malformed),
+	KUNIT_CASE(orfs_conn_req_test_versions),
+	KUNIT_CASE(orfs_conn_rep_test_valid),
+	KUNIT_CASE(orfs_conn_rep_test_invalid),
+	KUNIT_CASE(orfs_negotiate_inline_test),
+	KUNIT_CASE(orfs_rej_errno_test),
+	{}
+};
+
+static struct kunit_suite orfs_proto_test_suite = {
+	.name = "orfs_proto",
+	.test_cases = orfs_proto_test_cases,
+};
+
+kunit_test_suite(orfs_proto_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the ORFS wire protocol");
+MODULE_LICENSE("GPL");
