@@ -9,6 +9,7 @@
 #include <linux/socket.h>
 #include <linux/kobject.h>
 #include <linux/completion.h>
+#include <linux/mutex.h>
 #include "orfs_proto.h"
 #include "orfs_kcompat.h"
 #include "../net/orfs_net.h"
@@ -62,6 +63,8 @@ struct orfs_mount_opts {
  * @kobj: /sys/fs/orfs/<dev>
  * @kobj_released: completed when the last sysfs reference is gone
  * @sysfs_registered: @kobj is live
+ * @ping_mutex: serializes writers of the ping attribute and protects @ping
+ * @ping: the last NULL round-trip measurement
  */
 struct orfs_sb_info {
 	struct orfs_mount_opts	opts;
@@ -72,6 +75,8 @@ struct orfs_sb_info {
 	struct kobject		kobj;
 	struct completion	kobj_released;
 	bool			sysfs_registered;
+	struct mutex		ping_mutex;
+	struct orfs_ping_result	ping;
 };
 
 /* orfs_inode_info.flags */

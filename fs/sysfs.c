@@ -8,6 +8,8 @@
  *	credits    requests the server lets us keep in flight
  *	counters   "name value" lines: stalls, timeouts, bytes by mechanism...
  *	requests   "opcode count" lines: requests sent, by opcode
+ *	ping       write N: send N NULL requests one after another; read:
+ *		   "count N mean_us X min_us Y max_us Z" of the last run
  */
 #include <linux/fs.h>
 #include <linux/kobject.h>
@@ -17,10 +19,13 @@
 struct orfs_sysfs_attr {
 	struct attribute attr;
 	ssize_t (*show)(struct orfs_sb_info *sbi, char *buf);
+	ssize_t (*store)(struct orfs_sb_info *sbi, const char *buf, size_t len);
 };
 
 #define ORFS_ATTR_RO(name) \
 static struct orfs_sysfs_attr orfs_attr_##name = __ATTR_RO(name)
+#define ORFS_ATTR_RW(name) \
+static struct orfs_sysfs_attr orfs_attr_##name = __ATTR(name, 0600, name##_show, name##_store)
 
 static ssize_t orfs_sysfs_show(struct kobject *kobj, struct attribute *attr,
 			       char *buf)
@@ -29,6 +34,15 @@ static ssize_t orfs_sysfs_show(struct kobject *kobj, struct attribute *attr,
 	struct orfs_sysfs_attr *a = container_of(attr, struct orfs_sysfs_attr, attr);
 
 	return a->show(sbi, buf);
+}
+
+static ssize_t orfs_sysfs_store(struct kobject *kobj, struct attribute *attr,
+				const char *buf, size_t len)
+{
+	struct orfs_sb_info *sbi = container_of(kobj, struct orfs_sb_info, kobj);
+	struct orfs_sysfs_attr *a = container_of(attr, struct orfs_sysfs_attr, attr);
+
+	return a->store ? a->store(sbi, buf, len) : -EPERM;
 }
 
 static ssize_t server_show(struct orfs_sb_info *sbi, char *buf)
@@ -72,12 +86,46 @@ static ssize_t requests_show(struct orfs_sb_info *sbi, char *buf)
 }
 ORFS_ATTR_RO(requests);
 
+static ssize_t ping_show(struct orfs_sb_info *sbi, char *buf)
+{
+	ssize_t len;
+
+	mutex_lock(&sbi->ping_mutex);
+	len = sysfs_emit(buf, "count %u mean_us %llu.%03llu min_us %llu.%03llu max_us %llu.%03llu\n",
+			 sbi->ping.count,
+			 sbi->ping.mean_ns / 1000, sbi->ping.mean_ns % 1000,
+			 sbi->ping.min_ns / 1000, sbi->ping.min_ns % 1000,
+			 sbi->ping.max_ns / 1000, sbi->ping.max_ns % 1000);
+	mutex_unlock(&sbi->ping_mutex);
+	return len;
+}
+
+/* Context: process; sleeps for the whole measurement. */
+static ssize_t ping_store(struct orfs_sb_info *sbi, const char *buf, size_t len)
+{
+	u32 count;
+	int ret;
+
+	ret = kstrtou32(buf, 0, &count);
+	if (ret)
+		return ret;
+	if (count == 0 || count > 1000000)
+		return -EINVAL;
+	if (mutex_lock_killable(&sbi->ping_mutex))
+		return -EINTR;
+	ret = orfs_clnt_ping(sbi->clnt, count, &sbi->ping);
+	mutex_unlock(&sbi->ping_mutex);
+	return ret ? ret : len;
+}
+ORFS_ATTR_RW(ping);
+
 static struct attribute *orfs_sysfs_attrs[] = {
 	&orfs_attr_server.attr,
 	&orfs_attr_inline_size.attr,
 	&orfs_attr_credits.attr,
 	&orfs_attr_counters.attr,
 	&orfs_attr_requests.attr,
+	&orfs_attr_ping.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(orfs_sysfs);
@@ -91,6 +139,7 @@ static void orfs_sysfs_release(struct kobject *kobj)
 
 static const struct sysfs_ops orfs_sysfs_ops = {
 	.show	= orfs_sysfs_show,
+	.store	= orfs_sysfs_store,
 };
 
 static struct kobj_type orfs_sb_ktype = {
@@ -113,6 +162,7 @@ int orfs_sysfs_register(struct super_block *sb)
 	int ret;
 
 	init_completion(&sbi->kobj_released);
+	mutex_init(&sbi->ping_mutex);
 	ret = kobject_init_and_add(&sbi->kobj, &orfs_sb_ktype, orfs_sysfs_root,
 				   "%u:%u", MAJOR(sb->s_dev), MINOR(sb->s_dev));
 	if (ret) {

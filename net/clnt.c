@@ -23,6 +23,8 @@
 #include <linux/workqueue.h>
 #include <linux/random.h>
 #include <linux/sched/signal.h>
+#include <linux/timekeeping.h>
+#include <linux/math64.h>
 #include "orfs_net.h"
 
 #define ORFS_BACKOFF_MIN_MS	100
@@ -308,6 +310,47 @@ int orfs_call(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 }
 
 /**
+ * orfs_clnt_ping() - time NULL round trips
+ * @clnt: the client
+ * @count: requests to send, one after another
+ * @res: filled with the count and the mean, minimum and maximum in ns
+ *
+ * Context: process; sleeps.  Fatal signals stop it early.
+ * Return: 0 or the first error.
+ */
+int orfs_clnt_ping(struct orfs_clnt *clnt, u32 count, struct orfs_ping_result *res)
+{
+	struct orfs_msg msg = { .opcode = ORFS_OP_NULL };
+	struct orfs_reply rep;
+	u64 t0, dt, sum = 0;
+	u32 i;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	res->min_ns = U64_MAX;
+	for (i = 0; i < count; i++) {
+		t0 = ktime_get_ns();
+		ret = orfs_call(clnt, &msg, &rep);
+		if (ret)
+			return ret;
+		orfs_reply_put(&rep);
+		dt = ktime_get_ns() - t0;
+		sum += dt;
+		res->min_ns = min(res->min_ns, dt);
+		res->max_ns = max(res->max_ns, dt);
+		res->count++;
+		if (fatal_signal_pending(current))
+			break;
+		cond_resched();
+	}
+	if (res->count)
+		res->mean_ns = div_u64(sum, res->count);
+	else
+		res->min_ns = 0;
+	return 0;
+}
+
+/**
  * orfs_clnt_create() - connect a mount's client to the server
  * @opts: address and parameters
  * @clntp: filled with the client
@@ -416,11 +459,19 @@ void orfs_clnt_destroy(struct orfs_clnt *clnt)
 
 int orfs_net_init(void)
 {
+	int ret;
+
 	orfs_wq = alloc_workqueue("orfs", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
-	return orfs_wq ? 0 : -ENOMEM;
+	if (!orfs_wq)
+		return -ENOMEM;
+	ret = orfs_transport_init();
+	if (ret)
+		destroy_workqueue(orfs_wq);
+	return ret;
 }
 
 void orfs_net_exit(void)
 {
+	orfs_transport_exit();
 	destroy_workqueue(orfs_wq);
 }

@@ -95,6 +95,20 @@ struct orfs_reply {
 
 #define ORFS_NCONNECT_MAX	16	/* connections per mount */
 
+/**
+ * struct orfs_ping_result - NULL round-trip times
+ * @count: round trips completed
+ * @mean_ns: their mean
+ * @min_ns: the fastest
+ * @max_ns: the slowest
+ */
+struct orfs_ping_result {
+	u32	count;
+	u64	mean_ns;
+	u64	min_ns;
+	u64	max_ns;
+};
+
 /* The client: what fs/ uses (net/clnt.c). */
 int orfs_clnt_create(const struct orfs_conn_opts *opts, struct orfs_clnt **clntp);
 void orfs_clnt_destroy(struct orfs_clnt *clnt);
@@ -105,6 +119,7 @@ void orfs_reply_put(struct orfs_reply *rep);
 u32 orfs_clnt_inline_size(const struct orfs_clnt *clnt);
 u32 orfs_clnt_max_data_sge(const struct orfs_clnt *clnt);
 u16 orfs_clnt_credits(const struct orfs_clnt *clnt);
+int orfs_clnt_ping(struct orfs_clnt *clnt, u32 count, struct orfs_ping_result *res);
 int orfs_net_init(void);
 void orfs_net_exit(void);
 
@@ -120,5 +135,7 @@ int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
 u32 orfs_conn_inline_size(const struct orfs_conn *conn);
 u32 orfs_conn_max_data_sge(const struct orfs_conn *conn);
 u16 orfs_conn_credits(const struct orfs_conn *conn);
+int orfs_transport_init(void);
+void orfs_transport_exit(void);
 
 #endif /* ORFS_NET_H */

@@ -114,6 +114,7 @@ struct orfs_slot {
  * @stats: the mount's counters (opts.stats)
  * @ref: references: the owner's plus one per caller and per held reply
  * @last_rx: jiffies of the last completion received (keepalive)
+ * @dev_node: on orfs_conn_list while @dev is set
  */
 struct orfs_conn {
 	struct orfs_conn_opts	opts;
@@ -142,7 +143,20 @@ struct orfs_conn {
 	struct orfs_stats	*stats;
 	struct kref		ref;
 	unsigned long		last_rx;
+	struct list_head	dev_node;
 };
+
+/*
+ * Every connection bound to a device, so that removing the device can tear
+ * them down before rdma_cm lets it go (see orfs_ib_remove()).
+ */
+static LIST_HEAD(orfs_conn_list);
+/* Protects orfs_conn_list. */
+static DEFINE_MUTEX(orfs_conn_list_lock);
+/* Woken when a connection leaves orfs_conn_list. */
+static DECLARE_WAIT_QUEUE_HEAD(orfs_conn_list_wq);
+/* Devices being removed: no new connection starts while non-zero. */
+static atomic_t orfs_removing = ATOMIC_INIT(0);
 
 static struct ib_device *orfs_dev(struct orfs_conn *conn)
 {
@@ -454,6 +468,9 @@ static int orfs_create_qp(struct orfs_conn *conn)
 	int ret;
 
 	conn->dev = dev;
+	mutex_lock(&orfs_conn_list_lock);
+	list_add(&conn->dev_node, &orfs_conn_list);
+	mutex_unlock(&orfs_conn_list_lock);
 	conn->max_data_sge = min_t(u32, ORFS_DATA_SGE_MAX, dev->attrs.max_send_sge - 1);
 	conn->nslots = conn->opts.credits;
 	conn->nrecv = conn->nslots + 1;
@@ -525,6 +542,13 @@ static void orfs_destroy_qp(struct orfs_conn *conn)
 	if (conn->pd) {
 		ib_dealloc_pd(conn->pd);
 		conn->pd = NULL;
+	}
+	if (conn->dev) {
+		mutex_lock(&orfs_conn_list_lock);
+		list_del(&conn->dev_node);
+		mutex_unlock(&orfs_conn_list_lock);
+		conn->dev = NULL;
+		wake_up_all(&orfs_conn_list_wq);
 	}
 }
 
@@ -694,6 +718,8 @@ int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp)
 	long left;
 	int ret;
 
+	if (atomic_read(&orfs_removing))
+		return -EAGAIN;	/* retried by the reconnect worker */
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
 	if (!conn)
 		return -ENOMEM;
@@ -1020,4 +1046,77 @@ void orfs_reply_put(struct orfs_reply *rep)
 	conn = rx->conn;
 	orfs_repost(conn, rx);
 	orfs_conn_put(conn);
+}
+
+static bool orfs_dev_has_conns(struct ib_device *dev)
+{
+	struct orfs_conn *conn;
+	bool found = false;
+
+	mutex_lock(&orfs_conn_list_lock);
+	list_for_each_entry(conn, &orfs_conn_list, dev_node) {
+		if (conn->dev == dev) {
+			found = true;
+			break;
+		}
+	}
+	mutex_unlock(&orfs_conn_list_lock);
+	return found;
+}
+
+/* Fails every connection on @dev; their owners drop them and reconnect. */
+static void orfs_dev_fail_conns(struct ib_device *dev)
+{
+	struct orfs_conn *conn;
+
+	mutex_lock(&orfs_conn_list_lock);
+	list_for_each_entry(conn, &orfs_conn_list, dev_node)
+		if (conn->dev == dev)
+			orfs_conn_fail(conn, -ENODEV);
+	mutex_unlock(&orfs_conn_list_lock);
+}
+
+/**
+ * orfs_ib_remove() - an RDMA device is going away
+ * @dev: the device
+ * @client_data: unused
+ *
+ * Runs before rdma_cm's own removal (we registered after it), so every
+ * ORFS connection on @dev is failed and waited for here, and none can be
+ * created meanwhile.  Mounts reconnect through another device, or keep
+ * retrying until one appears.
+ *
+ * Context: process; sleeps until the connections are gone.
+ */
+static void orfs_ib_remove(struct ib_device *dev, void *client_data)
+{
+	atomic_inc(&orfs_removing);
+	while (orfs_dev_has_conns(dev)) {
+		pr_warn("RDMA device %s is being removed; dropping its connections\n",
+			dev_name(&dev->dev));
+		orfs_dev_fail_conns(dev);
+		wait_event_timeout(orfs_conn_list_wq, !orfs_dev_has_conns(dev), HZ);
+	}
+	atomic_dec(&orfs_removing);
+}
+
+static int orfs_ib_add(struct ib_device *dev)
+{
+	return 0;
+}
+
+static struct ib_client orfs_ib_client = {
+	.name	= "orfs",
+	.add	= orfs_ib_add,
+	.remove	= orfs_ib_remove,
+};
+
+int orfs_transport_init(void)
+{
+	return ib_register_client(&orfs_ib_client);
+}
+
+void orfs_transport_exit(void)
+{
+	ib_unregister_client(&orfs_ib_client);
 }

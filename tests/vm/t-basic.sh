@@ -51,7 +51,22 @@ df -P "$mnt" | tail -n 1
 	fail "statfs differs: $(stat -f -c '%b %S %c' "$mnt") vs $(stat -f -c '%b %S %c' "$exp")"
 [ "$(stat -f -c %T "$mnt")" != "" ]
 
+# Per-mount sysfs: counters, requests by opcode, and the NULL ping.
+dev=$(stat -c '%Hd:%Ld' "$mnt")
+sys=/sys/fs/orfs/$dev
+[ -d "$sys" ] || fail "no $sys"
+[ "$(cat "$sys/server")" = "$ORFS_SRV_ADDR:$ORFS_PORT" ] || fail "sysfs server: $(cat "$sys/server")"
+[ "$(cat "$sys/inline_size")" -eq 4096 ] || fail "inline_size $(cat "$sys/inline_size")"
+[ "$(awk '$1 == "lookup" { print $2 }' "$sys/requests")" -gt 0 ] || fail "no lookups counted"
+[ "$(awk '$1 == "mr_registrations" { print $2 }' "$sys/counters")" -eq 0 ] ||
+	fail "memory was registered on the metadata path"
+echo 100 >"$sys/ping"
+note "ping: $(cat "$sys/ping")"
+[ "$(awk '{ print $2 }' "$sys/ping")" -eq 100 ] || fail "ping did not run 100 round trips"
+[ "$(awk '$1 == "null" { print $2 }' "$sys/requests")" -ge 100 ] || fail "NULLs not counted"
+
 umount "$mnt"
+[ -d "$sys" ] && fail "$sys left behind after umount"
 rmmod orfs
 grep -q '^orfs ' /proc/modules && fail "module still loaded"
 exit 0
