@@ -611,7 +611,7 @@ static int orfs_rejected(struct orfs_conn *conn, struct rdma_cm_event *ev)
 
 	rej = rdma_consumer_reject_data(conn->cm_id, ev, &len);
 	if (!rej || len < sizeof(*rej) || le32_to_cpu(rej->magic) != ORFS_MAGIC) {
-		pr_err("connection rejected: %s\n",
+		pr_err_ratelimited("connection rejected: %s\n",
 		       rdma_reject_msg(conn->cm_id, ev->status));
 		return -ECONNREFUSED;
 	}
@@ -667,7 +667,7 @@ static int orfs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 	case RDMA_CM_EVENT_ROUTE_ERROR:
-		pr_err("cannot resolve a route to the server: %d\n", ev->status);
+		pr_err_ratelimited("cannot resolve a route to the server: %d\n", ev->status);
 		orfs_cm_setup_done(conn, -EHOSTUNREACH);
 		break;
 	case RDMA_CM_EVENT_CONNECT_ERROR:

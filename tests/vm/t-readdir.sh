@@ -1,29 +1,42 @@
 #!/bin/bash
-# A directory far larger than one READDIR reply is listed completely, each
-# name exactly once, with the right d_type.
+# A directory of 100,000 entries, spread over many READDIR replies, is
+# listed with each name exactly once and the right d_type; telldir()/
+# seekdir() resume at the same place.
 . "$(dirname "$0")/lib.sh"
 set -e
 exp=$ORFS_WORK/export
 mnt=$ORFS_WORK/mnt
-n=3000
+n=${ORFS_READDIR_N:-100000}
 mkdir -p "$exp/big"
-for i in $(seq 1 $n); do
-	: >"$exp/big/file-with-a-rather-long-name-to-fill-replies-$i"
-done
+python3 - "$exp/big" "$n" <<'PY'
+import os, sys
+d, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    os.close(os.open("%s/entry-with-a-moderately-long-name-%07d" % (d, i), os.O_CREAT | os.O_WRONLY, 0o644))
+PY
 mkdir "$exp/big/adir"
 ln -s nowhere "$exp/big/alink"
 
 orfs_insmod
 orfs_server_start "$exp"
-orfs_mount "$mnt" / inline=4096
+orfs_mount "$mnt"
 
-(cd "$exp/big" && ls -1a | LC_ALL=C sort) >"$ORFS_WORK/want"
-(cd "$mnt/big" && ls -1a | LC_ALL=C sort) >"$ORFS_WORK/got"
-diff -q "$ORFS_WORK/want" "$ORFS_WORK/got" || fail "listings differ"
-[ "$(LC_ALL=C sort "$ORFS_WORK/got" | uniq -d | wc -l)" -eq 0 ] || fail "duplicate names"
-[ "$(wc -l <"$ORFS_WORK/got")" -eq $((n + 4)) ] || fail "wrong count"
+(cd "$exp/big" && ls -1af | LC_ALL=C sort) >"$ORFS_WORK/want"
+(cd "$mnt/big" && ls -1af | LC_ALL=C sort) >"$ORFS_WORK/got"
+cmp -s "$ORFS_WORK/want" "$ORFS_WORK/got" || fail "listings differ"
+[ "$(uniq -d "$ORFS_WORK/got" | wc -l)" -eq 0 ] || fail "duplicate names"
+[ "$(wc -l <"$ORFS_WORK/got")" -eq $((n + 4)) ] || fail "wrong count: $(wc -l <"$ORFS_WORK/got")"
 # d_type without stat: find -type uses it when the file system fills it in.
 [ "$(find "$mnt/big" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq 1 ] || fail "d_type dir"
 [ "$(find "$mnt/big" -mindepth 1 -maxdepth 1 -type l | wc -l)" -eq 1 ] || fail "d_type link"
-note "$n entries listed once each"
+readdirs=$(awk '$1 == "readdir" { print $2 }' /sys/fs/orfs/*/requests)
+note "$n entries listed once each, in $readdirs READDIR replies so far"
+[ "$readdirs" -gt 100 ] || fail "expected the listing to span many replies"
+
+python3 tests/vm/tools/seekdir.py "$mnt/big" 12345
+# A larger inline threshold carries more entries per reply.
+umount "$mnt"
+orfs_mount "$mnt" / inline=65536
+(cd "$mnt/big" && ls -1af | LC_ALL=C sort) >"$ORFS_WORK/got"
+cmp -s "$ORFS_WORK/want" "$ORFS_WORK/got" || fail "listings differ with inline=65536"
 exit 0
