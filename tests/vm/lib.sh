@@ -64,7 +64,7 @@ orfs_mount() {
 # Unmounts every ORFS mount, stops orfsd, unloads the module.
 orfs_cleanup() {
 	local m ok=0
-	for m in $(awk '$3 == "orfs" { print $2 }' /proc/mounts | tac); do
+	for m in $(awk -v w="$ORFS_WORK" '$3 == "orfs" || index($2, w) == 1 { print $2 }' /proc/mounts | tac); do
 		umount "$m" || umount -f "$m" || ok=1
 	done
 	pkill -x orfsd 2>/dev/null && sleep 0.2
