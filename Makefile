@@ -11,7 +11,7 @@
 
 KDIR ?= $(shell $(CURDIR)/tools/kdir.sh)
 # The kernel release KDIR builds for; the VM boots the matching image.
-KREL = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+KREL = $(shell $(CURDIR)/tools/kdir.sh --release $(KDIR))
 
 PREFIX ?= /usr/local
 DESTDIR ?=

@@ -302,6 +302,14 @@ static int orfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_blocksize_bits = PAGE_SHIFT;
 	sbi->ac_timeo = sbi->opts.actimeo * HZ;
 
+	/*
+	 * A BDI of our own: without it write-back never runs (the no-op BDI
+	 * cannot write back) and dirty throttling has nothing to act on.
+	 */
+	ret = super_setup_bdi(sb);
+	if (ret)
+		return ret;
+
 	orfs_set_port(&sbi->opts);
 	copts.dst = sbi->opts.addr;
 	copts.inline_size = sbi->opts.inline_size;

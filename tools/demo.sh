@@ -9,7 +9,7 @@ tools/install-deps.sh
 echo "demo: building orfs.ko, orfsd and tools"
 make -s all
 KDIR=${KDIR:-$(tools/kdir.sh)}
-krel=$(cat "$KDIR/include/config/kernel.release")
+krel=$(tools/kdir.sh --release "$KDIR")
 export ORFS_VM_KERNEL=${ORFS_VM_KERNEL:-/boot/vmlinuz-$krel}
 echo "demo: booting Debian's $krel kernel in qemu (software emulation; takes a while)"
 exec tools/vm/run --timeout "${ORFS_VM_TIMEOUT:-1200}" tools/demo-guest.sh "${1:-}"

@@ -6,7 +6,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 KDIR=${KDIR:-$(tools/kdir.sh)}
-krel=$(cat "$KDIR/include/config/kernel.release" 2>/dev/null || true)
+krel=$(tools/kdir.sh --release "$KDIR")
 if [ -n "$krel" ] && [ -e "/boot/vmlinuz-$krel" ]; then
 	export ORFS_VM_KERNEL=${ORFS_VM_KERNEL:-/boot/vmlinuz-$krel}
 fi
