@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 
 #include "config.h"
+#include "drc.h"
 #include "orfs_proto.h"
 
 void orfs_usage(FILE *f)
@@ -35,6 +36,11 @@ void orfs_usage(FILE *f)
 "                          (%u..%u, rounded down to a KiB; default %u)\n"
 "  --credits N             most requests one client may have in flight\n"
 "                          (1..%u, default %u)\n"
+"  --drc-entries N         replies kept in the duplicate-request cache, which\n"
+"                          answers retransmitted create/remove/rename/link/\n"
+"                          setattr requests (0..%u, default %u, about %zu\n"
+"                          bytes each; 0 disables it; lost on restart)\n"
+"  --drc-per-client N      of which at most N per client (1..%u, default %u)\n"
 "  --log-level LEVEL       error, warn, info or debug (default info)\n"
 "  --pidfile FILE          write the server's pid to FILE (removed on exit)\n"
 "  -h, --help              show this help and exit\n"
@@ -43,7 +49,10 @@ void orfs_usage(FILE *f)
 "Runs as root (file handles need CAP_DAC_READ_SEARCH).  SIGTERM or SIGINT\n"
 "disconnects the clients and exits with status 0.  Startup errors exit 1.\n",
 		ORFS_DEFAULT_PORT, ORFS_INLINE_MIN, ORFS_INLINE_MAX,
-		ORFS_INLINE_DEFAULT, ORFS_CREDITS_MAX, ORFS_CREDITS_DEFAULT);
+		ORFS_INLINE_DEFAULT, ORFS_CREDITS_MAX, ORFS_CREDITS_DEFAULT,
+		ORFS_DRC_ENTRIES_MAX, ORFS_DRC_ENTRIES_DEFAULT,
+		orfs_drc_entry_bytes(), ORFS_DRC_PER_CLIENT_MAX,
+		ORFS_DRC_PER_CLIENT_DEFAULT);
 }
 
 /* Parse a decimal number in [lo, hi]; 0 or -EINVAL. */
@@ -116,6 +125,8 @@ enum {
 	OPT_PORT,
 	OPT_INLINE,
 	OPT_CREDITS,
+	OPT_DRC_ENTRIES,
+	OPT_DRC_PER_CLIENT,
 	OPT_LOG_LEVEL,
 	OPT_PIDFILE,
 	OPT_VERSION,
@@ -128,6 +139,8 @@ static const struct option long_opts[] = {
 	{ "foreground",	no_argument,		NULL, 'f' },
 	{ "inline",	required_argument,	NULL, OPT_INLINE },
 	{ "credits",	required_argument,	NULL, OPT_CREDITS },
+	{ "drc-entries", required_argument,	NULL, OPT_DRC_ENTRIES },
+	{ "drc-per-client", required_argument,	NULL, OPT_DRC_PER_CLIENT },
 	{ "log-level",	required_argument,	NULL, OPT_LOG_LEVEL },
 	{ "pidfile",	required_argument,	NULL, OPT_PIDFILE },
 	{ "help",	no_argument,		NULL, 'h' },
@@ -174,6 +187,22 @@ static int apply_opt(struct orfs_config *cfg, int c, const char *arg)
 		}
 		log_err("invalid --credits '%s' (1..%u)", arg, ORFS_CREDITS_MAX);
 		return -EINVAL;
+	case OPT_DRC_ENTRIES:
+		if (!parse_num(arg, 0, ORFS_DRC_ENTRIES_MAX, &v)) {
+			cfg->drc_entries = (uint32_t)v;
+			return 0;
+		}
+		log_err("invalid --drc-entries '%s' (0..%u)", arg,
+			ORFS_DRC_ENTRIES_MAX);
+		return -EINVAL;
+	case OPT_DRC_PER_CLIENT:
+		if (!parse_num(arg, 1, ORFS_DRC_PER_CLIENT_MAX, &v)) {
+			cfg->drc_per_client = (uint32_t)v;
+			return 0;
+		}
+		log_err("invalid --drc-per-client '%s' (1..%u)", arg,
+			ORFS_DRC_PER_CLIENT_MAX);
+		return -EINVAL;
 	case OPT_LOG_LEVEL:
 		if (!orfs_log_parse_level(arg, &cfg->log_level))
 			return 0;
@@ -211,6 +240,8 @@ int orfs_config_parse(struct orfs_config *cfg, int argc, char **argv)
 	strcpy(cfg->listen_host, "0.0.0.0");
 	cfg->inline_max = ORFS_INLINE_DEFAULT;
 	cfg->credits = ORFS_CREDITS_DEFAULT;
+	cfg->drc_entries = ORFS_DRC_ENTRIES_DEFAULT;
+	cfg->drc_per_client = ORFS_DRC_PER_CLIENT_DEFAULT;
 	cfg->log_level = ORFS_LOG_INFO;
 
 	optind = 0;	/* GNU: full re-initialisation, so tests can re-parse */

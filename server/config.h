@@ -23,6 +23,9 @@
  * @foreground: --foreground / -f
  * @inline_max: --inline BYTES (largest inline threshold granted)
  * @credits: --credits N (most requests in flight per client)
+ * @drc_entries: --drc-entries N (replies kept in the duplicate-request
+ *	cache, 0 disables it)
+ * @drc_per_client: --drc-per-client N (replies kept per client id)
  * @log_level: --log-level
  * @pidfile: --pidfile FILE, or NULL
  * @help: --help was given
@@ -36,6 +39,8 @@ struct orfs_config {
 	bool			foreground;
 	uint32_t		inline_max;
 	uint16_t		credits;
+	uint32_t		drc_entries;
+	uint32_t		drc_per_client;
 	enum orfs_log_level	log_level;
 	const char		*pidfile;
 	bool			help;

@@ -53,6 +53,14 @@ static int sys_openat2(int dirfd, const char *path, struct open_how *how)
 	return (int)syscall(SYS_openat2, dirfd, path, how, sizeof(*how));
 }
 
+/* "/proc/self/fd/N": the magic link that reopens descriptor N. */
+#define PROC_FD_LEN	32
+
+static void proc_fd_path(int fd, char *buf)
+{
+	snprintf(buf, PROC_FD_LEN, "/proc/self/fd/%d", fd);
+}
+
 int orfs_export_stat(int fd, struct stat *st)
 {
 	if (fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
@@ -155,6 +163,14 @@ int orfs_export_open(struct orfs_export *exp, const char *path)
 	if (probe < 0) {
 		err = -errno;
 		log_err("export directory %s: openat2: %s (Linux >= 5.6 needed)",
+			path, strerror(-err));
+		goto out_close;
+	}
+	close(probe);
+	probe = orfs_fd_reopen(fd, &st, O_RDONLY | O_DIRECTORY);
+	if (probe < 0) {
+		err = probe;
+		log_err("export directory %s: cannot reopen it through /proc/self/fd: %s (is /proc mounted?)",
 			path, strerror(-err));
 		goto out_close;
 	}
@@ -378,6 +394,63 @@ int orfs_export_open_path(const struct orfs_export *exp, const char *path,
 		return -errno;
 	}
 	return fd;
+}
+
+/**
+ * orfs_fd_reopen() - open an object again, with a real access mode
+ * @fd: the object, usually an O_PATH descriptor from orfs_fh_open()
+ * @st: its attributes, from orfs_export_stat(@fd)
+ * @flags: open flags (O_RDONLY, O_WRONLY, O_DIRECTORY ...); O_CLOEXEC and
+ *	O_NOCTTY are added
+ *
+ * Reopens through /proc/self/fd/N, which names exactly the object @fd holds
+ * (no path is looked up again, so nothing can be swapped in between).  Only
+ * call it for regular files and directories: opening a FIFO would block and
+ * opening a device has side effects.  The result is checked to be the same
+ * inode.
+ *
+ * Return: a descriptor (caller closes), or a negative errno (the open's,
+ * or -ESTALE if a different inode came back).
+ */
+int orfs_fd_reopen(int fd, const struct stat *st, int flags)
+{
+	char path[PROC_FD_LEN];
+	struct stat nst;
+	int nfd, err;
+
+	proc_fd_path(fd, path);
+	nfd = open(path, flags | O_CLOEXEC | O_NOCTTY);
+	if (nfd < 0)
+		return -errno;
+	err = orfs_export_stat(nfd, &nst);
+	if (!err && (nst.st_dev != st->st_dev || nst.st_ino != st->st_ino))
+		err = -ESTALE;
+	if (err) {
+		close(nfd);
+		return err;
+	}
+	return nfd;
+}
+
+/**
+ * orfs_fd_chmod() - change the permission bits of the object @fd holds
+ * @fd: any descriptor, O_PATH included (fchmod() refuses O_PATH)
+ * @mode: the new permission bits (07777)
+ *
+ * Goes through /proc/self/fd/N, which never opens the object, so it is
+ * safe for FIFOs, sockets and devices.  Linux cannot change the mode of a
+ * symbolic link: that gives -EOPNOTSUPP.
+ *
+ * Return: 0 or a negative errno.
+ */
+int orfs_fd_chmod(int fd, mode_t mode)
+{
+	char path[PROC_FD_LEN];
+
+	proc_fd_path(fd, path);
+	if (fchmodat(AT_FDCWD, path, mode, 0) < 0)
+		return -errno;
+	return 0;
 }
 
 uint64_t orfs_change_counter(const struct stat *st)

@@ -54,6 +54,8 @@ int orfs_fh_open(const struct orfs_export *exp, const struct orfs_fh *fh,
 int orfs_export_open_path(const struct orfs_export *exp, const char *path,
 			  size_t len);
 int orfs_export_stat(int fd, struct stat *st);
+int orfs_fd_reopen(int fd, const struct stat *st, int flags);
+int orfs_fd_chmod(int fd, mode_t mode);
 void orfs_attr_fill(struct orfs_attr *a, const struct stat *st);
 uint64_t orfs_change_counter(const struct stat *st);
 

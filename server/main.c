@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "drc.h"
 #include "export.h"
 #include "log.h"
 #include "orfs_proto.h"
@@ -135,6 +136,7 @@ int main(int argc, char **argv)
 {
 	struct orfs_server_cfg scfg;
 	struct orfs_server *srv = NULL;
+	struct orfs_drc *drc = NULL;
 	struct orfs_export exp;
 	struct orfs_config cfg;
 	char *pidfile = NULL;
@@ -169,9 +171,15 @@ int main(int argc, char **argv)
 			goto out_export;
 		}
 	}
+	if (cfg.drc_entries) {
+		drc = orfs_drc_create(cfg.drc_entries, cfg.drc_per_client);
+		if (!drc)
+			goto out_export;
+	}
 	scfg.exp = &exp;
 	scfg.inline_max = cfg.inline_max;
 	scfg.credits = cfg.credits;
+	scfg.drc = drc;
 
 	if (!cfg.foreground)
 		notify_fd = daemon_fork();
@@ -184,9 +192,9 @@ int main(int argc, char **argv)
 	}
 	if (notify_fd >= 0)
 		daemon_ready(notify_fd);
-	log_info("orfsd %s listening on %s, export %s (inline <= %u, credits <= %u)",
+	log_info("orfsd %s listening on %s, export %s (inline <= %u, credits <= %u, duplicate-request cache %u entries, %u per client)",
 		 ORFSD_VERSION, scfg.addr_str, exp.path, scfg.inline_max,
-		 scfg.credits);
+		 scfg.credits, cfg.drc_entries, cfg.drc_per_client);
 
 	ret = orfs_server_run(srv) ? 1 : 0;
 	log_info("exiting");
@@ -196,6 +204,7 @@ out_server:
 		unlink(pidfile);
 out_export:
 	free(pidfile);
+	orfs_drc_destroy(drc);
 	orfs_export_close(&exp);
 	return ret;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * orfsd request handling.
+ * orfsd request handling: dispatch, and the operations that only look.
  *
  * orfs_handle_request() turns the bytes of one received SEND into the bytes
  * of the reply SEND.  It never reads past the received length (every length
@@ -8,8 +8,11 @@
  * past the reply buffer.  Op handlers return 0 or a negative errno; the
  * errno becomes the reply status and an error reply has no body.
  *
- * Nothing here keeps state between requests, so requests of different
- * connections (or threads) do not interact except through the filesystem.
+ * Handlers keep no state between requests, so requests of different
+ * connections (or threads) do not interact except through the filesystem
+ * and the duplicate-request cache (drc.c, which has its own lock).
+ * ops_io.c holds the data and attribute operations, ops_ns.c the ones that
+ * change the namespace.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -22,31 +25,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "drc.h"
 #include "export.h"
 #include "log.h"
 #include "ops.h"
+#include "ops_int.h"
 
-/**
- * struct orfs_reply - the reply being built
- * @buf: the whole reply message (header first)
- * @size: bytes available in @buf
- * @body_len: set by the op: bytes of body after the header
- * @data_len: set by the op: bytes of inline data at orfs_data_offset()
- */
-struct orfs_reply {
-	u8		*buf;
-	uint32_t	size;
-	uint32_t	body_len;
-	uint32_t	data_len;
-};
-
-typedef int (*orfs_op_fn)(const struct orfs_req_ctx *ctx,
-			  const struct orfs_hdr *h, struct orfs_reply *r);
-
-static void *reply_body(struct orfs_reply *r)
-{
-	return r->buf + sizeof(struct orfs_hdr);
-}
+#define reply_body	orfs_reply_body
 
 /* ---- NULL ---- */
 
@@ -59,9 +44,9 @@ static int op_null(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 /* ---- helpers shared by the ops ---- */
 
 /* Fill @fh and @attr for the object open at @fd with attributes @st. */
-static int encode_obj(const struct orfs_req_ctx *ctx, int fd,
-		      const struct stat *st, struct orfs_fh *fh,
-		      struct orfs_attr *attr)
+int orfs_encode_obj(const struct orfs_req_ctx *ctx, int fd,
+		    const struct stat *st, struct orfs_fh *fh,
+		    struct orfs_attr *attr)
 {
 	int err = orfs_fh_encode(ctx->exp, fd, st, fh);
 
@@ -69,6 +54,55 @@ static int encode_obj(const struct orfs_req_ctx *ctx, int fd,
 		return err;
 	orfs_attr_fill(attr, st);
 	return 0;
+}
+
+/**
+ * orfs_req_name() - validate and copy one name component of a request
+ * @h: the request (passed orfs_hdr_check())
+ * @off: offset of the name from the start of the body
+ * @len: the length the body claims for it
+ * @name: filled with the name, NUL-terminated
+ *
+ * Return: 0; -EBADMSG if the name is empty, overruns the body or holds a
+ * NUL; -ENAMETOOLONG beyond ORFS_NAME_MAX; -EINVAL for ".", ".." or a '/'.
+ */
+int orfs_req_name(const struct orfs_hdr *h, uint32_t off, uint32_t len,
+		  struct orfs_name *name)
+{
+	const char *p = (const char *)orfs_body(h) + off;
+	int err;
+
+	err = orfs_tail_check(h, off, len, ORFS_NAME_MAX);
+	if (err)
+		return err;
+	err = orfs_name_check(p, len);
+	if (err)
+		return err;
+	memcpy(name->s, p, len);
+	name->s[len] = '\0';
+	return 0;
+}
+
+/**
+ * orfs_open_dir() - decode a directory handle
+ * @ctx: the request context
+ * @fh: the handle
+ * @st: filled with the directory's attributes
+ *
+ * Return: an O_PATH descriptor usable as the dirfd of *at() calls (the
+ * caller closes it), -ENOTDIR if the handle is not a directory, or the
+ * errors of orfs_fh_open().
+ */
+int orfs_open_dir(const struct orfs_req_ctx *ctx, const struct orfs_fh *fh,
+		  struct stat *st)
+{
+	int fd = orfs_fh_open(ctx->exp, fh, st);
+
+	if (fd >= 0 && !S_ISDIR(st->st_mode)) {
+		close(fd);
+		return -ENOTDIR;
+	}
+	return fd;
 }
 
 /* ---- MOUNT ---- */
@@ -92,7 +126,7 @@ static int op_mount(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		return fd;
 	err = orfs_export_stat(fd, &st);
 	if (!err)
-		err = encode_obj(ctx, fd, &st, &rep->root, &rep->attr);
+		err = orfs_encode_obj(ctx, fd, &st, &rep->root, &rep->attr);
 	close(fd);
 	if (err)
 		return err;
@@ -128,37 +162,25 @@ static int op_lookup(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 {
 	const struct orfs_lookup_req *q = orfs_body(h);
 	struct orfs_lookup_rep *rep = reply_body(r);
-	uint32_t nl = orfs_cpu32(q->name_len);
-	const char *name = (const char *)(q + 1);
-	char cname[ORFS_NAME_MAX + 1];
+	struct orfs_name name;
 	struct stat st;
 	int dfd, fd, err;
 
-	err = orfs_tail_check(h, sizeof(*q), nl, ORFS_NAME_MAX);
+	err = orfs_req_name(h, sizeof(*q), orfs_cpu32(q->name_len), &name);
 	if (err)
 		return err;
-	err = orfs_name_check(name, nl);
-	if (err)
-		return err;
-	memcpy(cname, name, nl);
-	cname[nl] = '\0';
-
-	dfd = orfs_fh_open(ctx->exp, &q->dir, &st);
+	dfd = orfs_open_dir(ctx, &q->dir, &st);
 	if (dfd < 0)
 		return dfd;
-	if (!S_ISDIR(st.st_mode)) {
-		err = -ENOTDIR;
-		goto out_dir;
-	}
 	/* O_PATH|O_NOFOLLOW opens a final symlink itself, not its target. */
-	fd = openat(dfd, cname, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(dfd, name.s, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
 		goto out_dir;
 	}
 	err = orfs_export_stat(fd, &st);
 	if (!err)
-		err = encode_obj(ctx, fd, &st, &rep->fh, &rep->attr);
+		err = orfs_encode_obj(ctx, fd, &st, &rep->fh, &rep->attr);
 	close(fd);
 	if (!err)
 		r->body_len = sizeof(*rep);
@@ -403,6 +425,19 @@ static const struct {
 	[ORFS_OP_LOOKUP]	= { "LOOKUP", op_lookup },
 	[ORFS_OP_READDIR]	= { "READDIR", op_readdir },
 	[ORFS_OP_STATFS]	= { "STATFS", op_statfs },
+	[ORFS_OP_READ]		= { "READ", orfs_op_read },
+	[ORFS_OP_WRITE]		= { "WRITE", orfs_op_write },
+	[ORFS_OP_CREATE]	= { "CREATE", orfs_op_create },
+	[ORFS_OP_MKDIR]		= { "MKDIR", orfs_op_create },
+	[ORFS_OP_MKNOD]		= { "MKNOD", orfs_op_create },
+	[ORFS_OP_SYMLINK]	= { "SYMLINK", orfs_op_create },
+	[ORFS_OP_READLINK]	= { "READLINK", orfs_op_readlink },
+	[ORFS_OP_UNLINK]	= { "UNLINK", orfs_op_remove },
+	[ORFS_OP_RMDIR]		= { "RMDIR", orfs_op_remove },
+	[ORFS_OP_RENAME]	= { "RENAME", orfs_op_rename },
+	[ORFS_OP_LINK]		= { "LINK", orfs_op_link },
+	[ORFS_OP_SETATTR]	= { "SETATTR", orfs_op_setattr },
+	[ORFS_OP_COMMIT]	= { "COMMIT", orfs_op_commit },
 };
 
 const char *orfs_op_name(uint16_t opcode)
@@ -478,13 +513,57 @@ static uint32_t reply_bad_header(const struct orfs_req_ctx *ctx,
 }
 
 /**
+ * execute() - run a request that passed orfs_hdr_check()
+ * @ctx: the request context
+ * @h: the request
+ * @rep: the reply buffer, zeroed up to ORFS_REPLY_MIN
+ * @rep_size: its size
+ *
+ * Only WRITE carries inline data; any other request that announces some
+ * is malformed (EBADMSG).
+ *
+ * Return: the length of the reply in @rep.
+ */
+static uint32_t execute(const struct orfs_req_ctx *ctx,
+			const struct orfs_hdr *h, void *rep, uint32_t rep_size)
+{
+	struct orfs_reply r = { .buf = rep, .size = rep_size };
+	uint16_t opcode = orfs_cpu16(h->opcode);
+	uint64_t xid = orfs_cpu64(h->xid);
+	struct orfs_hdr *rh = rep;
+	int err;
+
+	if (!orfs_ops[opcode].fn)	/* in the header but not served yet */
+		return reply_error(ctx, opcode, xid, EOPNOTSUPP, rep);
+	if (h->data_len && opcode != ORFS_OP_WRITE)
+		err = -EBADMSG;
+	else
+		err = orfs_ops[opcode].fn(ctx, h, &r);
+	log_debug("%s: %s xid %llu -> %s", ctx->peer, orfs_op_name(opcode),
+		  (unsigned long long)xid, err ? strerror(-err) : "ok");
+	if (err)
+		return reply_error(ctx, opcode, xid, -err, rep);
+
+	orfs_hdr_init(rh, opcode, xid, ORFS_HF_REPLY, r.body_len, r.data_len);
+	rh->credits = orfs_le16(ctx->credits);
+	if (r.data_len)
+		return orfs_data_offset(r.body_len) + r.data_len;
+	return (uint32_t)sizeof(*rh) + r.body_len;
+}
+
+/**
  * orfs_handle_request() - execute one request and encode its reply
  * @ctx: connection context
  * @req: the received message (8-byte aligned)
  * @len: bytes received
  * @rep: the reply buffer (8-byte aligned)
- * @rep_size: its size, at least ORFS_REPLY_MIN; READDIR data is bounded by
- *	it as well as by the negotiated inline size
+ * @rep_size: its size, at least ORFS_REPLY_MIN; READ and READDIR data are
+ *	bounded by it as well as by the negotiated inline size
+ *
+ * Non-idempotent requests (orfs_drc_cacheable()) go through the duplicate-
+ * request cache: a retransmission whose original reply is cached gets that
+ * reply again, with its own xid, and is not executed; every executed one
+ * stores its reply.
  *
  * Return: bytes of reply in @rep to send, or 0 when nothing is to be sent
  * (a CREDIT_ONLY message, or garbage too short to carry an xid).
@@ -493,10 +572,9 @@ uint32_t orfs_handle_request(const struct orfs_req_ctx *ctx, const void *req,
 			     uint32_t len, void *rep, uint32_t rep_size)
 {
 	const struct orfs_hdr *h = req;
-	struct orfs_reply r = { .buf = rep, .size = rep_size };
-	struct orfs_hdr *rh = rep;
 	uint16_t opcode;
 	uint64_t xid;
+	uint32_t n;
 	int err;
 
 	if (rep_size < ORFS_REPLY_MIN) {
@@ -520,18 +598,20 @@ uint32_t orfs_handle_request(const struct orfs_req_ctx *ctx, const void *req,
 				ctx->peer, opcode, (unsigned long long)xid);
 		return reply_error(ctx, opcode, xid, EOPNOTSUPP, rep);
 	}
+	if (!orfs_drc_cacheable(opcode))
+		return execute(ctx, h, rep, rep_size);
 
-	if (!orfs_ops[opcode].fn)	/* in the header but not served yet */
-		return reply_error(ctx, opcode, xid, EOPNOTSUPP, rep);
-	err = orfs_ops[opcode].fn(ctx, h, &r);
-	log_debug("%s: %s xid %llu -> %s", ctx->peer, orfs_op_name(opcode),
-		  (unsigned long long)xid, err ? strerror(-err) : "ok");
-	if (err)
-		return reply_error(ctx, opcode, xid, -err, rep);
-
-	orfs_hdr_init(rh, opcode, xid, ORFS_HF_REPLY, r.body_len, r.data_len);
-	rh->credits = orfs_le16(ctx->credits);
-	if (r.data_len)
-		return orfs_data_offset(r.body_len) + r.data_len;
-	return (uint32_t)sizeof(*rh) + r.body_len;
+	if (orfs_cpu16(h->flags) & ORFS_HF_RETRANSMIT) {
+		n = orfs_drc_lookup(ctx->drc, ctx->client_id, h, ctx->credits,
+				    rep, rep_size);
+		if (n) {
+			log_debug("%s: %s xid %llu: retransmission answered from the duplicate-request cache",
+				  ctx->peer, orfs_op_name(opcode),
+				  (unsigned long long)xid);
+			return n;
+		}
+	}
+	n = execute(ctx, h, rep, rep_size);
+	orfs_drc_insert(ctx->drc, ctx->client_id, h, rep, n);
+	return n;
 }

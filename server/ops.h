@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "drc.h"
 #include "export.h"
 #include "orfs_proto.h"
 
@@ -33,6 +34,9 @@ struct orfs_cred {
  * @credits: requests the client may have in flight (goes in every reply)
  * @cred: the identity the request executes as
  * @peer: the client's address, for log messages
+ * @drc: the duplicate-request cache shared by all connections, or NULL
+ * @client_id: the client id from the connect request (0: none given, the
+ *	client's requests are not cached)
  */
 struct orfs_req_ctx {
 	const struct orfs_export	*exp;
@@ -40,6 +44,8 @@ struct orfs_req_ctx {
 	uint16_t			credits;
 	struct orfs_cred		cred;
 	const char			*peer;
+	struct orfs_drc			*drc;
+	uint64_t			client_id;
 };
 
 /* Smallest reply buffer orfs_handle_request() accepts. */

@@ -725,6 +725,8 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 	conn->ctx.exp = srv->cfg.exp;
 	conn->ctx.cred.uid = 0;
 	conn->ctx.cred.gid = 0;
+	conn->ctx.drc = srv->cfg.drc;
+	conn->ctx.client_id = orfs_cpu64(pdata->client_id);
 	memcpy(conn->peer, peer, sizeof(peer));
 	conn->ctx.peer = conn->peer;
 	id->context = conn;
@@ -748,8 +750,9 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 	conn->next = srv->conns;
 	srv->conns = conn;
 	srv->nconns++;
-	log_debug("%s: accepted (version %u, credits %u, inline %u)", peer,
-		  version, conn->ctx.credits, conn->ctx.inline_size);
+	log_debug("%s: accepted (version %u, credits %u, inline %u, client id %016llx)",
+		  peer, version, conn->ctx.credits, conn->ctx.inline_size,
+		  (unsigned long long)conn->ctx.client_id);
 	return;
 
 fail:
@@ -758,6 +761,20 @@ fail:
 	reject(id, ORFS_REJ_RESOURCES);
 	conn_release(conn);	/* destroys id */
 	free(conn);
+}
+
+/* Duplicate-request cache counters, at debug level. */
+static void log_drc_stats(struct orfs_server *srv)
+{
+	struct orfs_drc_stats st;
+
+	if (!srv->cfg.drc || !orfs_log_enabled(ORFS_LOG_DEBUG))
+		return;
+	orfs_drc_get_stats(srv->cfg.drc, &st);
+	log_debug("duplicate-request cache: %u entries of %u clients (%llu bytes), %llu hits, %llu misses, %llu evictions",
+		  st.entries, st.clients, (unsigned long long)st.mem_bytes,
+		  (unsigned long long)st.hits, (unsigned long long)st.misses,
+		  (unsigned long long)st.evictions);
 }
 
 /**
@@ -790,6 +807,7 @@ static void cm_event(struct orfs_server *srv, const struct rdma_cm_event *ev,
 			break;
 		log_info("%s: disconnected after %llu requests", conn->peer,
 			 (unsigned long long)conn->requests);
+		log_drc_stats(srv);
 		rdma_disconnect(conn->id);	/* complete our side; may fail */
 		conn_close(conn);
 		break;

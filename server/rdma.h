@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "drc.h"
 #include "export.h"
 
 /**
@@ -18,6 +19,7 @@
  * @addr_str: @addr printed as "host:port", for messages
  * @inline_max: largest inline threshold granted (ORFS_INLINE_MIN..MAX)
  * @credits: most requests one client may have in flight
+ * @drc: the duplicate-request cache every connection shares, or NULL
  */
 struct orfs_server_cfg {
 	const struct orfs_export	*exp;
@@ -26,6 +28,7 @@ struct orfs_server_cfg {
 	char				addr_str[80];
 	uint32_t			inline_max;
 	uint16_t			credits;
+	struct orfs_drc			*drc;
 };
 
 struct orfs_server;

@@ -51,7 +51,7 @@ has_rdma() {
 st=$?
 missing=
 for o in --export --listen --port --foreground -f --inline --credits \
-	 --log-level --pidfile --help --version; do
+	 --drc-entries --drc-per-client --log-level --pidfile --help --version; do
 	grep -qF -- "$o" "$T/out" || missing="$missing $o"
 done
 if [ "$st" -eq 0 ] && [ -z "$missing" ]; then

@@ -8,10 +8,15 @@
  * For each of CONNS connections (default 1, opened at the same time):
  * NULL, MOUNT, GETATTR, STATFS, READDIR of the whole root with LOOKUP of
  * every entry, a pipeline of `credits` NULLs, a CREDIT_ONLY message, a bad
- * header and an unknown opcode.  Then a connect with an unsupported version,
- * which must be rejected with ORFS_REJ_VERSION.  -k exits without
- * disconnecting, with `credits` requests still in flight (the server must
- * clean up on its own).
+ * header and an unknown opcode; then, in a directory of its own, MKDIR,
+ * CREATE, WRITE and READ of a full inline buffer, SETATTR, SYMLINK and
+ * READLINK, LINK, RENAME, COMMIT, a retransmitted UNLINK answered from the
+ * duplicate-request cache, and cleanup.  All connections carry the same
+ * client id, so with two or more a CREATE of connection 0 retransmitted on
+ * connection 1 (a reconnect) must get connection 0's reply.  Then a
+ * connect with an unsupported version, which must be rejected with
+ * ORFS_REJ_VERSION.  -k exits without disconnecting, with `credits`
+ * requests still in flight (the server must clean up on its own).
  *
  * Prints TAP ("ok N - ..." / "not ok N - ...") and exits 1 on any failure.
  */
@@ -54,6 +59,7 @@ struct client {
 };
 
 static int tap_n, tap_failed;
+static uint64_t client_id;	/* one per run: every connection is one "mount" */
 
 static void __attribute__((format(printf, 2, 3))) tap(bool ok, const char *fmt, ...)
 {
@@ -180,6 +186,7 @@ static void conn_req_init(struct orfs_conn_req *r, uint16_t lo, uint16_t hi)
 	r->inline_size = orfs_le32(ASK_INLINE);
 	r->credits = orfs_le16(ASK_CREDITS);
 	r->max_sge = orfs_le16(1);
+	r->client_id = orfs_le64(client_id);
 }
 
 /* Resolve, create the QP, post receives; the id is ready for rdma_connect. */
@@ -339,8 +346,247 @@ static uint32_t msg_len(struct client *c, uint32_t slot)
 	       orfs_cpu32(((struct orfs_hdr *)send_buf(c, slot))->body_len);
 }
 
+/* The bytes of the request in send buffer @slot, inline data included. */
+static uint32_t msg_len_data(struct client *c, uint32_t slot)
+{
+	struct orfs_hdr *h = (struct orfs_hdr *)send_buf(c, slot);
+
+	if (!h->data_len)
+		return msg_len(c, slot);
+	return orfs_data_offset(orfs_cpu32(h->body_len)) + orfs_cpu32(h->data_len);
+}
+
+/* Give the request in slot 0 sequence number @seq, slot index @idx, @flags. */
+static uint64_t set_seq(struct client *c, uint64_t seq, uint16_t idx,
+			uint16_t flags)
+{
+	struct orfs_hdr *h = (struct orfs_hdr *)send_buf(c, 0);
+
+	h->xid = orfs_le64(seq << 16 | idx);
+	h->flags = orfs_le16(flags);
+	return seq << 16 | idx;
+}
+
+/* A request with a struct orfs_lookup_req body (LOOKUP, UNLINK, RMDIR). */
+static uint64_t name_req(struct client *c, uint16_t op, const struct orfs_fh *dir,
+			 const char *name)
+{
+	uint32_t nl = (uint32_t)strlen(name);
+	struct orfs_lookup_req *q;
+	uint64_t xid;
+
+	q = req_start(c, 0, op, sizeof(*q) + nl, &xid);
+	q->dir = *dir;
+	q->name_len = orfs_le32(nl);
+	memcpy(q + 1, name, nl);
+	return xid;
+}
+
+/* CREATE, MKDIR, MKNOD or SYMLINK of @name in @dir. */
+static uint64_t create_req(struct client *c, uint16_t op,
+			   const struct orfs_fh *dir, const char *name,
+			   uint32_t mode, uint32_t flags, const char *target)
+{
+	uint32_t nl = (uint32_t)strlen(name);
+	uint32_t tl = target ? (uint32_t)strlen(target) : 0;
+	struct orfs_create_req *q;
+	uint64_t xid;
+
+	q = req_start(c, 0, op, sizeof(*q) + nl + tl, &xid);
+	q->dir = *dir;
+	q->mode = orfs_le32(mode);
+	q->flags = orfs_le32(flags);
+	q->uid = orfs_le32(1000);
+	q->gid = orfs_le32(1000);
+	q->name_len = orfs_le32(nl);
+	q->target_len = orfs_le32(tl);
+	memcpy(q + 1, name, nl);
+	if (tl)
+		memcpy((char *)(q + 1) + nl, target, tl);
+	return xid;
+}
+
+static const void *rep_body(const uint8_t *out)
+{
+	return out + sizeof(struct orfs_hdr);
+}
+
+/*
+ * The data and namespace operations, in a directory of this connection's
+ * own under @root.
+ */
+static void exercise_rw(struct client *c, int ci, const struct orfs_fh *root,
+			uint8_t *out)
+{
+	const struct orfs_hdr *rh = (const struct orfs_hdr *)out;
+	struct orfs_fh dir, file;
+	char dname[64];
+	uint32_t il = c->inline_size, i;
+	uint64_t xid, seq = ((uint64_t)getpid() << 12 | (uint64_t)ci) << 4;
+	uint8_t *data;
+	int st;
+
+	snprintf(dname, sizeof(dname), "smoke-%d-%d", (int)getpid(), ci);
+	xid = create_req(c, ORFS_OP_MKDIR, root, dname, 0755, 0, NULL);
+	st = call(c, xid, msg_len(c, 0), out);
+	tap(st == 0, "conn %d: MKDIR %s (%d)", ci, dname, st);
+	if (st)
+		return;
+	dir = ((const struct orfs_lookup_rep *)rep_body(out))->fh;
+	xid = create_req(c, ORFS_OP_CREATE, &dir, "f", 0644, ORFS_CR_EXCL, NULL);
+	st = call(c, xid, msg_len(c, 0), out);
+	tap(st == 0, "conn %d: CREATE (%d)", ci, st);
+	if (st)
+		return;
+	file = ((const struct orfs_lookup_rep *)rep_body(out))->fh;
+
+	/* WRITE a whole inline buffer at an odd offset, READ it back. */
+	{
+		struct orfs_io_req *q = req_start(c, 0, ORFS_OP_WRITE, sizeof(*q), &xid);
+		struct orfs_hdr *h = (struct orfs_hdr *)send_buf(c, 0);
+
+		q->fh = file;
+		q->offset = orfs_le64(3);
+		q->count = orfs_le32(il);
+		h->data_len = orfs_le32(il);
+		data = (uint8_t *)h + orfs_data_offset(sizeof(*q));
+		for (i = 0; i < il; i++)
+			data[i] = (uint8_t)(i * 13 + ci);
+		st = call(c, xid, msg_len_data(c, 0), out);
+		tap(st == 0 && orfs_cpu64(((const struct orfs_write_rep *)
+					   rep_body(out))->attr.size) == 3 + il,
+		    "conn %d: WRITE %u bytes (%d)", ci, il, st);
+	}
+	{
+		struct orfs_io_req *q = req_start(c, 0, ORFS_OP_READ, sizeof(*q), &xid);
+		const struct orfs_read_rep *rr = rep_body(out);
+		bool same = true;
+
+		q->fh = file;
+		q->offset = orfs_le64(3);
+		q->count = orfs_le32(il);
+		st = call(c, xid, msg_len(c, 0), out);
+		data = (uint8_t *)orfs_data(rh);
+		for (i = 0; !st && i < il; i++)
+			same &= data[i] == (uint8_t)(i * 13 + ci);
+		tap(st == 0 && orfs_cpu32(rr->count) == il &&
+		    orfs_cpu32(rh->data_len) == il &&
+		    (orfs_cpu32(rr->flags) & ORFS_RF_EOF) && same,
+		    "conn %d: READ the same %u bytes back, EOF (%d)", ci, il, st);
+	}
+	/* SETATTR size, COMMIT. */
+	{
+		struct orfs_setattr_req *q = req_start(c, 0, ORFS_OP_SETATTR,
+						       sizeof(*q), &xid);
+
+		q->fh = file;
+		q->valid = orfs_le32(ORFS_SA_SIZE | ORFS_SA_MODE);
+		q->size = orfs_le64(10);
+		q->mode = orfs_le32(0600);
+		st = call(c, xid, msg_len(c, 0), out);
+		tap(st == 0 && orfs_cpu64(((const struct orfs_attr_rep *)
+					   rep_body(out))->attr.size) == 10,
+		    "conn %d: SETATTR size and mode (%d)", ci, st);
+		((struct orfs_fh_req *)req_start(c, 0, ORFS_OP_COMMIT, 64, &xid))->fh = file;
+		st = call(c, xid, msg_len(c, 0), out);
+		tap(st == 0, "conn %d: COMMIT (%d)", ci, st);
+	}
+	/* SYMLINK + READLINK. */
+	xid = create_req(c, ORFS_OP_SYMLINK, &dir, "l", 0777, 0, "../../outside");
+	st = call(c, xid, msg_len(c, 0), out);
+	if (!st) {
+		struct orfs_fh l = ((const struct orfs_lookup_rep *)rep_body(out))->fh;
+
+		((struct orfs_fh_req *)req_start(c, 0, ORFS_OP_READLINK, 64, &xid))->fh = l;
+		st = call(c, xid, msg_len(c, 0), out);
+	}
+	tap(st == 0 && orfs_cpu32(rh->data_len) == 13 &&
+	    !memcmp(orfs_data(rh), "../../outside", 13),
+	    "conn %d: SYMLINK + READLINK (%d)", ci, st);
+	/* LINK, RENAME. */
+	{
+		struct orfs_link_req *q = req_start(c, 0, ORFS_OP_LINK, sizeof(*q) + 2, &xid);
+
+		q->fh = file;
+		q->dir = dir;
+		q->name_len = orfs_le32(2);
+		memcpy(q + 1, "f2", 2);
+		st = call(c, xid, msg_len(c, 0), out);
+		tap(st == 0 && orfs_cpu32(((const struct orfs_attr_rep *)
+					   rep_body(out))->attr.nlink) == 2,
+		    "conn %d: LINK, nlink 2 (%d)", ci, st);
+	}
+	{
+		struct orfs_rename_req *q = req_start(c, 0, ORFS_OP_RENAME,
+						      sizeof(*q) + 4, &xid);
+
+		q->olddir = dir;
+		q->newdir = dir;
+		q->oldname_len = orfs_le32(2);
+		q->newname_len = orfs_le32(2);
+		memcpy(q + 1, "f2f3", 4);
+		st = call(c, xid, msg_len(c, 0), out);
+		tap(st == 0, "conn %d: RENAME (%d)", ci, st);
+	}
+	/* UNLINK, retransmitted from another slot: the cached answer. */
+	name_req(c, ORFS_OP_UNLINK, &dir, "f3");
+	xid = set_seq(c, seq, 1, 0);
+	st = call(c, xid, msg_len(c, 0), out);
+	xid = set_seq(c, seq, 2, ORFS_HF_RETRANSMIT);
+	if (!st)
+		st = call(c, xid, msg_len(c, 0), out);
+	tap(st == 0, "conn %d: retransmitted UNLINK answered from the cache (%d)",
+	    ci, st);
+	xid = set_seq(c, seq + 1, 1, 0);
+	st = call(c, xid, msg_len(c, 0), out);
+	tap(st == ENOENT, "conn %d: a new UNLINK executes: ENOENT (%d)", ci, st);
+	/* Clean up. */
+	xid = name_req(c, ORFS_OP_UNLINK, &dir, "f");
+	st = call(c, xid, msg_len(c, 0), out);
+	xid = name_req(c, ORFS_OP_UNLINK, &dir, "l");
+	st = st ? st : call(c, xid, msg_len(c, 0), out);
+	xid = name_req(c, ORFS_OP_RMDIR, root, dname);
+	st = st ? st : call(c, xid, msg_len(c, 0), out);
+	tap(st == 0, "conn %d: UNLINK, RMDIR (%d)", ci, st);
+}
+
+/*
+ * A reconnect: a CREATE sent on @a, retransmitted on @b (same client id)
+ * with another slot index, gets @a's reply, not EEXIST.
+ */
+static void retransmit_across(struct client *a, struct client *b,
+			      const struct orfs_fh *root)
+{
+	uint8_t *out1 = malloc(a->buf_size), *out2 = malloc(b->buf_size);
+	uint64_t seq = ((uint64_t)getpid() << 12 | 0xfff) << 4, xid;
+	char name[64];
+	int st1, st2;
+
+	if (!out1 || !out2)
+		goto out;
+	snprintf(name, sizeof(name), "smoke-x-%d", (int)getpid());
+	create_req(a, ORFS_OP_CREATE, root, name, 0644, ORFS_CR_EXCL, NULL);
+	xid = set_seq(a, seq, 3, 0);
+	st1 = call(a, xid, msg_len(a, 0), out1);
+	create_req(b, ORFS_OP_CREATE, root, name, 0644, ORFS_CR_EXCL, NULL);
+	xid = set_seq(b, seq, 9, ORFS_HF_RETRANSMIT);
+	st2 = call(b, xid, msg_len(b, 0), out2);
+	tap(st1 == 0 && st2 == 0 &&
+	    !memcmp(rep_body(out1), rep_body(out2), sizeof(struct orfs_lookup_rep)),
+	    "CREATE retransmitted on another connection gets the original reply (%d, %d)",
+	    st1, st2);
+	name_req(b, ORFS_OP_UNLINK, root, name);
+	xid = set_seq(b, seq + 1, 0, 0);
+	st2 = call(b, xid, msg_len(b, 0), out2);
+	tap(st2 == 0, "cleanup (%d)", st2);
+out:
+	free(out1);
+	free(out2);
+}
+
 /* The whole conversation on one connection. */
-static void exercise(struct client *c, int ci, const char *mpath)
+static void exercise(struct client *c, int ci, const char *mpath,
+		     struct orfs_fh *rootp)
 {
 	uint8_t *out = malloc(c->buf_size);
 	struct orfs_fh root;
@@ -485,6 +731,8 @@ static void exercise(struct client *c, int ci, const char *mpath)
 		st = call(c, xid, msg_len(c, 0), out);
 		tap(st == 0, "conn %d: still usable after bad requests", ci);
 	}
+	exercise_rw(c, ci, &root, out);
+	*rootp = root;
 	free(out);
 }
 
@@ -492,6 +740,7 @@ int main(int argc, char **argv)
 {
 	static struct client cl[MAX_CONNS];
 	const char *port = "20050", *mpath = "/";
+	struct orfs_fh root;
 	struct orfs_conn_rej rej;
 	struct client bad;
 	int nconn = 1, i, opt, err;
@@ -515,6 +764,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	client_id = ((uint64_t)time(NULL) << 32) ^ ((uint64_t)getpid() << 8) ^ 0x5eed;
 	for (i = 0; i < nconn; i++) {
 		err = client_setup(&cl[i], argv[optind], port);
 		if (!err)
@@ -530,8 +780,11 @@ int main(int argc, char **argv)
 	for (i = 0; i < nconn; i++)
 		tap(cl[i].rep.boot_id == cl[0].rep.boot_id && cl[i].rep.boot_id,
 		    "conn %d: boot_id agrees", i);
+	memset(&root, 0, sizeof(root));
 	for (i = 0; i < nconn; i++)
-		exercise(&cl[i], i, mpath);
+		exercise(&cl[i], i, mpath, &root);
+	if (nconn >= 2 && root.len)
+		retransmit_across(&cl[0], &cl[1], &root);
 
 	/* Version 2..3 only: rejected with ORFS_REJ_VERSION. */
 	err = client_setup(&bad, argv[optind], port);

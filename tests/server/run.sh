@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# Server unit tests: the cmocka binaries (test_proto, test_ops, test_config)
-# and cli_test.sh (startup errors of the real orfsd).  Runs on the host, no
-# RDMA needed; test_ops needs root (file handles) and a filesystem with file
-# handles under /tmp (or ORFS_TEST_TMPDIR).
+# Server unit tests: the cmocka binaries (test_proto, test_ops, test_config,
+# test_drc) and cli_test.sh (startup errors of the real orfsd).  Runs on the
+# host, no RDMA needed; test_ops needs root (file handles) and a filesystem
+# with file handles under /tmp (or ORFS_TEST_TMPDIR).
 #
 # Usage: tests/server/run.sh [--tap] [--no-build]
 #
@@ -68,7 +68,7 @@ report() {
 
 out=$(mktemp -d "${TMPDIR:-/tmp}/orfs-server-tests.XXXXXX")
 trap 'rm -rf "$out"' EXIT
-for t in test_proto test_ops test_config; do
+for t in test_proto test_ops test_config test_drc; do
 	echo "# $t"
 	"$build/tests/$t" >"$out/$t" 2>&1
 	report "$t" "$out/$t" $?

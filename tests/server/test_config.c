@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "drc.h"
 #include "orfs_proto.h"
 
 #define ARGV(...)	((char *[]){ "orfsd", __VA_ARGS__, NULL })
@@ -41,6 +42,8 @@ static void test_defaults(void **state)
 	assert_int_equal(c.credits, ORFS_CREDITS_DEFAULT);
 	assert_int_equal(c.log_level, ORFS_LOG_INFO);
 	assert_null(c.pidfile);
+	assert_int_equal(c.drc_entries, ORFS_DRC_ENTRIES_DEFAULT);
+	assert_int_equal(c.drc_per_client, ORFS_DRC_PER_CLIENT_DEFAULT);
 }
 
 static void test_all_options(void **state)
@@ -108,6 +111,30 @@ static void test_bad_options(void **state)
 			       "--port", "5"), 0);
 }
 
+static void test_drc_options(void **state)
+{
+	struct orfs_config c;
+
+	assert_int_equal(PARSE(&c, "--export", "/e", "--drc-entries", "0",
+			       "--drc-per-client", "1"), 0);
+	assert_int_equal(c.drc_entries, 0);
+	assert_int_equal(c.drc_per_client, 1);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--drc-entries=262144",
+			       "--drc-per-client=65536"), 0);
+	assert_int_equal(c.drc_entries, ORFS_DRC_ENTRIES_MAX);
+	assert_int_equal(c.drc_per_client, ORFS_DRC_PER_CLIENT_MAX);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--drc-entries", "262145"),
+			 -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--drc-entries", "-1"),
+			 -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--drc-per-client", "0"),
+			 -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--drc-per-client", "65537"),
+			 -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--drc-per-client", "x"),
+			 -EINVAL);
+}
+
 static void test_listen_forms(void **state)
 {
 	struct orfs_config c;
@@ -164,6 +191,7 @@ int main(void)
 		cmocka_unit_test(test_all_options),
 		cmocka_unit_test(test_help_version),
 		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_drc_options),
 		cmocka_unit_test(test_listen_forms),
 		cmocka_unit_test(test_addr),
 	};

@@ -15,8 +15,13 @@
  *	export/link-up		-> ../outside (relative, leaves the export)
  *	export/link-sub		-> sub (stays inside)
  *	export/fifo		a FIFO
+ *	export/rw/		scratch space: each test of a mutating op works
+ *				in its own export/rw/<test>/
  *	outside/secret.txt	outside the export, same filesystem
  *	outside/dir/
+ *
+ * The test process runs with umask 027, so a server that let the umask
+ * reach its creations would fail the exact-mode checks.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -33,9 +38,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "drc.h"
 #include "export.h"
 #include "log.h"
 #include "ops.h"
@@ -44,11 +51,13 @@
 #define BIG_N		1000
 #define XID		0x0123456789abcdefULL
 #define REP_SIZE	(ORFS_META_MAX + ORFS_INLINE_MAX)
+#define CLIENT_ID	0x0c0ffee0c0ffee01ULL
 
 static char base[PATH_MAX];	/* the mkdtemp() directory */
 static char export_dir[PATH_MAX];
 static struct orfs_export exp;
 static struct orfs_req_ctx ctx;
+static struct orfs_drc *drc;	/* ctx.drc unless a test removes it */
 
 /* Request and reply buffers, malloc'ed (aligned, no declared type). */
 static uint8_t *reqbuf;
@@ -114,6 +123,7 @@ static int make_tree(void)
 
 	if (mkdir_in("export") || mkdir_in("export/sub") ||
 	    mkdir_in("export/empty") || mkdir_in("export/big") ||
+	    mkdir_in("export/rw") ||
 	    mkdir_in("outside") || mkdir_in("outside/dir"))
 		return -1;
 	if (mkfile("export/file.txt", "hello") ||
@@ -142,6 +152,7 @@ static int group_setup(void **state)
 
 	orfs_log_set_level(getenv("ORFS_TEST_DEBUG") ? ORFS_LOG_DEBUG :
 			   ORFS_LOG_ERROR);
+	umask(027);
 	reqbuf = aligned_alloc(8, REP_SIZE);
 	repbuf = aligned_alloc(8, REP_SIZE);
 	if (!reqbuf || !repbuf)
@@ -166,6 +177,24 @@ static int group_setup(void **state)
 	ctx.inline_size = ORFS_INLINE_DEFAULT;
 	ctx.credits = 17;
 	ctx.peer = "test";
+	drc = orfs_drc_create(1024, 256);
+	ctx.drc = drc;
+	ctx.client_id = CLIENT_ID;
+	return drc ? 0 : -1;
+}
+
+/*
+ * After each test: the context as group_setup() made it, so a test that
+ * fails half-way through (with a changed inline size, client id or cache)
+ * does not make the next ones fail too.
+ */
+static int reset_ctx(void **state)
+{
+	ctx.exp = &exp;
+	ctx.inline_size = ORFS_INLINE_DEFAULT;
+	ctx.credits = 17;
+	ctx.client_id = CLIENT_ID;
+	ctx.drc = drc;
 	return 0;
 }
 
@@ -178,6 +207,7 @@ static int rm_one(const char *path, const struct stat *st, int flag,
 static int group_teardown(void **state)
 {
 	orfs_export_close(&exp);
+	orfs_drc_destroy(drc);
 	free(reqbuf);
 	free(repbuf);
 	if (base[0] && nftw(base, rm_one, 16, FTW_DEPTH | FTW_PHYS))
@@ -195,9 +225,21 @@ static void *req_start(uint16_t op, uint32_t body_len)
 	return REQ + 1;
 }
 
+/* The length of the request in reqbuf: header, body and inline data. */
 static uint32_t req_len(void)
 {
-	return (uint32_t)sizeof(struct orfs_hdr) + orfs_cpu32(REQ->body_len);
+	uint32_t bl = orfs_cpu32(REQ->body_len), dl = orfs_cpu32(REQ->data_len);
+
+	if (dl)
+		return orfs_data_offset(bl) + dl;
+	return (uint32_t)sizeof(struct orfs_hdr) + bl;
+}
+
+/* Give the request in reqbuf sequence @seq, slot @slot and header @flags. */
+static void req_ident(uint64_t seq, uint16_t slot, uint16_t flags)
+{
+	REQ->xid = orfs_le64(seq << 16 | slot);
+	REQ->flags = orfs_le16(flags);
 }
 
 /*
@@ -230,7 +272,7 @@ static int run_len(uint32_t len)
 	assert_true(n <= REP_SIZE);
 	check_reply(REP, n);
 	assert_int_equal(orfs_cpu16(REP->opcode), orfs_cpu16(REQ->opcode));
-	assert_true(orfs_cpu64(REP->xid) == XID);
+	assert_true(orfs_cpu64(REP->xid) == orfs_cpu64(REQ->xid));
 	assert_int_equal(orfs_cpu16(REP->credits), 17);
 	assert_int_equal(orfs_cpu16(REP->flags), ORFS_HF_REPLY);
 	if (REP->status) {
@@ -731,7 +773,7 @@ static void test_readdir_small_dir(void **state)
 			assert_int_equal(d->type, ORFS_FT_REG);
 		found++;
 	}
-	assert_int_equal(found, 8);	/* file.txt sub empty big link-* x3 fifo */
+	assert_int_equal(found, 9);	/* file.txt sub empty big rw link-* x3 fifo */
 }
 
 static void test_readdir_not_dir(void **state)
@@ -993,71 +1035,6 @@ static void test_credit_only(void **state)
 	assert_int_equal(n, 0);
 }
 
-/*
- * Mutate valid requests at random.  Whatever arrives, the server must not
- * crash or overrun (ASan/UBSan builds check), and must answer with either
- * nothing or a well-formed reply.
- */
-static void test_fuzz(void **state)
-{
-	struct orfs_fh root = root_fh();
-	unsigned int i, j, op;
-	uint32_t n, len;
-
-	srandom(4242);
-	for (i = 0; i < 20000; i++) {
-		op = (unsigned int)random() % 6;
-		/* Build a valid request, then corrupt it. */
-		switch (op) {
-		case 0:
-			req_start(ORFS_OP_NULL, 0);
-			break;
-		case 1: {
-			struct orfs_mount_req *m = req_start(ORFS_OP_MOUNT, sizeof(*m) + 4);
-
-			m->path_len = orfs_le32(4);
-			memcpy(m + 1, "/sub", 4);
-			break;
-		}
-		case 2:
-			((struct orfs_fh_req *)req_start(ORFS_OP_GETATTR, 64))->fh = root;
-			break;
-		case 3: {
-			struct orfs_lookup_req *l = req_start(ORFS_OP_LOOKUP, sizeof(*l) + 8);
-
-			l->dir = root;
-			l->name_len = orfs_le32(8);
-			memcpy(l + 1, "file.txt", 8);
-			break;
-		}
-		case 4: {
-			struct orfs_readdir_req *q = req_start(ORFS_OP_READDIR, sizeof(*q));
-
-			q->dir = root;
-			q->max_bytes = orfs_le32(1024);
-			break;
-		}
-		default:
-			((struct orfs_fh_req *)req_start(ORFS_OP_STATFS, 64))->fh = root;
-			break;
-		}
-		len = req_len();
-		for (j = 0; j < 1 + (unsigned int)random() % 4; j++) {
-			uint32_t pos = (uint32_t)random() % (len + 8);
-
-			((uint8_t *)reqbuf)[pos] = (uint8_t)random();
-		}
-		if (random() % 4 == 0)
-			len = (uint32_t)random() % (len + 16);
-		memset(repbuf, 0x5a, REP_SIZE);
-		n = orfs_handle_request(&ctx, reqbuf, len, repbuf, REP_SIZE);
-		if (n == 0)
-			continue;
-		assert_true(n <= REP_SIZE);
-		check_reply(REP, n);
-	}
-}
-
 /* A reply buffer of exactly ORFS_REPLY_MIN + inline_size is never overrun. */
 static void test_reply_buffer_bound(void **state)
 {
@@ -1081,39 +1058,1841 @@ static void test_reply_buffer_bound(void **state)
 	free(tight);
 }
 
+/* ---- helpers for the data and namespace ops ---- */
+
+/* @out = base/export/rw/@rel */
+static void rw_path(char *out, const char *rel)
+{
+	if (snprintf(out, PATH_MAX, "%s/export/rw/%s", base, rel) >= PATH_MAX)
+		abort();
+}
+
+/* The errno a local system call left, or 0 if it succeeded. */
+static int lerr(int ret)
+{
+	return ret < 0 ? errno : 0;
+}
+
+static void lstat_rw(const char *rel, struct stat *st)
+{
+	char p[PATH_MAX];
+
+	rw_path(p, rel);
+	assert_int_equal(lstat(p, st), 0);
+}
+
+static bool exists_rw(const char *rel)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	rw_path(p, rel);
+	return lstat(p, &st) == 0;
+}
+
+static void mkfile_rw(const char *rel, const char *content)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "export/rw/%s", rel);
+	assert_int_equal(mkfile(p, content), 0);
+}
+
+static void mkdir_rw(const char *rel)
+{
+	char p[PATH_MAX];
+
+	rw_path(p, rel);
+	assert_int_equal(mkdir(p, 0755), 0);
+}
+
+/* Make export/rw/@name, a new empty directory; return its handle. */
+static struct orfs_fh scratch(const char *name)
+{
+	struct orfs_fh root = root_fh(), rw, fh;
+
+	mkdir_rw(name);
+	assert_int_equal(do_lookup(&root, "rw", &rw, NULL), 0);
+	assert_int_equal(do_lookup(&rw, name, &fh, NULL), 0);
+	return fh;
+}
+
+/* The handle of @name in @dir (LOOKUP must succeed). */
+static struct orfs_fh fh_of(const struct orfs_fh *dir, const char *name)
+{
+	struct orfs_fh fh;
+
+	assert_int_equal(do_lookup(dir, name, &fh, NULL), 0);
+	return fh;
+}
+
+/* Build a CREATE, MKDIR, MKNOD or SYMLINK request in reqbuf. */
+static struct orfs_create_req *build_create(uint16_t op,
+					    const struct orfs_fh *dir,
+					    const char *name, uint32_t mode,
+					    uint32_t flags, uint32_t uid,
+					    uint32_t gid, const char *target)
+{
+	uint32_t nl = (uint32_t)strlen(name);
+	uint32_t tl = target ? (uint32_t)strlen(target) : 0;
+	struct orfs_create_req *q = req_start(op, sizeof(*q) + nl + tl);
+
+	q->dir = *dir;
+	q->mode = orfs_le32(mode);
+	q->flags = orfs_le32(flags);
+	q->uid = orfs_le32(uid);
+	q->gid = orfs_le32(gid);
+	q->name_len = orfs_le32(nl);
+	q->target_len = orfs_le32(tl);
+	memcpy(q + 1, name, nl);
+	if (tl)
+		memcpy((char *)(q + 1) + nl, target, tl);
+	return q;
+}
+
+/* Run the create-type request in reqbuf; return the status. */
+static int run_create(struct orfs_fh *fh, struct orfs_attr *attr)
+{
+	int st = run();
+
+	if (!st) {
+		const struct orfs_lookup_rep *r = rep_body();
+
+		assert_int_equal(orfs_cpu32(REP->body_len), sizeof(*r));
+		assert_int_equal(orfs_fh_check(&r->fh), 0);
+		if (fh)
+			*fh = r->fh;
+		if (attr)
+			*attr = r->attr;
+	}
+	return st;
+}
+
+static int do_create(uint16_t op, const struct orfs_fh *dir, const char *name,
+		     uint32_t mode, uint32_t flags, const char *target,
+		     struct orfs_fh *fh, struct orfs_attr *attr)
+{
+	build_create(op, dir, name, mode, flags, 0, 0, target);
+	return run_create(fh, attr);
+}
+
+/* A new regular file @name in @dir, 0644, owned by root. */
+static struct orfs_fh new_file(const struct orfs_fh *dir, const char *name)
+{
+	struct orfs_fh fh;
+
+	assert_int_equal(do_create(ORFS_OP_CREATE, dir, name, 0644,
+				   ORFS_CR_EXCL, NULL, &fh, NULL), 0);
+	return fh;
+}
+
+static struct orfs_io_req *build_io(uint16_t op, const struct orfs_fh *fh,
+				    uint64_t off, uint32_t count, uint32_t flags)
+{
+	struct orfs_io_req *q = req_start(op, sizeof(*q));
+
+	q->fh = *fh;
+	q->offset = orfs_le64(off);
+	q->count = orfs_le32(count);
+	q->flags = orfs_le32(flags);
+	return q;
+}
+
+static int do_read(const struct orfs_fh *fh, uint64_t off, uint32_t count)
+{
+	int st;
+
+	build_io(ORFS_OP_READ, fh, off, count, 0);
+	st = run();
+	if (!st) {
+		const struct orfs_read_rep *r = rep_body();
+
+		assert_int_equal(orfs_cpu32(REP->body_len), sizeof(*r));
+		assert_int_equal(orfs_cpu32(r->count), orfs_cpu32(REP->data_len));
+		assert_true(orfs_cpu32(r->count) <= count);
+		assert_int_equal(orfs_cpu32(r->flags) & ~ORFS_RF_EOF, 0);
+	}
+	return st;
+}
+
+static uint32_t read_count(void)
+{
+	return orfs_cpu32(((const struct orfs_read_rep *)rep_body())->count);
+}
+
+static bool read_eof(void)
+{
+	return orfs_cpu32(((const struct orfs_read_rep *)rep_body())->flags) &
+	       ORFS_RF_EOF;
+}
+
+/* A WRITE of @count bytes of @data in reqbuf (data 8-aligned after the body). */
+static struct orfs_io_req *build_write(const struct orfs_fh *fh, uint64_t off,
+				       const void *data, uint32_t count,
+				       uint32_t flags)
+{
+	struct orfs_io_req *q = build_io(ORFS_OP_WRITE, fh, off, count, flags);
+
+	REQ->data_len = orfs_le32(count);
+	memcpy(reqbuf + orfs_data_offset(sizeof(*q)), data, count);
+	return q;
+}
+
+static int do_write(const struct orfs_fh *fh, uint64_t off, const void *data,
+		    uint32_t count, uint32_t flags, struct orfs_attr *attr)
+{
+	int st;
+
+	build_write(fh, off, data, count, flags);
+	st = run();
+	if (!st) {
+		const struct orfs_write_rep *r = rep_body();
+
+		assert_int_equal(orfs_cpu32(REP->body_len), sizeof(*r));
+		assert_int_equal(orfs_cpu32(r->count), count);
+		assert_int_equal(r->reserved, 0);
+		if (attr)
+			*attr = r->attr;
+	}
+	return st;
+}
+
+static struct orfs_lookup_req *build_remove(uint16_t op,
+					    const struct orfs_fh *dir,
+					    const char *name)
+{
+	uint32_t nl = (uint32_t)strlen(name);
+	struct orfs_lookup_req *q = req_start(op, sizeof(*q) + nl);
+
+	q->dir = *dir;
+	q->name_len = orfs_le32(nl);
+	memcpy(q + 1, name, nl);
+	return q;
+}
+
+static int do_remove(uint16_t op, const struct orfs_fh *dir, const char *name)
+{
+	build_remove(op, dir, name);
+	return run();
+}
+
+static struct orfs_rename_req *build_rename(const struct orfs_fh *odir,
+					    const char *oname,
+					    const struct orfs_fh *ndir,
+					    const char *nname, uint32_t flags)
+{
+	uint32_t ol = (uint32_t)strlen(oname), nl = (uint32_t)strlen(nname);
+	struct orfs_rename_req *q = req_start(ORFS_OP_RENAME, sizeof(*q) + ol + nl);
+
+	q->olddir = *odir;
+	q->newdir = *ndir;
+	q->flags = orfs_le32(flags);
+	q->oldname_len = orfs_le32(ol);
+	q->newname_len = orfs_le32(nl);
+	memcpy(q + 1, oname, ol);
+	memcpy((char *)(q + 1) + ol, nname, nl);
+	return q;
+}
+
+static int do_rename(const struct orfs_fh *odir, const char *oname,
+		     const struct orfs_fh *ndir, const char *nname,
+		     uint32_t flags)
+{
+	build_rename(odir, oname, ndir, nname, flags);
+	return run();
+}
+
+static struct orfs_link_req *build_link(const struct orfs_fh *fh,
+					const struct orfs_fh *dir,
+					const char *name)
+{
+	uint32_t nl = (uint32_t)strlen(name);
+	struct orfs_link_req *q = req_start(ORFS_OP_LINK, sizeof(*q) + nl);
+
+	q->fh = *fh;
+	q->dir = *dir;
+	q->name_len = orfs_le32(nl);
+	memcpy(q + 1, name, nl);
+	return q;
+}
+
+static int do_link(const struct orfs_fh *fh, const struct orfs_fh *dir,
+		   const char *name, struct orfs_attr *attr)
+{
+	int st;
+
+	build_link(fh, dir, name);
+	st = run();
+	if (!st) {
+		assert_int_equal(orfs_cpu32(REP->body_len),
+				 sizeof(struct orfs_attr_rep));
+		if (attr)
+			*attr = ((const struct orfs_attr_rep *)rep_body())->attr;
+	}
+	return st;
+}
+
+static int do_setattr(const struct orfs_setattr_req *in, struct orfs_attr *attr)
+{
+	struct orfs_setattr_req *q = req_start(ORFS_OP_SETATTR, sizeof(*q));
+	int st;
+
+	*q = *in;
+	st = run();
+	if (!st) {
+		assert_int_equal(orfs_cpu32(REP->body_len),
+				 sizeof(struct orfs_attr_rep));
+		if (attr)
+			*attr = ((const struct orfs_attr_rep *)rep_body())->attr;
+	}
+	return st;
+}
+
+/* A SETATTR request for @fh changing @valid, other fields zero. */
+static struct orfs_setattr_req sa_req(const struct orfs_fh *fh, uint32_t valid)
+{
+	struct orfs_setattr_req q;
+
+	memset(&q, 0, sizeof(q));
+	q.fh = *fh;
+	q.valid = orfs_le32(valid);
+	return q;
+}
+
+/* READLINK into @out (NUL-terminated). */
+static int do_readlink(const struct orfs_fh *fh, char *out, size_t size)
+{
+	int st = do_fh_op(ORFS_OP_READLINK, fh);
+
+	if (!st) {
+		const struct orfs_readlink_rep *r = rep_body();
+		uint32_t n = orfs_cpu32(r->len);
+
+		assert_int_equal(orfs_cpu32(REP->body_len), sizeof(*r));
+		assert_int_equal(n, orfs_cpu32(REP->data_len));
+		assert_int_equal(r->reserved, 0);
+		assert_true(n > 0 && n < size);
+		memcpy(out, orfs_data(REP), n);
+		out[n] = '\0';
+	}
+	return st;
+}
+
+/* ---- READ / WRITE ---- */
+
+static uint8_t pattern[ORFS_INLINE_MAX];
+
+static void fill_pattern(void)
+{
+	for (size_t i = 0; i < sizeof(pattern); i++)
+		pattern[i] = (uint8_t)(i * 7 + 3 + (i >> 8));
+}
+
+static void test_write_read(void **state)
+{
+	struct orfs_fh dir = scratch("io"), fh = new_file(&dir, "data");
+	static uint8_t back[ORFS_INLINE_MAX];
+	const uint8_t *data;
+	struct orfs_attr attr;
+	struct stat st;
+	char p[PATH_MAX];
+	int fd;
+
+	fill_pattern();
+	/* Odd offsets and lengths; one write crosses a 4 KiB boundary. */
+	assert_int_equal(do_write(&fh, 3, pattern, 1001, 0, &attr), 0);
+	assert_int_equal(orfs_cpu64(attr.size), 1004);
+	assert_int_equal(do_write(&fh, 4093, pattern + 11, 7, 0, &attr), 0);
+	assert_int_equal(do_write(&fh, 9999, pattern + 1, ORFS_INLINE_DEFAULT, 0,
+				  &attr), 0);
+	lstat_rw("io/data", &st);
+	assert_attr_matches(&attr, &st);
+	assert_int_equal(st.st_size, 9999 + ORFS_INLINE_DEFAULT);
+
+	/* The local filesystem has exactly those bytes. */
+	rw_path(p, "io/data");
+	fd = open(p, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, back, 1001, 3), 1001);
+	assert_memory_equal(back, pattern, 1001);
+	assert_int_equal(pread(fd, back, 7, 4093), 7);
+	assert_memory_equal(back, pattern + 11, 7);
+	assert_int_equal(pread(fd, back, 3, 0), 3);
+	assert_memory_equal(back, "\0\0\0", 3);
+	close(fd);
+
+	/* READ gives the same bytes back at the same odd offsets. */
+	assert_int_equal(do_read(&fh, 3, 1001), 0);
+	assert_int_equal(read_count(), 1001);
+	assert_false(read_eof());
+	assert_memory_equal(orfs_data(REP), pattern, 1001);
+	assert_int_equal(do_read(&fh, 4093, 7), 0);
+	assert_memory_equal(orfs_data(REP), pattern + 11, 7);
+	/* The hole reads as zeros. */
+	assert_int_equal(do_read(&fh, 1004, 100), 0);
+	assert_int_equal(read_count(), 100);
+	data = orfs_data(REP);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(data[i], 0);
+	/* A read that ends exactly at EOF says so. */
+	assert_int_equal(do_read(&fh, 9999, ORFS_INLINE_DEFAULT), 0);
+	assert_int_equal(read_count(), ORFS_INLINE_DEFAULT);
+	assert_true(read_eof());
+	assert_memory_equal(orfs_data(REP), pattern + 1, ORFS_INLINE_DEFAULT);
+	/* A short read at the end. */
+	assert_int_equal(do_read(&fh, st.st_size - 95, 4000), 0);
+	assert_int_equal(read_count(), 95);
+	assert_true(read_eof());
+	/* At and past EOF: nothing, EOF. */
+	assert_int_equal(do_read(&fh, st.st_size, 10), 0);
+	assert_int_equal(read_count(), 0);
+	assert_true(read_eof());
+	assert_int_equal(REP->data_len, 0);
+	assert_int_equal(do_read(&fh, 1ULL << 40, 10), 0);
+	assert_int_equal(read_count(), 0);
+	assert_true(read_eof());
+	/* Zero bytes inside the file: not EOF. */
+	assert_int_equal(do_read(&fh, 0, 0), 0);
+	assert_int_equal(read_count(), 0);
+	assert_false(read_eof());
+}
+
+static void test_write_inline_sizes(void **state)
+{
+	struct orfs_fh dir = scratch("io-sizes"), fh = new_file(&dir, "f");
+	struct orfs_attr attr;
+
+	fill_pattern();
+	/* count may be anything up to the negotiated threshold. */
+	ctx.inline_size = ORFS_INLINE_MAX;
+	assert_int_equal(do_write(&fh, 1, pattern, ORFS_INLINE_MAX, 0, &attr), 0);
+	assert_int_equal(do_read(&fh, 1, ORFS_INLINE_MAX), 0);
+	assert_int_equal(read_count(), ORFS_INLINE_MAX);
+	assert_memory_equal(orfs_data(REP), pattern, ORFS_INLINE_MAX);
+	ctx.inline_size = ORFS_INLINE_MIN;
+	assert_int_equal(do_read(&fh, 1, ORFS_INLINE_MIN + 1), EINVAL);
+	assert_int_equal(do_write(&fh, 1, pattern, ORFS_INLINE_MIN + 1, 0, NULL),
+			 EINVAL);
+	assert_int_equal(do_write(&fh, 1, pattern, ORFS_INLINE_MIN, 0, NULL), 0);
+	ctx.inline_size = ORFS_INLINE_DEFAULT;
+	/* An empty write changes nothing but is fine. */
+	assert_int_equal(do_write(&fh, 5, pattern, 0, 0, &attr), 0);
+	assert_int_equal(orfs_cpu64(attr.size), ORFS_INLINE_MAX + 1);
+}
+
+static void test_write_stable_and_flags(void **state)
+{
+	struct orfs_fh dir = scratch("io-flags"), fh = new_file(&dir, "f");
+
+	assert_int_equal(do_write(&fh, 0, "stable", 6, ORFS_IO_STABLE, NULL), 0);
+	assert_int_equal(do_read(&fh, 0, 6), 0);
+	assert_memory_equal(orfs_data(REP), "stable", 6);
+	assert_int_equal(do_write(&fh, 0, "x", 1, 0x2, NULL), EINVAL);
+	assert_int_equal(do_write(&fh, 0, "x", 1, 0x80000000U, NULL), EINVAL);
+	/* READ has no flags. */
+	build_io(ORFS_OP_READ, &fh, 0, 1, ORFS_IO_STABLE);
+	assert_int_equal(run(), EINVAL);
+	assert_int_equal(do_read(&fh, 0, 6), 0);
+	assert_memory_equal(orfs_data(REP), "stable", 6);
+}
+
+static void test_io_errors(void **state)
+{
+	struct orfs_fh root = root_fh(), dir = scratch("io-err");
+	struct orfs_fh fh = new_file(&dir, "f"), sub, fifo, link;
+	char p[PATH_MAX];
+	int fd, want;
+
+	/* Offsets whose end does not fit a signed 64-bit offset. */
+	assert_int_equal(do_read(&fh, UINT64_MAX - 5, 10), EINVAL);
+	assert_int_equal(do_read(&fh, 1ULL << 63, 0), EINVAL);
+	assert_int_equal(do_read(&fh, INT64_MAX - 9, 10), EINVAL);
+	assert_int_equal(do_read(&fh, INT64_MAX - 10, 10), 0);	/* just fits */
+	assert_true(read_eof());
+	assert_int_equal(do_write(&fh, UINT64_MAX, "ab", 2, 0, NULL), EINVAL);
+	assert_int_equal(do_write(&fh, INT64_MAX, "a", 1, 0, NULL), EINVAL);
+	/* Past the filesystem's largest file: what pwrite says locally. */
+	rw_path(p, "io-err/twin");
+	fd = open(p, O_WRONLY | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	want = lerr((int)pwrite(fd, "abcd", 4, INT64_MAX - 4));
+	close(fd);
+	assert_int_equal(do_write(&fh, INT64_MAX - 4, "abcd", 4, 0, NULL), want);
+
+	/* Not a regular file. */
+	sub = fh_of(&root, "sub");
+	fifo = fh_of(&root, "fifo");
+	link = fh_of(&root, "link-sub");
+	assert_int_equal(do_read(&sub, 0, 10), EISDIR);
+	assert_int_equal(do_write(&sub, 0, "x", 1, 0, NULL), EISDIR);
+	assert_int_equal(do_read(&fifo, 0, 10), EINVAL);
+	assert_int_equal(do_write(&fifo, 0, "x", 1, 0, NULL), EINVAL);
+	assert_int_equal(do_read(&link, 0, 10), EINVAL);
+	assert_int_equal(do_write(&link, 0, "x", 1, 0, NULL), EINVAL);
+
+	/* A handle whose file is gone. */
+	rw_path(p, "io-err/f");
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(do_read(&fh, 0, 1), ESTALE);
+	assert_int_equal(do_write(&fh, 0, "x", 1, 0, NULL), ESTALE);
+}
+
+static void test_io_malformed(void **state)
+{
+	struct orfs_fh dir = scratch("io-bad"), fh = new_file(&dir, "f");
+	struct stat st;
+
+	/* data_len must equal count. */
+	build_write(&fh, 0, "0123456789", 10, 0);
+	REQ->data_len = orfs_le32(9);
+	assert_int_equal(run(), EBADMSG);
+	build_write(&fh, 0, "0123456789", 10, 0);
+	((struct orfs_io_req *)(REQ + 1))->count = orfs_le32(9);
+	assert_int_equal(run(), EBADMSG);
+	build_write(&fh, 0, "0123456789", 10, 0);
+	REQ->data_len = 0;
+	assert_int_equal(run(), EBADMSG);
+	/* data_len claims more than was received. */
+	build_write(&fh, 0, "0123456789", 10, 0);
+	assert_int_equal(run_len(req_len() - 1), EBADMSG);
+	/* Only WRITE carries data. */
+	build_io(ORFS_OP_READ, &fh, 0, 4, 0);
+	REQ->data_len = orfs_le32(4);
+	assert_int_equal(run_len(req_len()), EBADMSG);
+	/* Truncated bodies. */
+	req_start(ORFS_OP_READ, sizeof(struct orfs_io_req) - 1);
+	assert_int_equal(run(), EBADMSG);
+	req_start(ORFS_OP_WRITE, sizeof(struct orfs_io_req) - 8);
+	assert_int_equal(run(), EBADMSG);
+	/* A bad handle. */
+	fh.len = 0;
+	assert_int_equal(do_read(&fh, 0, 1), EBADMSG);
+	assert_int_equal(do_write(&fh, 0, "x", 1, 0, NULL), EBADMSG);
+	/* None of this wrote anything. */
+	lstat_rw("io-bad/f", &st);
+	assert_int_equal(st.st_size, 0);
+}
+
+/* A READ of the whole inline threshold fits a buffer of exactly that size. */
+static void test_read_reply_buffer_bound(void **state)
+{
+	struct orfs_fh dir = scratch("io-tight"), fh = new_file(&dir, "f");
+	uint32_t n, size = ORFS_REPLY_MIN + ORFS_INLINE_MIN;
+	uint8_t *tight;
+
+	fill_pattern();
+	assert_int_equal(do_write(&fh, 0, pattern, 3000, 0, NULL), 0);
+	ctx.inline_size = ORFS_INLINE_MIN;
+	build_io(ORFS_OP_READ, &fh, 7, ORFS_INLINE_MIN, 0);
+	tight = malloc(size);	/* ASan catches any overrun */
+	assert_non_null(tight);
+	n = orfs_handle_request(&ctx, reqbuf, req_len(), tight, size);
+	ctx.inline_size = ORFS_INLINE_DEFAULT;
+	assert_true(n > 0 && n <= size);
+	assert_int_equal(orfs_hdr_check((struct orfs_hdr *)tight, n, 1), 0);
+	assert_int_equal(((struct orfs_hdr *)tight)->status, 0);
+	assert_int_equal(orfs_cpu32(((struct orfs_hdr *)tight)->data_len),
+			 ORFS_INLINE_MIN);
+	assert_memory_equal(orfs_data((struct orfs_hdr *)tight), pattern + 7,
+			    ORFS_INLINE_MIN);
+	free(tight);
+}
+
+/* ---- CREATE / MKDIR / MKNOD / SYMLINK ---- */
+
+static void test_create(void **state)
+{
+	struct orfs_fh dir = scratch("create"), fh, fh2;
+	struct orfs_attr attr;
+	struct stat st;
+
+	/* Exact mode despite the umask, the requested owner. */
+	build_create(ORFS_OP_CREATE, &dir, "f", S_IFREG | 0666, ORFS_CR_EXCL,
+		     1234, 5678, NULL);
+	assert_int_equal(run_create(&fh, &attr), 0);
+	lstat_rw("create/f", &st);
+	assert_attr_matches(&attr, &st);
+	assert_int_equal(st.st_mode, S_IFREG | 0666);
+	assert_int_equal(st.st_uid, 1234);
+	assert_int_equal(st.st_gid, 5678);
+	assert_true(orfs_cpu64(fh.ino) == (uint64_t)st.st_ino);
+	assert_int_equal(do_getattr(&fh, &attr), 0);
+	assert_attr_matches(&attr, &st);
+
+	/* chown() drops set-user-ID; the server puts the requested mode back. */
+	build_create(ORFS_OP_CREATE, &dir, "suid", 04755, 0, 1000, 1000, NULL);
+	assert_int_equal(run_create(NULL, NULL), 0);
+	lstat_rw("create/suid", &st);
+	assert_int_equal(st.st_mode, S_IFREG | 04755);
+	assert_int_equal(st.st_uid, 1000);
+	/* Same when the umask leaves the permission bits alone. */
+	build_create(ORFS_OP_CREATE, &dir, "sgid", 06750, 0, 1000, 1000, NULL);
+	assert_int_equal(run_create(NULL, NULL), 0);
+	lstat_rw("create/sgid", &st);
+	assert_int_equal(st.st_mode, S_IFREG | 06750);
+
+	/* Type bits are ignored by CREATE. */
+	assert_int_equal(do_create(ORFS_OP_CREATE, &dir, "typed", S_IFDIR | 0600,
+				   0, NULL, NULL, &attr), 0);
+	assert_int_equal(orfs_cpu32(attr.mode), S_IFREG | 0600);
+
+	/* Without EXCL an existing file is returned untouched. */
+	assert_int_equal(do_write(&fh, 0, "keep", 4, 0, NULL), 0);
+	build_create(ORFS_OP_CREATE, &dir, "f", 0600, 0, 1, 1, NULL);
+	assert_int_equal(run_create(&fh2, &attr), 0);
+	assert_memory_equal(&fh, &fh2, sizeof(fh));
+	lstat_rw("create/f", &st);
+	assert_attr_matches(&attr, &st);
+	assert_int_equal(st.st_size, 4);
+	assert_int_equal(st.st_mode, S_IFREG | 0666);
+	assert_int_equal(st.st_uid, 1234);
+}
+
+static void test_create_existing(void **state)
+{
+	struct orfs_fh dir = scratch("create-ex"), file;
+	char p[PATH_MAX], out[PATH_MAX];
+	int want;
+
+	mkdir_rw("create-ex/d");
+	assert_int_equal(symlink("../../../outside/created-by-orfs",
+				 (rw_path(p, "create-ex/dangle"), p)), 0);
+	file = new_file(&dir, "f");
+
+	/* EXCL on an existing name: EEXIST, as open(O_CREAT|O_EXCL). */
+	rw_path(p, "create-ex/f");
+	want = lerr(open(p, O_RDONLY | O_CREAT | O_EXCL, 0644));
+	assert_int_equal(want, EEXIST);
+	assert_int_equal(do_create(ORFS_OP_CREATE, &dir, "f", 0644, ORFS_CR_EXCL,
+				   NULL, NULL, NULL), want);
+	assert_int_equal(do_create(ORFS_OP_CREATE, &dir, "d", 0644, ORFS_CR_EXCL,
+				   NULL, NULL, NULL), EEXIST);
+	/* Without EXCL: a directory is EISDIR (as open(O_CREAT) locally)... */
+	rw_path(p, "create-ex/d");
+	want = lerr(open(p, O_RDONLY | O_CREAT, 0644));
+	assert_int_equal(do_create(ORFS_OP_CREATE, &dir, "d", 0644, 0, NULL,
+				   NULL, NULL), want);
+	/* ...and a symlink is never followed, even dangling out of the export. */
+	assert_int_equal(do_create(ORFS_OP_CREATE, &dir, "dangle", 0644, 0, NULL,
+				   NULL, NULL), EEXIST);
+	assert_int_equal(do_create(ORFS_OP_CREATE, &dir, "dangle", 0644,
+				   ORFS_CR_EXCL, NULL, NULL, NULL), EEXIST);
+	path_in(out, "outside/created-by-orfs");
+	assert_int_equal(lerr(access(out, F_OK)), ENOENT);
+	/* Not a directory / a directory that is gone. */
+	assert_int_equal(do_create(ORFS_OP_CREATE, &file, "x", 0644, 0, NULL,
+				   NULL, NULL), ENOTDIR);
+	assert_int_equal(do_create(ORFS_OP_MKDIR, &file, "x", 0755, 0, NULL,
+				   NULL, NULL), ENOTDIR);
+}
+
+static void test_mkdir(void **state)
+{
+	struct orfs_fh dir = scratch("mkdir"), fh;
+	struct orfs_attr attr;
+	char p[PATH_MAX];
+	struct stat st;
+
+	build_create(ORFS_OP_MKDIR, &dir, "d", S_IFDIR | 0750, 0, 42, 43, NULL);
+	assert_int_equal(run_create(&fh, &attr), 0);
+	lstat_rw("mkdir/d", &st);
+	assert_attr_matches(&attr, &st);
+	assert_int_equal(st.st_mode, S_IFDIR | 0750);
+	assert_int_equal(st.st_uid, 42);
+	assert_int_equal(st.st_gid, 43);
+	/* The new handle is a usable directory. */
+	assert_int_equal(do_create(ORFS_OP_MKDIR, &fh, "inner", 0777, 0, NULL,
+				   NULL, &attr), 0);
+	assert_int_equal(orfs_cpu32(attr.mode), S_IFDIR | 0777);
+	/* Sticky bit kept, type bits ignored. */
+	assert_int_equal(do_create(ORFS_OP_MKDIR, &dir, "tmp", S_IFREG | 01777,
+				   0, NULL, NULL, &attr), 0);
+	assert_int_equal(orfs_cpu32(attr.mode), S_IFDIR | 01777);
+	/* An existing name: what mkdir(2) says. */
+	rw_path(p, "mkdir/d");
+	assert_int_equal(do_create(ORFS_OP_MKDIR, &dir, "d", 0755, 0, NULL,
+				   NULL, NULL), lerr(mkdir(p, 0755)));
+	assert_int_equal(do_create(ORFS_OP_MKDIR, &dir, "d", 0755, 0, NULL,
+				   NULL, NULL), EEXIST);
+}
+
+/* In a set-group-ID directory, new objects get its group, as locally. */
+static void test_create_setgid_dir(void **state)
+{
+	struct orfs_fh dir = scratch("sgid");
+	struct orfs_attr attr;
+	char p[PATH_MAX];
+	struct stat st, local;
+
+	rw_path(p, "sgid");
+	assert_int_equal(chown(p, 0, 4321), 0);
+	assert_int_equal(chmod(p, 02775), 0);
+	/* What the local filesystem does for a mkdir there. */
+	rw_path(p, "sgid/local");
+	assert_int_equal(mkdir(p, 0755), 0);
+	lstat_rw("sgid/local", &local);
+	assert_int_equal(local.st_gid, 4321);
+	assert_true(local.st_mode & S_ISGID);
+
+	build_create(ORFS_OP_MKDIR, &dir, "sub", 0755, 0, 7, 99, NULL);
+	assert_int_equal(run_create(NULL, &attr), 0);
+	lstat_rw("sgid/sub", &st);
+	assert_attr_matches(&attr, &st);
+	assert_int_equal(st.st_gid, 4321);
+	assert_int_equal(st.st_uid, 7);
+	assert_int_equal(st.st_mode, S_IFDIR | S_ISGID | 0755);
+
+	build_create(ORFS_OP_CREATE, &dir, "file", 0640, 0, 7, 99, NULL);
+	assert_int_equal(run_create(NULL, &attr), 0);
+	lstat_rw("sgid/file", &st);
+	assert_int_equal(st.st_gid, 4321);
+	assert_int_equal(st.st_mode, S_IFREG | 0640);
+
+	/* Outside a set-group-ID directory the requested group is used. */
+	build_create(ORFS_OP_MKDIR, &dir, "sub2", S_ISGID | 0700, 0, 7, 99, NULL);
+	assert_int_equal(run_create(NULL, NULL), 0);
+	dir = fh_of(&dir, "sub2");
+	rw_path(p, "sgid/sub2");
+	assert_int_equal(chmod(p, 0700), 0);
+	build_create(ORFS_OP_MKDIR, &dir, "plain", S_ISGID | 0700, 0, 7, 99, NULL);
+	assert_int_equal(run_create(NULL, NULL), 0);
+	lstat_rw("sgid/sub2/plain", &st);
+	assert_int_equal(st.st_gid, 99);
+	/* mkdir(2) drops a requested set-group-ID bit there. */
+	assert_int_equal(st.st_mode, S_IFDIR | 0700);
+}
+
+static void test_mknod(void **state)
+{
+	struct orfs_fh dir = scratch("mknod");
+	struct orfs_create_req *q;
+	struct orfs_attr attr;
+	struct stat st;
+
+	build_create(ORFS_OP_MKNOD, &dir, "p", S_IFIFO | 0620, 0, 5, 6, NULL);
+	assert_int_equal(run_create(NULL, &attr), 0);
+	lstat_rw("mknod/p", &st);
+	assert_attr_matches(&attr, &st);
+	assert_int_equal(st.st_mode, S_IFIFO | 0620);
+	assert_int_equal(st.st_uid, 5);
+	assert_int_equal(st.st_gid, 6);
+	build_create(ORFS_OP_MKNOD, &dir, "s", S_IFSOCK | 04711, 0, 5, 6, NULL);
+	assert_int_equal(run_create(NULL, &attr), 0);
+	lstat_rw("mknod/s", &st);
+	assert_int_equal(st.st_mode, S_IFSOCK | 04711);
+	/* An existing name. */
+	assert_int_equal(do_create(ORFS_OP_MKNOD, &dir, "p", S_IFIFO | 0600, 0,
+				   NULL, NULL, NULL), EEXIST);
+
+	/* Device nodes are refused, whatever rdev says. */
+	q = build_create(ORFS_OP_MKNOD, &dir, "null", S_IFCHR | 0666, 0, 0, 0, NULL);
+	q->rdev_major = orfs_le32(1);
+	q->rdev_minor = orfs_le32(3);
+	assert_int_equal(run(), EPERM);
+	q = build_create(ORFS_OP_MKNOD, &dir, "sda", S_IFBLK | 0666, 0, 0, 0, NULL);
+	q->rdev_major = orfs_le32(8);
+	assert_int_equal(run(), EPERM);
+	assert_false(exists_rw("mknod/null"));
+	assert_false(exists_rw("mknod/sda"));
+	/* Other types have their own opcodes. */
+	assert_int_equal(do_create(ORFS_OP_MKNOD, &dir, "r", S_IFREG | 0644, 0,
+				   NULL, NULL, NULL), EINVAL);
+	assert_int_equal(do_create(ORFS_OP_MKNOD, &dir, "r", 0644, 0,
+				   NULL, NULL, NULL), EINVAL);
+	assert_int_equal(do_create(ORFS_OP_MKNOD, &dir, "r", S_IFDIR | 0755, 0,
+				   NULL, NULL, NULL), EINVAL);
+	assert_int_equal(do_create(ORFS_OP_MKNOD, &dir, "r", S_IFLNK | 0777, 0,
+				   NULL, NULL, NULL), EINVAL);
+	assert_false(exists_rw("mknod/r"));
+	/* rdev only for devices. */
+	q = build_create(ORFS_OP_MKNOD, &dir, "p2", S_IFIFO | 0600, 0, 0, 0, NULL);
+	q->rdev_minor = orfs_le32(1);
+	assert_int_equal(run(), EINVAL);
+	q = build_create(ORFS_OP_CREATE, &dir, "f2", 0600, 0, 0, 0, NULL);
+	q->rdev_major = orfs_le32(1);
+	assert_int_equal(run(), EINVAL);
+	assert_false(exists_rw("mknod/p2"));
+	assert_false(exists_rw("mknod/f2"));
+}
+
+static void test_symlink_readlink(void **state)
+{
+	static const char *const targets[] = {
+		"../../../outside/secret.txt",	/* leaves the export */
+		"/etc/passwd",			/* absolute */
+		"a//b/../c/",			/* kept byte for byte */
+		"no-such-file",			/* dangling */
+	};
+	struct orfs_fh dir = scratch("symlink"), fh, file;
+	char p[PATH_MAX], got[PATH_MAX], name[16], longt[801];
+	struct orfs_attr attr;
+	struct stat st;
+	unsigned int i;
+	ssize_t n;
+
+	for (i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
+		snprintf(name, sizeof(name), "l%u", i);
+		/* The mode is ignored: a symlink is always 0777. */
+		build_create(ORFS_OP_SYMLINK, &dir, name, 0600, 0, 31, 32,
+			     targets[i]);
+		assert_int_equal(run_create(&fh, &attr), 0);
+		snprintf(got, sizeof(got), "symlink/%s", name);
+		lstat_rw(got, &st);
+		assert_attr_matches(&attr, &st);
+		assert_int_equal(st.st_mode, S_IFLNK | 0777);
+		assert_int_equal(st.st_uid, 31);
+		assert_int_equal(st.st_gid, 32);
+		assert_int_equal(st.st_size, strlen(targets[i]));
+		snprintf(got, sizeof(got), "symlink/%s", name);
+		rw_path(p, got);
+		n = readlink(p, got, sizeof(got));
+		assert_int_equal(n, strlen(targets[i]));
+		assert_memory_equal(got, targets[i], n);
+		assert_int_equal(do_readlink(&fh, got, sizeof(got)), 0);
+		assert_string_equal(got, targets[i]);
+	}
+	/* A target as long as a request can carry. */
+	memset(longt, 'x', sizeof(longt) - 1);
+	longt[sizeof(longt) - 1] = '\0';
+	assert_int_equal(do_create(ORFS_OP_SYMLINK, &dir, "long", 0, 0, longt,
+				   &fh, NULL), 0);
+	assert_int_equal(do_readlink(&fh, got, sizeof(got)), 0);
+	assert_string_equal(got, longt);
+	/* An existing name. */
+	assert_int_equal(do_create(ORFS_OP_SYMLINK, &dir, "l0", 0, 0, "x",
+				   NULL, NULL), EEXIST);
+	/* READLINK of something else. */
+	file = new_file(&dir, "f");
+	assert_int_equal(do_readlink(&file, got, sizeof(got)), EINVAL);
+	assert_int_equal(do_readlink(&dir, got, sizeof(got)), EINVAL);
+}
+
+/* A target longer than the inline threshold cannot be returned. */
+static void test_readlink_too_long(void **state)
+{
+	struct orfs_fh dir = scratch("readlink-long"), fh;
+	static char target[3001], got[PATH_MAX];
+	char p[PATH_MAX];
+
+	memset(target, 't', sizeof(target) - 1);
+	rw_path(p, "readlink-long/l");
+	assert_int_equal(symlink(target, p), 0);
+	fh = fh_of(&dir, "l");
+	ctx.inline_size = ORFS_INLINE_MIN;
+	assert_int_equal(do_readlink(&fh, got, sizeof(got)), ENAMETOOLONG);
+	ctx.inline_size = ORFS_INLINE_DEFAULT;
+	assert_int_equal(do_readlink(&fh, got, sizeof(got)), 0);
+	assert_string_equal(got, target);
+}
+
+/* ---- UNLINK / RMDIR ---- */
+
+static void test_unlink_rmdir(void **state)
+{
+	struct orfs_fh dir = scratch("rm"), file;
+	char p[PATH_MAX];
+	struct stat st;
+
+	mkfile_rw("rm/f", "x");
+	mkfile_rw("rm/f2", "x");
+	mkdir_rw("rm/d");
+	mkdir_rw("rm/full");
+	mkfile_rw("rm/full/x", "x");
+	assert_int_equal(symlink("f2", (rw_path(p, "rm/l"), p)), 0);
+
+	assert_int_equal(do_remove(ORFS_OP_UNLINK, &dir, "f"), 0);
+	assert_int_equal(REP->body_len, 0);
+	assert_false(exists_rw("rm/f"));
+	/* A symlink goes, its target stays. */
+	assert_int_equal(do_remove(ORFS_OP_UNLINK, &dir, "l"), 0);
+	assert_false(exists_rw("rm/l"));
+	assert_true(exists_rw("rm/f2"));
+	/* Errors are what the local calls give. */
+	rw_path(p, "rm/missing");
+	assert_int_equal(do_remove(ORFS_OP_UNLINK, &dir, "missing"),
+			 lerr(unlink(p)));
+	assert_int_equal(do_remove(ORFS_OP_RMDIR, &dir, "missing"), ENOENT);
+	rw_path(p, "rm/d");
+	assert_int_equal(do_remove(ORFS_OP_UNLINK, &dir, "d"), lerr(unlink(p)));
+	assert_int_equal(do_remove(ORFS_OP_UNLINK, &dir, "d"), EISDIR);
+	rw_path(p, "rm/full");
+	assert_int_equal(do_remove(ORFS_OP_RMDIR, &dir, "full"), lerr(rmdir(p)));
+	assert_int_equal(do_remove(ORFS_OP_RMDIR, &dir, "full"), ENOTEMPTY);
+	rw_path(p, "rm/f2");
+	assert_int_equal(do_remove(ORFS_OP_RMDIR, &dir, "f2"), lerr(rmdir(p)));
+	assert_int_equal(do_remove(ORFS_OP_RMDIR, &dir, "f2"), ENOTDIR);
+	/* Success. */
+	assert_int_equal(do_remove(ORFS_OP_RMDIR, &dir, "d"), 0);
+	assert_false(exists_rw("rm/d"));
+	lstat_rw("rm/full/x", &st);
+	/* In a non-directory; a reserved field that is not zero. */
+	file = fh_of(&dir, "f2");
+	assert_int_equal(do_remove(ORFS_OP_UNLINK, &file, "x"), ENOTDIR);
+	build_remove(ORFS_OP_UNLINK, &dir, "f2")->reserved = orfs_le32(1);
+	assert_int_equal(run(), EINVAL);
+	assert_true(exists_rw("rm/f2"));
+}
+
+/* ---- RENAME ---- */
+
+static ino_t ino_rw(const char *rel)
+{
+	struct stat st;
+
+	lstat_rw(rel, &st);
+	return st.st_ino;
+}
+
+static void test_rename(void **state)
+{
+	struct orfs_fh dir = scratch("mv"), d1;
+	char p[PATH_MAX], q[PATH_MAX];
+	ino_t a, b;
+
+	mkfile_rw("mv/a", "A");
+	mkfile_rw("mv/b", "B");
+	mkdir_rw("mv/d1");
+	mkdir_rw("mv/d1/sub");
+	mkdir_rw("mv/d2");
+	mkdir_rw("mv/d3");
+	mkfile_rw("mv/d3/x", "x");
+	a = ino_rw("mv/a");
+	b = ino_rw("mv/b");
+	d1 = fh_of(&dir, "d1");
+
+	/* Plain rename, then over an existing file. */
+	assert_int_equal(do_rename(&dir, "a", &dir, "c", 0), 0);
+	assert_int_equal(REP->body_len, 0);
+	assert_false(exists_rw("mv/a"));
+	assert_int_equal(ino_rw("mv/c"), a);
+	/* NOREPLACE onto an existing name: EEXIST, nothing moves. */
+	rw_path(p, "mv/c");
+	rw_path(q, "mv/b");
+	assert_int_equal(do_rename(&dir, "c", &dir, "b", ORFS_RN_NOREPLACE),
+			 lerr(renameat2(AT_FDCWD, p, AT_FDCWD, q, RENAME_NOREPLACE)));
+	assert_int_equal(do_rename(&dir, "c", &dir, "b", ORFS_RN_NOREPLACE),
+			 EEXIST);
+	assert_int_equal(ino_rw("mv/c"), a);
+	assert_int_equal(ino_rw("mv/b"), b);
+	/* EXCHANGE swaps. */
+	assert_int_equal(do_rename(&dir, "c", &dir, "b", ORFS_RN_EXCHANGE), 0);
+	assert_int_equal(ino_rw("mv/c"), b);
+	assert_int_equal(ino_rw("mv/b"), a);
+	/* EXCHANGE needs both names. */
+	rw_path(q, "mv/none");
+	assert_int_equal(do_rename(&dir, "c", &dir, "none", ORFS_RN_EXCHANGE),
+			 lerr(renameat2(AT_FDCWD, p, AT_FDCWD, q, RENAME_EXCHANGE)));
+	assert_int_equal(do_rename(&dir, "c", &dir, "none", ORFS_RN_EXCHANGE),
+			 ENOENT);
+	/* Missing source. */
+	assert_int_equal(do_rename(&dir, "none", &dir, "x", 0), ENOENT);
+	/* Into its own subtree. */
+	rw_path(p, "mv/d1");
+	rw_path(q, "mv/d1/sub/d1");
+	assert_int_equal(do_rename(&dir, "d1", &d1, "inside", 0),
+			 lerr(rename(p, q)));
+	assert_int_equal(do_rename(&dir, "d1", &d1, "inside", 0), EINVAL);
+	/* A directory over a non-empty one, a file over a directory. */
+	rw_path(p, "mv/d2");
+	rw_path(q, "mv/d3");
+	assert_int_equal(do_rename(&dir, "d2", &dir, "d3", 0), lerr(rename(p, q)));
+	assert_int_equal(do_rename(&dir, "d2", &dir, "d3", 0), ENOTEMPTY);
+	rw_path(p, "mv/c");
+	assert_int_equal(do_rename(&dir, "c", &dir, "d2", 0), lerr(rename(p, q)));
+	assert_int_equal(do_rename(&dir, "c", &dir, "d2", 0), EISDIR);
+	/* Across directories. */
+	assert_int_equal(do_rename(&dir, "c", &d1, "moved", 0), 0);
+	assert_int_equal(ino_rw("mv/d1/moved"), b);
+	assert_false(exists_rw("mv/c"));
+	/* Flags: unknown, or both. */
+	assert_int_equal(do_rename(&dir, "b", &dir, "b2", 0x4), EINVAL);
+	assert_int_equal(do_rename(&dir, "b", &dir, "b2",
+				   ORFS_RN_NOREPLACE | ORFS_RN_EXCHANGE), EINVAL);
+	build_rename(&dir, "b", &dir, "b2", 0)->reserved = orfs_le32(1);
+	assert_int_equal(run(), EINVAL);
+	assert_true(exists_rw("mv/b"));
+	/* A file handle as a directory. */
+	d1 = fh_of(&dir, "b");
+	assert_int_equal(do_rename(&dir, "b", &d1, "b2", 0), ENOTDIR);
+	assert_int_equal(do_rename(&d1, "b", &dir, "b2", 0), ENOTDIR);
+}
+
+/* ---- LINK ---- */
+
+static void test_link(void **state)
+{
+	struct orfs_fh dir = scratch("ln"), file, sub, lnk;
+	struct orfs_attr attr;
+	char p[PATH_MAX];
+	struct stat st;
+
+	mkfile_rw("ln/orig", "data");
+	mkdir_rw("ln/sub");
+	assert_int_equal(symlink("orig", (rw_path(p, "ln/sym"), p)), 0);
+	file = fh_of(&dir, "orig");
+	sub = fh_of(&dir, "sub");
+	lnk = fh_of(&dir, "sym");
+
+	assert_int_equal(do_link(&file, &dir, "second", &attr), 0);
+	assert_int_equal(orfs_cpu32(attr.nlink), 2);
+	lstat_rw("ln/second", &st);
+	assert_attr_matches(&attr, &st);
+	assert_int_equal(st.st_nlink, 2);
+	assert_int_equal(st.st_ino, ino_rw("ln/orig"));
+	assert_int_equal(do_link(&file, &sub, "third", &attr), 0);
+	assert_int_equal(orfs_cpu32(attr.nlink), 3);
+	/* A symlink is linked itself, not its target. */
+	assert_int_equal(do_link(&lnk, &dir, "sym2", &attr), 0);
+	assert_true(S_ISLNK(orfs_cpu32(attr.mode)));
+	assert_int_equal(ino_rw("ln/sym2"), ino_rw("ln/sym"));
+	assert_int_equal(orfs_cpu32(attr.nlink), 2);
+	/* Errors. */
+	assert_int_equal(do_link(&file, &dir, "second", NULL), EEXIST);
+	assert_int_equal(do_link(&sub, &dir, "dirlink", NULL), EPERM);
+	assert_int_equal(do_link(&file, &file, "x", NULL), ENOTDIR);
+	build_link(&file, &dir, "fourth")->reserved = orfs_le32(1);
+	assert_int_equal(run(), EINVAL);
+	assert_false(exists_rw("ln/dirlink"));
+	assert_false(exists_rw("ln/fourth"));
+	lstat_rw("ln/orig", &st);
+	assert_int_equal(st.st_nlink, 3);
+}
+
+/* ---- SETATTR ---- */
+
+static void test_setattr_size(void **state)
+{
+	struct orfs_fh root = root_fh(), dir = scratch("sa-size"), fh, other;
+	struct orfs_setattr_req q;
+	struct orfs_attr attr;
+	const uint8_t *data;
+	struct stat st;
+
+	fill_pattern();
+	fh = new_file(&dir, "f");
+	assert_int_equal(do_write(&fh, 0, pattern, 100, 0, NULL), 0);
+	/* Shrink. */
+	q = sa_req(&fh, ORFS_SA_SIZE);
+	q.size = orfs_le64(10);
+	assert_int_equal(do_setattr(&q, &attr), 0);
+	lstat_rw("sa-size/f", &st);
+	assert_attr_matches(&attr, &st);
+	assert_int_equal(st.st_size, 10);
+	/* Grow: the new bytes read as zeros, the old ones stay. */
+	q.size = orfs_le64(5000);
+	assert_int_equal(do_setattr(&q, &attr), 0);
+	assert_int_equal(orfs_cpu64(attr.size), 5000);
+	assert_int_equal(do_read(&fh, 0, 4096), 0);
+	assert_int_equal(read_count(), 4096);
+	data = orfs_data(REP);
+	assert_memory_equal(data, pattern, 10);
+	for (int i = 10; i < 4096; i++)
+		assert_int_equal(data[i], 0);
+	/* Only regular files have a size to set. */
+	other = fh_of(&root, "sub");
+	q = sa_req(&other, ORFS_SA_SIZE);
+	assert_int_equal(do_setattr(&q, NULL), EISDIR);
+	other = fh_of(&root, "fifo");
+	q = sa_req(&other, ORFS_SA_SIZE);
+	assert_int_equal(do_setattr(&q, NULL), EINVAL);
+	other = fh_of(&root, "link-sub");
+	q = sa_req(&other, ORFS_SA_SIZE);
+	assert_int_equal(do_setattr(&q, NULL), EINVAL);
+	q = sa_req(&fh, ORFS_SA_SIZE);
+	q.size = orfs_le64(1ULL << 63);
+	assert_int_equal(do_setattr(&q, NULL), EINVAL);
+	lstat_rw("sa-size/f", &st);
+	assert_int_equal(st.st_size, 5000);
+}
+
+static void test_setattr_times(void **state)
+{
+	struct orfs_fh dir = scratch("sa-time"), fh = new_file(&dir, "f"), lnk;
+	struct orfs_setattr_req q;
+	struct orfs_attr attr;
+	struct timespec before;
+	struct stat st, target;
+	char p[PATH_MAX];
+
+	q = sa_req(&fh, ORFS_SA_ATIME | ORFS_SA_MTIME);
+	q.atime_sec = orfs_le64(1234567890);
+	q.atime_nsec = orfs_le32(123456789);
+	q.mtime_sec = orfs_le64((uint64_t)-86400 * 365);	/* 1969 */
+	q.mtime_nsec = orfs_le32(999999999);
+	assert_int_equal(do_setattr(&q, &attr), 0);
+	lstat_rw("sa-time/f", &st);
+	assert_attr_matches(&attr, &st);
+	assert_int_equal(st.st_atim.tv_sec, 1234567890);
+	assert_int_equal(st.st_atim.tv_nsec, 123456789);
+	assert_int_equal(st.st_mtim.tv_sec, -86400 * 365);
+	assert_int_equal(st.st_mtim.tv_nsec, 999999999);
+	assert_int_equal(orfs_cpu32(attr.atime_nsec), 123456789);
+
+	/* Only mtime to "now": atime stays. */
+	clock_gettime(CLOCK_REALTIME_COARSE, &before);
+	q = sa_req(&fh, ORFS_SA_MTIME_NOW);
+	assert_int_equal(do_setattr(&q, &attr), 0);
+	lstat_rw("sa-time/f", &st);
+	assert_int_equal(st.st_atim.tv_sec, 1234567890);
+	assert_true(st.st_mtim.tv_sec >= before.tv_sec);
+	q = sa_req(&fh, ORFS_SA_ATIME_NOW);
+	assert_int_equal(do_setattr(&q, &attr), 0);
+	lstat_rw("sa-time/f", &st);
+	assert_true(st.st_atim.tv_sec >= before.tv_sec);
+
+	/* A symlink's own times change, not its target's. */
+	rw_path(p, "sa-time/l");
+	assert_int_equal(symlink("f", p), 0);
+	lnk = fh_of(&dir, "l");
+	lstat_rw("sa-time/f", &target);
+	q = sa_req(&lnk, ORFS_SA_MTIME);
+	q.mtime_sec = orfs_le64(1000);
+	assert_int_equal(do_setattr(&q, &attr), 0);
+	lstat_rw("sa-time/l", &st);
+	assert_int_equal(st.st_mtim.tv_sec, 1000);
+	lstat_rw("sa-time/f", &st);
+	assert_int_equal(st.st_mtim.tv_sec, target.st_mtim.tv_sec);
+
+	/* Bad times. */
+	q = sa_req(&fh, ORFS_SA_ATIME);
+	q.atime_nsec = orfs_le32(1000000000);
+	assert_int_equal(do_setattr(&q, NULL), EINVAL);
+	q = sa_req(&fh, ORFS_SA_MTIME);
+	q.mtime_nsec = orfs_le32(0xffffffffU);
+	assert_int_equal(do_setattr(&q, NULL), EINVAL);
+	q = sa_req(&fh, ORFS_SA_ATIME | ORFS_SA_ATIME_NOW);
+	assert_int_equal(do_setattr(&q, NULL), EINVAL);
+	q = sa_req(&fh, ORFS_SA_MTIME | ORFS_SA_MTIME_NOW);
+	assert_int_equal(do_setattr(&q, NULL), EINVAL);
+	/* An unused nsec field is not looked at. */
+	q = sa_req(&fh, ORFS_SA_MTIME);
+	q.mtime_sec = orfs_le64(77);
+	q.atime_nsec = orfs_le32(0xffffffffU);
+	assert_int_equal(do_setattr(&q, NULL), 0);
+}
+
+static void test_setattr_owner_mode(void **state)
+{
+	struct orfs_fh dir = scratch("sa-own"), fh = new_file(&dir, "f"), lnk;
+	struct orfs_setattr_req q;
+	struct orfs_attr attr;
+	char p[PATH_MAX];
+	struct stat st;
+
+	/* chown */
+	q = sa_req(&fh, ORFS_SA_UID | ORFS_SA_GID);
+	q.uid = orfs_le32(4242);
+	q.gid = orfs_le32(4343);
+	assert_int_equal(do_setattr(&q, &attr), 0);
+	lstat_rw("sa-own/f", &st);
+	assert_attr_matches(&attr, &st);
+	assert_int_equal(st.st_uid, 4242);
+	assert_int_equal(st.st_gid, 4343);
+	q = sa_req(&fh, ORFS_SA_GID);
+	q.gid = orfs_le32(1);
+	assert_int_equal(do_setattr(&q, &attr), 0);
+	assert_int_equal(orfs_cpu32(attr.uid), 4242);
+	assert_int_equal(orfs_cpu32(attr.gid), 1);
+	/* chmod, exact. */
+	q = sa_req(&fh, ORFS_SA_MODE);
+	q.mode = orfs_le32(04751);
+	assert_int_equal(do_setattr(&q, &attr), 0);
+	lstat_rw("sa-own/f", &st);
+	assert_int_equal(st.st_mode, S_IFREG | 04751);
+	/* A later chown clears set-user-ID, as locally... */
+	q = sa_req(&fh, ORFS_SA_UID);
+	q.uid = orfs_le32(7);
+	assert_int_equal(do_setattr(&q, &attr), 0);
+	assert_int_equal(orfs_cpu32(attr.mode), S_IFREG | 0751);
+	assert_int_equal(orfs_cpu32(attr.uid), 7);
+	assert_int_equal(orfs_cpu32(attr.gid), 1);	/* unchanged */
+	/* ...but a mode in the same request is applied after the chown. */
+	q = sa_req(&fh, ORFS_SA_UID | ORFS_SA_MODE);
+	q.uid = orfs_le32(8);
+	q.mode = orfs_le32(04755);
+	assert_int_equal(do_setattr(&q, &attr), 0);
+	assert_int_equal(orfs_cpu32(attr.mode), S_IFREG | 04755);
+	assert_int_equal(orfs_cpu32(attr.uid), 8);
+	/* Nothing to change: the attributes. */
+	q = sa_req(&fh, 0);
+	assert_int_equal(do_setattr(&q, &attr), 0);
+	lstat_rw("sa-own/f", &st);
+	assert_attr_matches(&attr, &st);
+
+	/* A symlink: chown changes the link; its mode cannot change. */
+	rw_path(p, "sa-own/l");
+	assert_int_equal(symlink("f", p), 0);
+	lnk = fh_of(&dir, "l");
+	q = sa_req(&lnk, ORFS_SA_UID);
+	q.uid = orfs_le32(555);
+	assert_int_equal(do_setattr(&q, &attr), 0);
+	lstat_rw("sa-own/l", &st);
+	assert_int_equal(st.st_uid, 555);
+	lstat_rw("sa-own/f", &st);
+	assert_int_equal(st.st_uid, 8);
+	q = sa_req(&lnk, ORFS_SA_MODE | ORFS_SA_UID);
+	q.mode = orfs_le32(0600);
+	q.uid = orfs_le32(556);
+	assert_int_equal(do_setattr(&q, NULL), EOPNOTSUPP);
+	lstat_rw("sa-own/l", &st);
+	assert_int_equal(st.st_mode, S_IFLNK | 0777);
+	assert_int_equal(st.st_uid, 555);	/* nothing was changed */
+
+	/* Malformed. */
+	q = sa_req(&fh, 0x100);
+	assert_int_equal(do_setattr(&q, NULL), EINVAL);
+	q = sa_req(&fh, ORFS_SA_MODE);
+	q.mode = orfs_le32(S_IFREG | 0644);
+	assert_int_equal(do_setattr(&q, NULL), EINVAL);
+	q = sa_req(&fh, ORFS_SA_UID);
+	q.uid = orfs_le32(0xffffffffU);
+	assert_int_equal(do_setattr(&q, NULL), EINVAL);
+	q = sa_req(&fh, ORFS_SA_GID);
+	q.gid = orfs_le32(0xffffffffU);
+	assert_int_equal(do_setattr(&q, NULL), EINVAL);
+	req_start(ORFS_OP_SETATTR, sizeof(struct orfs_setattr_req) - 4);
+	assert_int_equal(run(), EBADMSG);
+	lstat_rw("sa-own/f", &st);
+	assert_int_equal(st.st_mode, S_IFREG | 04755);
+	assert_int_equal(st.st_uid, 8);
+}
+
+/* ---- COMMIT ---- */
+
+static void test_commit(void **state)
+{
+	struct orfs_fh root = root_fh(), dir = scratch("commit");
+	struct orfs_fh fh = new_file(&dir, "f"), other;
+	char p[PATH_MAX];
+
+	assert_int_equal(do_write(&fh, 0, "abc", 3, 0, NULL), 0);
+	assert_int_equal(do_fh_op(ORFS_OP_COMMIT, &fh), 0);
+	assert_int_equal(REP->body_len, 0);
+	assert_int_equal(do_fh_op(ORFS_OP_COMMIT, &dir), 0);
+	other = fh_of(&root, "fifo");
+	assert_int_equal(do_fh_op(ORFS_OP_COMMIT, &other), EINVAL);
+	other = fh_of(&root, "link-sub");
+	assert_int_equal(do_fh_op(ORFS_OP_COMMIT, &other), EINVAL);
+	rw_path(p, "commit/f");
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(do_fh_op(ORFS_OP_COMMIT, &fh), ESTALE);
+	req_start(ORFS_OP_COMMIT, 10);
+	assert_int_equal(run(), EBADMSG);
+}
+
+/* ---- malformed namespace requests ---- */
+
+/* Names that break the rules, and the status each must get. */
+static const struct {
+	const char	*name;
+	uint32_t	len;
+	int		status;
+} bad_names[] = {
+	{ "a\0b", 3, EBADMSG },		/* NUL */
+	{ "", 0, EBADMSG },		/* empty */
+	{ ".", 1, EINVAL },
+	{ "..", 2, EINVAL },
+	{ "a/b", 3, EINVAL },
+	{ "/", 1, EINVAL },
+};
+
+/* A name of ORFS_NAME_MAX + 1 bytes. */
+static const char *long_name(void)
+{
+	static char n[ORFS_NAME_MAX + 2];
+
+	memset(n, 'n', ORFS_NAME_MAX + 1);
+	return n;
+}
+
+/* Put @len bytes of @name where the name of the request in reqbuf goes. */
+static void set_name(uint32_t off, __le32 *len_field, const char *name,
+		     uint32_t len)
+{
+	*len_field = orfs_le32(len);
+	memcpy((uint8_t *)(REQ + 1) + off, name, len);
+	REQ->body_len = orfs_le32(off + len);
+}
+
+static void test_create_malformed(void **state)
+{
+	static const uint16_t ops[] = {
+		ORFS_OP_CREATE, ORFS_OP_MKDIR, ORFS_OP_MKNOD, ORFS_OP_SYMLINK,
+	};
+	struct orfs_fh dir = scratch("bad-create");
+	struct orfs_create_req *q;
+	unsigned int i, k;
+
+	for (k = 0; k < 4; k++) {
+		uint16_t op = ops[k];
+		uint32_t mode = op == ORFS_OP_MKNOD ? S_IFIFO | 0644 : 0644;
+		const char *t = op == ORFS_OP_SYMLINK ? "target" : NULL;
+
+		for (i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++) {
+			q = build_create(op, &dir, "x", mode, 0, 0, 0, NULL);
+			set_name(sizeof(*q), &q->name_len, bad_names[i].name,
+				 bad_names[i].len);
+			if (t) {
+				q->target_len = orfs_le32(6);
+				memcpy((char *)(q + 1) + bad_names[i].len, t, 6);
+				REQ->body_len = orfs_le32(sizeof(*q) +
+							  bad_names[i].len + 6);
+			}
+			assert_int_equal(run(), bad_names[i].status);
+		}
+		assert_int_equal(do_create(op, &dir, long_name(), mode, 0, t,
+					   NULL, NULL), ENAMETOOLONG);
+		/* name_len past the body. */
+		q = build_create(op, &dir, "abc", mode, 0, 0, 0, t);
+		q->name_len = orfs_le32(orfs_cpu32(REQ->body_len) - sizeof(*q) + 1);
+		assert_int_equal(run(), EBADMSG);
+		q->name_len = orfs_le32(0xffffffffU);
+		assert_int_equal(run(), EBADMSG);
+		/* Truncated fixed body; bytes missing from the message. */
+		req_start(op, sizeof(*q) - 1);
+		assert_int_equal(run(), EBADMSG);
+		build_create(op, &dir, "abc", mode, 0, 0, 0, t);
+		assert_int_equal(run_len(req_len() - 1), EBADMSG);
+		/* Unknown flags, mode bits, owner -1, inline data. */
+		build_create(op, &dir, "abc", mode, 0x2, 0, 0, t);
+		assert_int_equal(run(), EINVAL);
+		build_create(op, &dir, "abc", mode | 0x10000, 0, 0, 0, t);
+		assert_int_equal(run(), EINVAL);
+		build_create(op, &dir, "abc", mode, 0, 0xffffffffU, 0, t);
+		assert_int_equal(run(), EINVAL);
+		build_create(op, &dir, "abc", mode, 0, 0, 0xffffffffU, t);
+		assert_int_equal(run(), EINVAL);
+		build_create(op, &dir, "abc", mode, 0, 0, 0, t);
+		REQ->data_len = orfs_le32(8);
+		assert_int_equal(run_len(req_len()), EBADMSG);
+		/* A bad directory handle. */
+		q = build_create(op, &dir, "abc", mode, 0, 0, 0, t);
+		q->dir.len = orfs_le32(ORFS_FH_DATA + 1);
+		assert_int_equal(run(), EBADMSG);
+		/* target_len on anything but SYMLINK. */
+		if (!t) {
+			q = build_create(op, &dir, "abc", mode, 0, 0, 0, NULL);
+			q->target_len = orfs_le32(3);
+			memcpy((char *)(q + 1) + 3, "tgt", 3);
+			REQ->body_len = orfs_le32(sizeof(*q) + 6);
+			assert_int_equal(run(), EINVAL);
+		}
+	}
+
+	/* SYMLINK targets: empty, past the body, NUL, longer than PATH_MAX - 1. */
+	q = build_create(ORFS_OP_SYMLINK, &dir, "s", 0, 0, 0, 0, NULL);
+	assert_int_equal(run(), EBADMSG);
+	q = build_create(ORFS_OP_SYMLINK, &dir, "s", 0, 0, 0, 0, "tgt");
+	q->target_len = orfs_le32(4);
+	assert_int_equal(run(), EBADMSG);
+	q->target_len = orfs_le32(0xfffffffeU);
+	assert_int_equal(run(), EBADMSG);
+	q = build_create(ORFS_OP_SYMLINK, &dir, "s", 0, 0, 0, 0, "t\001t");
+	((char *)(q + 1))[2] = '\0';
+	assert_int_equal(run(), EBADMSG);
+	{
+		static char t[PATH_MAX + 1];
+
+		memset(t, 't', PATH_MAX);
+		assert_int_equal(do_create(ORFS_OP_SYMLINK, &dir, "s", 0, 0, t,
+					   NULL, NULL), ENAMETOOLONG);
+		t[PATH_MAX - 1] = '\0';		/* 4095 bytes: allowed */
+		assert_int_equal(do_create(ORFS_OP_SYMLINK, &dir, "s", 0, 0, t,
+					   NULL, NULL), 0);
+		assert_int_equal(do_remove(ORFS_OP_UNLINK, &dir, "s"), 0);
+	}
+	/* Nothing at all was created. */
+	assert_int_equal(do_readdir(&dir, 0, 4096), 0);
+	assert_int_equal(orfs_cpu32(((const struct orfs_readdir_rep *)rep_body())->count), 0);
+}
+
+static void test_remove_link_rename_malformed(void **state)
+{
+	struct orfs_fh dir = scratch("bad-ns"), file;
+	struct orfs_lookup_req *l;
+	struct orfs_rename_req *r;
+	struct orfs_link_req *k;
+	unsigned int i;
+
+	mkfile_rw("bad-ns/f", "x");
+	file = fh_of(&dir, "f");
+	for (i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++) {
+		int want = bad_names[i].status;
+
+		l = build_remove(ORFS_OP_UNLINK, &dir, "x");
+		set_name(sizeof(*l), &l->name_len, bad_names[i].name,
+			 bad_names[i].len);
+		assert_int_equal(run(), want);
+		REQ->opcode = orfs_le16(ORFS_OP_RMDIR);
+		assert_int_equal(run(), want);
+		k = build_link(&file, &dir, "x");
+		set_name(sizeof(*k), &k->name_len, bad_names[i].name,
+			 bad_names[i].len);
+		assert_int_equal(run(), want);
+		/* RENAME: a bad old name, then a bad new name. */
+		r = build_rename(&dir, "f", &dir, "g", 0);
+		r->oldname_len = orfs_le32(bad_names[i].len);
+		memcpy(r + 1, bad_names[i].name, bad_names[i].len);
+		memcpy((char *)(r + 1) + bad_names[i].len, "g", 1);
+		REQ->body_len = orfs_le32(sizeof(*r) + bad_names[i].len + 1);
+		assert_int_equal(run(), want);
+		r = build_rename(&dir, "f", &dir, "g", 0);
+		set_name(sizeof(*r) + 1, &r->newname_len, bad_names[i].name,
+			 bad_names[i].len);
+		assert_int_equal(run(), want);
+	}
+	assert_int_equal(do_remove(ORFS_OP_UNLINK, &dir, long_name()), ENAMETOOLONG);
+	assert_int_equal(do_remove(ORFS_OP_RMDIR, &dir, long_name()), ENAMETOOLONG);
+	assert_int_equal(do_link(&file, &dir, long_name(), NULL), ENAMETOOLONG);
+	assert_int_equal(do_rename(&dir, long_name(), &dir, "g", 0), ENAMETOOLONG);
+	assert_int_equal(do_rename(&dir, "f", &dir, long_name(), 0), ENAMETOOLONG);
+	/* Lengths past the body. */
+	l = build_remove(ORFS_OP_UNLINK, &dir, "f");
+	l->name_len = orfs_le32(2);
+	assert_int_equal(run(), EBADMSG);
+	k = build_link(&file, &dir, "g");
+	k->name_len = orfs_le32(0x80000000U);
+	assert_int_equal(run(), EBADMSG);
+	r = build_rename(&dir, "f", &dir, "g", 0);
+	r->oldname_len = orfs_le32(3);
+	assert_int_equal(run(), EBADMSG);
+	r = build_rename(&dir, "f", &dir, "g", 0);
+	r->newname_len = orfs_le32(2);
+	assert_int_equal(run(), EBADMSG);
+	r = build_rename(&dir, "f", &dir, "g", 0);
+	r->oldname_len = orfs_le32(0xffffffffU);
+	assert_int_equal(run(), EBADMSG);
+	/* Truncated fixed bodies. */
+	req_start(ORFS_OP_UNLINK, sizeof(*l) - 1);
+	assert_int_equal(run(), EBADMSG);
+	req_start(ORFS_OP_RMDIR, 0);
+	assert_int_equal(run(), EBADMSG);
+	req_start(ORFS_OP_RENAME, sizeof(*r) - 1);
+	assert_int_equal(run(), EBADMSG);
+	req_start(ORFS_OP_LINK, sizeof(*k) - 1);
+	assert_int_equal(run(), EBADMSG);
+	req_start(ORFS_OP_READLINK, sizeof(struct orfs_fh_req) - 1);
+	assert_int_equal(run(), EBADMSG);
+	/* Inline data where none belongs. */
+	build_remove(ORFS_OP_UNLINK, &dir, "f");
+	REQ->data_len = orfs_le32(1);
+	assert_int_equal(run_len(req_len()), EBADMSG);
+	/* Nothing changed. */
+	assert_true(exists_rw("bad-ns/f"));
+	assert_false(exists_rw("bad-ns/g"));
+	assert_int_equal(ino_rw("bad-ns/f"), orfs_cpu64(file.ino));
+	{
+		struct stat st;
+
+		lstat_rw("bad-ns/f", &st);
+		assert_int_equal(st.st_nlink, 1);
+	}
+}
+
+/* ---- duplicate-request cache ---- */
+
+/*
+ * A retransmitted CREATE gets the original answer (not EEXIST), with its
+ * own xid; a new request really runs again.
+ */
+static void test_drc_create(void **state)
+{
+	struct orfs_fh dir = scratch("drc-create");
+	struct orfs_lookup_rep orig;
+	struct orfs_fh fh;
+
+	build_create(ORFS_OP_CREATE, &dir, "f", 0644, ORFS_CR_EXCL, 0, 0, NULL);
+	req_ident(1001, 1, 0);
+	assert_int_equal(run_create(&fh, NULL), 0);
+	memcpy(&orig, rep_body(), sizeof(orig));
+
+	/* Same sequence number, another slot, flagged as a retransmission. */
+	build_create(ORFS_OP_CREATE, &dir, "f", 0644, ORFS_CR_EXCL, 0, 0, NULL);
+	req_ident(1001, 7, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run_create(NULL, NULL), 0);
+	assert_true(orfs_cpu64(REP->xid) == (1001ULL << 16 | 7));
+	assert_memory_equal(rep_body(), &orig, sizeof(orig));
+	/* Again: still the cached answer. */
+	req_ident(1001, 2, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run_create(NULL, NULL), 0);
+	assert_memory_equal(rep_body(), &orig, sizeof(orig));
+
+	/* A new request (new sequence number) executes: EEXIST. */
+	req_ident(1002, 1, 0);
+	assert_int_equal(run(), EEXIST);
+	/* A retransmission the cache never saw executes too. */
+	req_ident(1003, 1, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run(), EEXIST);
+	/* Another client's retransmission with the same number: not ours. */
+	ctx.client_id = CLIENT_ID + 1;
+	req_ident(1001, 7, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run(), EEXIST);
+	ctx.client_id = CLIENT_ID;
+	/* A retransmission that differs from the original is not answered. */
+	build_create(ORFS_OP_CREATE, &dir, "g", 0644, ORFS_CR_EXCL, 0, 0, NULL);
+	req_ident(1001, 7, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run_create(NULL, NULL), 0);
+	assert_true(exists_rw("drc-create/g"));
+	/* A non-retransmitted request replaces the entry of its key. */
+	build_create(ORFS_OP_CREATE, &dir, "f", 0644, ORFS_CR_EXCL, 0, 0, NULL);
+	req_ident(1001, 3, 0);
+	assert_int_equal(run(), EEXIST);
+	req_ident(1001, 4, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run(), EEXIST);
+}
+
+static void test_drc_unlink(void **state)
+{
+	struct orfs_fh dir = scratch("drc-unlink");
+
+	mkfile_rw("drc-unlink/f", "x");
+	build_remove(ORFS_OP_UNLINK, &dir, "f");
+	req_ident(2001, 0, 0);
+	assert_int_equal(run(), 0);
+	assert_false(exists_rw("drc-unlink/f"));
+	req_ident(2001, 5, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run(), 0);		/* not ENOENT */
+	assert_true(orfs_cpu64(REP->xid) == (2001ULL << 16 | 5));
+	req_ident(2002, 0, 0);
+	assert_int_equal(run(), ENOENT);	/* really executed */
+
+	/* RMDIR too. */
+	mkdir_rw("drc-unlink/d");
+	build_remove(ORFS_OP_RMDIR, &dir, "d");
+	req_ident(2003, 0, 0);
+	assert_int_equal(run(), 0);
+	req_ident(2003, 1, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run(), 0);
+	req_ident(2004, 1, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run(), ENOENT);
+}
+
+static void test_drc_rename(void **state)
+{
+	struct orfs_fh dir = scratch("drc-rename");
+
+	mkfile_rw("drc-rename/a", "x");
+	build_rename(&dir, "a", &dir, "b", 0);
+	req_ident(3001, 2, 0);
+	assert_int_equal(run(), 0);
+	req_ident(3001, 9, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run(), 0);		/* not ENOENT */
+	assert_false(exists_rw("drc-rename/a"));
+	assert_true(exists_rw("drc-rename/b"));
+	req_ident(3002, 2, 0);
+	assert_int_equal(run(), ENOENT);	/* really executed */
+	/* An EXCHANGE replayed must not swap back. */
+	mkfile_rw("drc-rename/c", "c");
+	build_rename(&dir, "b", &dir, "c", ORFS_RN_EXCHANGE);
+	req_ident(3003, 0, 0);
+	assert_int_equal(run(), 0);
+	req_ident(3003, 1, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run(), 0);
+	{
+		struct orfs_fh c = fh_of(&dir, "c");
+
+		assert_int_equal(do_read(&c, 0, 1), 0);
+		assert_memory_equal(orfs_data(REP), "x", 1);
+	}
+}
+
+/* Without a cache, or for idempotent ops, a retransmission just runs. */
+static void test_drc_not_used(void **state)
+{
+	struct orfs_fh dir = scratch("drc-off"), fh;
+
+	mkfile_rw("drc-off/f", "x");
+	build_remove(ORFS_OP_UNLINK, &dir, "f");
+	req_ident(4001, 0, 0);
+	ctx.drc = NULL;		/* reset_ctx() puts it back */
+	assert_int_equal(run(), 0);
+	req_ident(4001, 1, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run(), ENOENT);
+	ctx.drc = drc;
+
+	/* WRITE is idempotent: a retransmission writes (here, new bytes). */
+	fh = new_file(&dir, "w");
+	build_write(&fh, 0, "old", 3, 0);
+	req_ident(4002, 0, 0);
+	assert_int_equal(run(), 0);
+	build_write(&fh, 0, "new", 3, 0);
+	req_ident(4002, 1, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run(), 0);
+	assert_int_equal(do_read(&fh, 0, 3), 0);
+	assert_memory_equal(orfs_data(REP), "new", 3);
+}
+
+/* SETATTR, LINK, MKDIR, MKNOD and SYMLINK are answered from the cache too. */
+static void test_drc_other_ops(void **state)
+{
+	struct orfs_fh dir = scratch("drc-more"), fh = new_file(&dir, "f");
+	struct orfs_setattr_req *q;
+	uint8_t orig[ORFS_DRC_REPLY_MAX];
+	uint32_t n;
+
+	/* A replayed SETATTR must not undo a later change. */
+	q = req_start(ORFS_OP_SETATTR, sizeof(*q));
+	*q = sa_req(&fh, ORFS_SA_MODE);
+	q->mode = orfs_le32(0600);
+	req_ident(5001, 0, 0);
+	assert_int_equal(run(), 0);
+	n = orfs_cpu32(REP->body_len);
+	memcpy(orig, rep_body(), n);
+	{
+		struct orfs_setattr_req later = sa_req(&fh, ORFS_SA_MODE);
+
+		later.mode = orfs_le32(0640);
+		assert_int_equal(do_setattr(&later, NULL), 0);
+	}
+	q = req_start(ORFS_OP_SETATTR, sizeof(*q));
+	*q = sa_req(&fh, ORFS_SA_MODE);
+	q->mode = orfs_le32(0600);
+	req_ident(5001, 3, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run(), 0);
+	assert_memory_equal(rep_body(), orig, n);
+	{
+		struct stat st;
+
+		lstat_rw("drc-more/f", &st);
+		assert_int_equal(st.st_mode & 07777, 0640);
+	}
+
+	build_link(&fh, &dir, "l");
+	req_ident(5002, 0, 0);
+	assert_int_equal(run(), 0);
+	req_ident(5002, 1, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run(), 0);
+	build_create(ORFS_OP_MKDIR, &dir, "d", 0755, 0, 0, 0, NULL);
+	req_ident(5003, 0, 0);
+	assert_int_equal(run(), 0);
+	req_ident(5003, 1, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run(), 0);
+	build_create(ORFS_OP_MKNOD, &dir, "p", S_IFIFO | 0600, 0, 0, 0, NULL);
+	req_ident(5004, 0, 0);
+	assert_int_equal(run(), 0);
+	req_ident(5004, 1, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run(), 0);
+	build_create(ORFS_OP_SYMLINK, &dir, "s", 0, 0, 0, 0, "t");
+	req_ident(5005, 0, 0);
+	assert_int_equal(run(), 0);
+	req_ident(5005, 1, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run(), 0);
+	req_ident(5006, 1, 0);
+	assert_int_equal(run(), EEXIST);
+}
+
+/* ---- fuzzing ---- */
+
+/* Handles the fuzzer's valid requests use. */
+struct fuzz_fhs {
+	struct orfs_fh	root;
+	struct orfs_fh	dir;	/* export/rw/fuzz: every change lands here */
+	struct orfs_fh	file;	/* export/rw/fuzz/f */
+	struct orfs_fh	link;	/* export/rw/fuzz/l -> f */
+};
+
+/* Build a valid request of opcode @op in reqbuf. */
+static void fuzz_build(uint16_t op, const struct fuzz_fhs *f)
+{
+	switch (op) {
+	case ORFS_OP_NULL:
+		req_start(ORFS_OP_NULL, 0);
+		break;
+	case ORFS_OP_MOUNT: {
+		struct orfs_mount_req *m = req_start(ORFS_OP_MOUNT, sizeof(*m) + 4);
+
+		m->path_len = orfs_le32(4);
+		memcpy(m + 1, "/sub", 4);
+		break;
+	}
+	case ORFS_OP_GETATTR:
+	case ORFS_OP_STATFS:
+	case ORFS_OP_COMMIT:
+		((struct orfs_fh_req *)req_start(op, 64))->fh = f->file;
+		break;
+	case ORFS_OP_READLINK:
+		((struct orfs_fh_req *)req_start(op, 64))->fh = f->link;
+		break;
+	case ORFS_OP_LOOKUP: {
+		struct orfs_lookup_req *l = req_start(ORFS_OP_LOOKUP, sizeof(*l) + 8);
+
+		l->dir = f->root;
+		l->name_len = orfs_le32(8);
+		memcpy(l + 1, "file.txt", 8);
+		break;
+	}
+	case ORFS_OP_READDIR: {
+		struct orfs_readdir_req *q = req_start(ORFS_OP_READDIR, sizeof(*q));
+
+		q->dir = f->root;
+		q->max_bytes = orfs_le32(1024);
+		break;
+	}
+	case ORFS_OP_READ:
+		build_io(ORFS_OP_READ, &f->file, 3, 100, 0);
+		break;
+	case ORFS_OP_WRITE:
+		build_write(&f->file, 5, "fuzzfuzzfuzzfuzz", 16, 0);
+		break;
+	case ORFS_OP_CREATE:
+		build_create(op, &f->dir, "c", 0644, 0, 1, 2, NULL);
+		break;
+	case ORFS_OP_MKDIR:
+		build_create(op, &f->dir, "d", 0755, 0, 1, 2, NULL);
+		break;
+	case ORFS_OP_MKNOD:
+		build_create(op, &f->dir, "p", S_IFIFO | 0644, 0, 1, 2, NULL);
+		break;
+	case ORFS_OP_SYMLINK:
+		build_create(op, &f->dir, "s", 0777, 0, 1, 2, "../t");
+		break;
+	case ORFS_OP_UNLINK: {
+		static const char *const names[] = { "c", "c2", "s", "p", "h" };
+
+		build_remove(op, &f->dir, names[random() % 5]);
+		break;
+	}
+	case ORFS_OP_RMDIR:
+		build_remove(op, &f->dir, "d");
+		break;
+	case ORFS_OP_RENAME:
+		build_rename(&f->dir, "c", &f->dir, "c2", random() % 3);
+		break;
+	case ORFS_OP_LINK:
+		build_link(&f->file, &f->dir, "h");
+		break;
+	default: {
+		struct orfs_setattr_req *q = req_start(ORFS_OP_SETATTR, sizeof(*q));
+
+		*q = sa_req(&f->file, ORFS_SA_MODE | ORFS_SA_MTIME);
+		q->mode = orfs_le32(0644);
+		q->mtime_sec = orfs_le64(1000);
+		break;
+	}
+	}
+}
+
+/*
+ * Mutate valid requests of every opcode at random.  Whatever arrives, the
+ * server must not crash or overrun (ASan/UBSan builds check), and must
+ * answer with either nothing or a well-formed reply.  Mutating requests
+ * only name objects in export/rw/fuzz, so what they change stays there.
+ */
+static void test_fuzz(void **state)
+{
+	char p[PATH_MAX];
+	struct fuzz_fhs f;
+	unsigned int i, j, k;
+	uint32_t n, len;
+
+	f.root = root_fh();
+	f.dir = scratch("fuzz");
+	mkfile_rw("fuzz/f", "0123456789abcdef");
+	rw_path(p, "fuzz/l");
+	assert_int_equal(symlink("f", p), 0);
+	f.file = fh_of(&f.dir, "f");
+	f.link = fh_of(&f.dir, "l");
+	srandom(4242);
+	for (i = 0; i < 30000; i++) {
+		fuzz_build((uint16_t)(random() % ORFS_OP_MAX), &f);
+		len = req_len();
+		k = 1 + (unsigned int)random() % 4;
+		for (j = 0; j < k; j++) {
+			uint32_t pos = (uint32_t)random() % (len + 8);
+
+			reqbuf[pos] = (uint8_t)random();
+		}
+		if (random() % 4 == 0)
+			len = (uint32_t)random() % (len + 16);
+		memset(repbuf, 0x5a, REP_SIZE);
+		n = orfs_handle_request(&ctx, reqbuf, len, repbuf, REP_SIZE);
+		if (n == 0)
+			continue;
+		assert_true(n <= REP_SIZE);
+		check_reply(REP, n);
+	}
+	/* Nothing escaped the fuzz directory, and no device was made. */
+	{
+		struct stat st;
+		DIR *d;
+		struct dirent *de;
+
+		rw_path(p, "fuzz");
+		d = opendir(p);
+		assert_non_null(d);
+		while ((de = readdir(d))) {
+			char q[PATH_MAX + 300];
+
+			snprintf(q, sizeof(q), "%s/%s", p, de->d_name);
+			assert_int_equal(lstat(q, &st), 0);
+			assert_false(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode));
+		}
+		closedir(d);
+	}
+	assert_int_equal(do_readdir(&f.root, 0, 4096), 0);
+	assert_int_equal(orfs_cpu32(((const struct orfs_readdir_rep *)rep_body())->count), 9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_null),
-		cmocka_unit_test(test_mount_root),
-		cmocka_unit_test(test_mount_subdir),
-		cmocka_unit_test(test_mount_refused),
-		cmocka_unit_test(test_mount_malformed),
-		cmocka_unit_test(test_getattr),
-		cmocka_unit_test(test_lookup),
-		cmocka_unit_test(test_lookup_errors),
-		cmocka_unit_test(test_lookup_symlink_not_followed),
-		cmocka_unit_test(test_lookup_malformed),
-		cmocka_unit_test(test_readdir_small_chunks),
-		cmocka_unit_test(test_readdir_inline_bound),
-		cmocka_unit_test(test_readdir_one_entry_min),
-		cmocka_unit_test(test_readdir_too_small),
-		cmocka_unit_test(test_readdir_small_dir),
-		cmocka_unit_test(test_readdir_not_dir),
-		cmocka_unit_test(test_readdir_eof_cookie),
-		cmocka_unit_test(test_statfs),
-		cmocka_unit_test(test_forged_handles),
-		cmocka_unit_test(test_malformed_handles),
-		cmocka_unit_test(test_handle_wrong_ino),
-		cmocka_unit_test(test_handle_outside_export),
-		cmocka_unit_test(test_handle_stale_after_unlink),
-		cmocka_unit_test(test_handle_survives_restart),
-		cmocka_unit_test(test_export_open_errors),
-		cmocka_unit_test(test_bad_headers),
-		cmocka_unit_test(test_short_messages),
-		cmocka_unit_test(test_credit_only),
-		cmocka_unit_test(test_fuzz),
-		cmocka_unit_test(test_reply_buffer_bound),
+		cmocka_unit_test_teardown(test_null, reset_ctx),
+		cmocka_unit_test_teardown(test_mount_root, reset_ctx),
+		cmocka_unit_test_teardown(test_mount_subdir, reset_ctx),
+		cmocka_unit_test_teardown(test_mount_refused, reset_ctx),
+		cmocka_unit_test_teardown(test_mount_malformed, reset_ctx),
+		cmocka_unit_test_teardown(test_getattr, reset_ctx),
+		cmocka_unit_test_teardown(test_lookup, reset_ctx),
+		cmocka_unit_test_teardown(test_lookup_errors, reset_ctx),
+		cmocka_unit_test_teardown(test_lookup_symlink_not_followed, reset_ctx),
+		cmocka_unit_test_teardown(test_lookup_malformed, reset_ctx),
+		cmocka_unit_test_teardown(test_readdir_small_chunks, reset_ctx),
+		cmocka_unit_test_teardown(test_readdir_inline_bound, reset_ctx),
+		cmocka_unit_test_teardown(test_readdir_one_entry_min, reset_ctx),
+		cmocka_unit_test_teardown(test_readdir_too_small, reset_ctx),
+		cmocka_unit_test_teardown(test_readdir_small_dir, reset_ctx),
+		cmocka_unit_test_teardown(test_readdir_not_dir, reset_ctx),
+		cmocka_unit_test_teardown(test_readdir_eof_cookie, reset_ctx),
+		cmocka_unit_test_teardown(test_statfs, reset_ctx),
+		cmocka_unit_test_teardown(test_forged_handles, reset_ctx),
+		cmocka_unit_test_teardown(test_malformed_handles, reset_ctx),
+		cmocka_unit_test_teardown(test_handle_wrong_ino, reset_ctx),
+		cmocka_unit_test_teardown(test_handle_outside_export, reset_ctx),
+		cmocka_unit_test_teardown(test_handle_stale_after_unlink, reset_ctx),
+		cmocka_unit_test_teardown(test_handle_survives_restart, reset_ctx),
+		cmocka_unit_test_teardown(test_export_open_errors, reset_ctx),
+		cmocka_unit_test_teardown(test_bad_headers, reset_ctx),
+		cmocka_unit_test_teardown(test_short_messages, reset_ctx),
+		cmocka_unit_test_teardown(test_credit_only, reset_ctx),
+		cmocka_unit_test_teardown(test_reply_buffer_bound, reset_ctx),
+		cmocka_unit_test_teardown(test_write_read, reset_ctx),
+		cmocka_unit_test_teardown(test_write_inline_sizes, reset_ctx),
+		cmocka_unit_test_teardown(test_write_stable_and_flags, reset_ctx),
+		cmocka_unit_test_teardown(test_io_errors, reset_ctx),
+		cmocka_unit_test_teardown(test_io_malformed, reset_ctx),
+		cmocka_unit_test_teardown(test_read_reply_buffer_bound, reset_ctx),
+		cmocka_unit_test_teardown(test_create, reset_ctx),
+		cmocka_unit_test_teardown(test_create_existing, reset_ctx),
+		cmocka_unit_test_teardown(test_mkdir, reset_ctx),
+		cmocka_unit_test_teardown(test_create_setgid_dir, reset_ctx),
+		cmocka_unit_test_teardown(test_mknod, reset_ctx),
+		cmocka_unit_test_teardown(test_symlink_readlink, reset_ctx),
+		cmocka_unit_test_teardown(test_readlink_too_long, reset_ctx),
+		cmocka_unit_test_teardown(test_unlink_rmdir, reset_ctx),
+		cmocka_unit_test_teardown(test_rename, reset_ctx),
+		cmocka_unit_test_teardown(test_link, reset_ctx),
+		cmocka_unit_test_teardown(test_setattr_size, reset_ctx),
+		cmocka_unit_test_teardown(test_setattr_times, reset_ctx),
+		cmocka_unit_test_teardown(test_setattr_owner_mode, reset_ctx),
+		cmocka_unit_test_teardown(test_commit, reset_ctx),
+		cmocka_unit_test_teardown(test_create_malformed, reset_ctx),
+		cmocka_unit_test_teardown(test_remove_link_rename_malformed, reset_ctx),
+		cmocka_unit_test_teardown(test_drc_create, reset_ctx),
+		cmocka_unit_test_teardown(test_drc_unlink, reset_ctx),
+		cmocka_unit_test_teardown(test_drc_rename, reset_ctx),
+		cmocka_unit_test_teardown(test_drc_not_used, reset_ctx),
+		cmocka_unit_test_teardown(test_drc_other_ops, reset_ctx),
+		cmocka_unit_test_teardown(test_fuzz, reset_ctx),
 	};
 
 	return cmocka_run_group_tests_name("orfsd_ops", tests, group_setup,

@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * orfsd duplicate-request cache.
+ *
+ * Entries are keyed by (client id, sequence number), the sequence number
+ * being xid >> 16: the low 16 bits of an xid are the client's slot index,
+ * which may differ between an original and its retransmission.  Each entry
+ * also records the opcode and a fingerprint of the request body, so a
+ * retransmission that does not match the original byte for byte (a client
+ * bug, or a sequence number reused after a client restart that kept its id)
+ * is not answered with someone else's reply: it is a miss and runs.
+ *
+ * Bounds, both fixed by configuration and never by what clients send:
+ *  - at most @max_per_client entries per client id: inserting one more
+ *    evicts that client's least recently used entry, so a busy client only
+ *    ever evicts its own entries while it is under this bound;
+ *  - at most @max_entries in total: otherwise the globally least recently
+ *    used entry goes.
+ * Entries have a fixed size (the reply is stored inline, at most
+ * ORFS_DRC_REPLY_MAX bytes), client records exist only while they own an
+ * entry, and both hash tables are sized at creation, so memory is at most
+ * max_entries * orfs_drc_entry_bytes() plus the tables.
+ *
+ * Hash buckets are chosen with a per-process random seed, so a client
+ * cannot aim its ids and sequence numbers at one bucket.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "drc.h"
+#include "log.h"
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* ---- tiny intrusive lists ---- */
+
+/* Circular doubly linked list; a head is a node linked to itself. */
+struct lnode {
+	struct lnode	*prev;
+	struct lnode	*next;
+};
+
+static void list_init(struct lnode *h)
+{
+	h->prev = h->next = h;
+}
+
+static bool list_empty(const struct lnode *h)
+{
+	return h->next == h;
+}
+
+static void list_del(struct lnode *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->prev = n->next = n;
+}
+
+/* Append @n at the tail (most recently used end) of @h. */
+static void list_add_tail(struct lnode *n, struct lnode *h)
+{
+	n->prev = h->prev;
+	n->next = h;
+	h->prev->next = n;
+	h->prev = n;
+}
+
+static void list_move_tail(struct lnode *n, struct lnode *h)
+{
+	list_del(n);
+	list_add_tail(n, h);
+}
+
+/* Hash chain: singly linked with a back pointer, so unlinking is O(1). */
+struct hnode {
+	struct hnode	*next;
+	struct hnode	**pprev;
+};
+
+static void hash_add(struct hnode *n, struct hnode **head)
+{
+	n->next = *head;
+	if (n->next)
+		n->next->pprev = &n->next;
+	n->pprev = head;
+	*head = n;
+}
+
+static void hash_del(struct hnode *n)
+{
+	*n->pprev = n->next;
+	if (n->next)
+		n->next->pprev = n->pprev;
+	n->next = NULL;
+	n->pprev = NULL;
+}
+
+/* ---- the cache ---- */
+
+/**
+ * struct drc_client - the entries of one client id
+ * @hash: link in orfs_drc.clients
+ * @entries: its entries, least recently used first
+ * @id: the client id
+ * @count: entries on @entries (never 0 outside orfs_drc_insert())
+ */
+struct drc_client {
+	struct hnode	hash;
+	struct lnode	entries;
+	uint64_t	id;
+	uint32_t	count;
+};
+
+/**
+ * struct drc_entry - one cached reply
+ * @hash: link in orfs_drc.entries
+ * @lru: link in orfs_drc.lru
+ * @clru: link in @client->entries
+ * @client: the owner
+ * @seq: the request's sequence number (xid >> 16)
+ * @fp: fingerprint of the request's opcode and body
+ * @body_len: the request's body length
+ * @opcode: the request's opcode
+ * @rep_len: bytes in @rep
+ * @rep: the reply as sent (header, then body; never inline data)
+ */
+struct drc_entry {
+	struct hnode		hash;
+	struct lnode		lru;
+	struct lnode		clru;
+	struct drc_client	*client;
+	uint64_t		seq;
+	uint64_t		fp;
+	uint32_t		body_len;
+	uint16_t		opcode;
+	uint16_t		rep_len;
+	uint8_t			rep[ORFS_DRC_REPLY_MAX] __attribute__((aligned(8)));
+};
+
+/**
+ * struct orfs_drc - the duplicate-request cache
+ * @lock: protects every field below and every entry and client record;
+ *	held only for hash walks, list moves and small copies
+ * @max_entries: bound on @nentries (0: the cache is disabled)
+ * @max_per_client: bound on any drc_client.count
+ * @mask: bucket count - 1 (a power of two minus one)
+ * @seed: random hash seed
+ * @entries: hash buckets of entries, by (client id, seq)
+ * @clients: hash buckets of client records, by client id
+ * @lru: every entry, least recently used first
+ * @nentries: entries cached
+ * @nclients: client records
+ * @hits: see struct orfs_drc_stats
+ * @misses: see struct orfs_drc_stats
+ * @evictions: see struct orfs_drc_stats
+ */
+struct orfs_drc {
+	pthread_mutex_t	lock;
+	uint32_t	max_entries;
+	uint32_t	max_per_client;
+	uint32_t	mask;
+	uint64_t	seed;
+	struct hnode	**entries;
+	struct hnode	**clients;
+	struct lnode	lru;
+	uint32_t	nentries;
+	uint32_t	nclients;
+	uint64_t	hits;
+	uint64_t	misses;
+	uint64_t	evictions;
+};
+
+_Static_assert(sizeof(struct orfs_attr_rep) <= sizeof(struct orfs_lookup_rep),
+	       "ORFS_DRC_REPLY_MAX must hold every cached reply");
+_Static_assert(ORFS_DRC_REPLY_MAX <= UINT16_MAX, "rep_len is 16 bits");
+
+/* splitmix64's finalizer: a cheap, well-mixing 64-bit permutation. */
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+static uint32_t entry_bucket(const struct orfs_drc *drc, uint64_t id,
+			     uint64_t seq)
+{
+	return (uint32_t)(mix64(mix64(id ^ drc->seed) + seq) & drc->mask);
+}
+
+static uint32_t client_bucket(const struct orfs_drc *drc, uint64_t id)
+{
+	return (uint32_t)(mix64(id + drc->seed) & drc->mask);
+}
+
+/* FNV-1a over the opcode and the request body. */
+static uint64_t req_fingerprint(const struct orfs_hdr *req)
+{
+	const uint8_t *p = orfs_body(req);
+	uint32_t n = orfs_cpu32(req->body_len), i;
+	uint16_t op = orfs_cpu16(req->opcode);
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	h = (h ^ (op & 0xff)) * 0x100000001b3ULL;
+	h = (h ^ (op >> 8)) * 0x100000001b3ULL;
+	for (i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static uint64_t req_seq(const struct orfs_hdr *req)
+{
+	return orfs_cpu64(req->xid) >> 16;
+}
+
+static uint64_t make_seed(void)
+{
+	struct timespec ts;
+	uint64_t s;
+
+	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) == sizeof(s))
+		return s;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32));
+}
+
+/**
+ * orfs_drc_cacheable() - is @opcode's reply kept in the cache?
+ * @opcode: enum orfs_opcode
+ *
+ * The non-idempotent operations: running them twice is visible.  WRITE is
+ * not among them: it carries its offset, so writing the same bytes again
+ * leaves the same file.
+ */
+bool orfs_drc_cacheable(uint16_t opcode)
+{
+	switch (opcode) {
+	case ORFS_OP_CREATE:
+	case ORFS_OP_MKDIR:
+	case ORFS_OP_MKNOD:
+	case ORFS_OP_SYMLINK:
+	case ORFS_OP_UNLINK:
+	case ORFS_OP_RMDIR:
+	case ORFS_OP_RENAME:
+	case ORFS_OP_LINK:
+	case ORFS_OP_SETATTR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Worst-case bytes one entry costs: itself, a client record, two buckets. */
+size_t orfs_drc_entry_bytes(void)
+{
+	return sizeof(struct drc_entry) + sizeof(struct drc_client) +
+	       2 * sizeof(struct hnode *);
+}
+
+/**
+ * orfs_drc_create() - make an empty cache
+ * @max_entries: most replies kept in total; 0 disables the cache
+ * @max_per_client: most replies kept per client id (at least 1)
+ *
+ * Return: the cache, or NULL (out of memory, logged).
+ */
+struct orfs_drc *orfs_drc_create(uint32_t max_entries, uint32_t max_per_client)
+{
+	struct orfs_drc *drc;
+	uint32_t n = 16;
+
+	if (max_entries > ORFS_DRC_ENTRIES_MAX)
+		max_entries = ORFS_DRC_ENTRIES_MAX;
+	if (!max_per_client)
+		max_per_client = 1;
+	while (n < max_entries)
+		n <<= 1;
+	drc = calloc(1, sizeof(*drc));
+	if (!drc)
+		goto nomem;
+	drc->entries = calloc(n, sizeof(*drc->entries));
+	drc->clients = calloc(n, sizeof(*drc->clients));
+	if (!drc->entries || !drc->clients)
+		goto nomem;
+	if (pthread_mutex_init(&drc->lock, NULL))
+		goto nomem;
+	drc->max_entries = max_entries;
+	drc->max_per_client = max_per_client;
+	drc->mask = n - 1;
+	drc->seed = make_seed();
+	list_init(&drc->lru);
+	return drc;
+
+nomem:
+	log_err("duplicate-request cache: out of memory");
+	if (drc) {
+		free(drc->entries);
+		free(drc->clients);
+		free(drc);
+	}
+	return NULL;
+}
+
+void orfs_drc_destroy(struct orfs_drc *drc)
+{
+	struct drc_entry *e;
+	struct hnode *n;
+	uint32_t i;
+
+	if (!drc)
+		return;
+	while (!list_empty(&drc->lru)) {
+		e = container_of(drc->lru.next, struct drc_entry, lru);
+		list_del(&e->lru);
+		free(e);
+	}
+	for (i = 0; i <= drc->mask; i++) {
+		while ((n = drc->clients[i])) {
+			hash_del(n);
+			free(container_of(n, struct drc_client, hash));
+		}
+	}
+	pthread_mutex_destroy(&drc->lock);
+	free(drc->entries);
+	free(drc->clients);
+	free(drc);
+}
+
+/* Caller holds drc->lock. */
+static struct drc_client *client_find(struct orfs_drc *drc, uint64_t id)
+{
+	struct hnode *n;
+
+	for (n = drc->clients[client_bucket(drc, id)]; n; n = n->next) {
+		struct drc_client *cl = container_of(n, struct drc_client, hash);
+
+		if (cl->id == id)
+			return cl;
+	}
+	return NULL;
+}
+
+/* Caller holds drc->lock.  Return: the record, or NULL (out of memory). */
+static struct drc_client *client_get(struct orfs_drc *drc, uint64_t id)
+{
+	struct drc_client *cl = client_find(drc, id);
+
+	if (cl)
+		return cl;
+	cl = calloc(1, sizeof(*cl));
+	if (!cl)
+		return NULL;
+	cl->id = id;
+	list_init(&cl->entries);
+	hash_add(&cl->hash, &drc->clients[client_bucket(drc, id)]);
+	drc->nclients++;
+	return cl;
+}
+
+/* Caller holds drc->lock; @cl owns no entry. */
+static void client_free(struct orfs_drc *drc, struct drc_client *cl)
+{
+	hash_del(&cl->hash);
+	drc->nclients--;
+	free(cl);
+}
+
+/* Caller holds drc->lock. */
+static struct drc_entry *entry_find(struct orfs_drc *drc, uint64_t id,
+				    uint64_t seq)
+{
+	struct hnode *n;
+
+	for (n = drc->entries[entry_bucket(drc, id, seq)]; n; n = n->next) {
+		struct drc_entry *e = container_of(n, struct drc_entry, hash);
+
+		if (e->seq == seq && e->client->id == id)
+			return e;
+	}
+	return NULL;
+}
+
+/**
+ * entry_unlink() - take an entry out of the cache (not freed)
+ * @drc: the cache, locked
+ * @e: the entry
+ * @keep: a client record not to free even if @e was its last entry
+ */
+static void entry_unlink(struct orfs_drc *drc, struct drc_entry *e,
+			 struct drc_client *keep)
+{
+	struct drc_client *cl = e->client;
+
+	hash_del(&e->hash);
+	list_del(&e->lru);
+	list_del(&e->clru);
+	e->client = NULL;
+	drc->nentries--;
+	if (--cl->count == 0 && cl != keep)
+		client_free(drc, cl);
+}
+
+/**
+ * entry_alloc() - find room for one more entry of client @cl
+ * @drc: the cache, locked
+ * @cl: the client the entry will belong to
+ *
+ * Evicts @cl's least recently used entry if @cl is at its bound, else the
+ * globally least recently used entry if the cache is full, and reuses it.
+ *
+ * Return: an unlinked entry, or NULL (out of memory).
+ */
+static struct drc_entry *entry_alloc(struct orfs_drc *drc,
+				     struct drc_client *cl)
+{
+	struct drc_entry *victim = NULL;
+
+	if (cl->count >= drc->max_per_client)
+		victim = container_of(cl->entries.next, struct drc_entry, clru);
+	else if (drc->nentries >= drc->max_entries)
+		victim = container_of(drc->lru.next, struct drc_entry, lru);
+	if (!victim)
+		return malloc(sizeof(struct drc_entry));
+	drc->evictions++;
+	entry_unlink(drc, victim, cl);
+	return victim;
+}
+
+/* Store the request's identity and @rep in @e. */
+static void entry_fill(struct drc_entry *e, const struct orfs_hdr *req,
+		       uint64_t fp, const void *rep, uint32_t rep_len)
+{
+	e->seq = req_seq(req);
+	e->fp = fp;
+	e->body_len = orfs_cpu32(req->body_len);
+	e->opcode = orfs_cpu16(req->opcode);
+	e->rep_len = (uint16_t)rep_len;
+	memcpy(e->rep, rep, rep_len);
+}
+
+/* Make @e the most recently used entry, globally and of its client. */
+static void entry_touch(struct orfs_drc *drc, struct drc_entry *e)
+{
+	list_move_tail(&e->lru, &drc->lru);
+	list_move_tail(&e->clru, &e->client->entries);
+}
+
+static bool drc_enabled(const struct orfs_drc *drc, uint64_t client_id)
+{
+	/* Client id 0: a client that does not identify itself. */
+	return drc && drc->max_entries && client_id;
+}
+
+/**
+ * orfs_drc_insert() - remember the reply to a request
+ * @drc: the cache (NULL: no cache)
+ * @client_id: the connection's client id (0: not cached)
+ * @req: the request; it passed orfs_hdr_check()
+ * @rep: the reply as sent (a header, then the body; no inline data)
+ * @rep_len: its length
+ *
+ * Replaces an entry with the same (client id, sequence number).  A reply
+ * that does not fit ORFS_DRC_REPLY_MAX is not kept, and any older entry
+ * for the same key is dropped so it cannot answer in its place.
+ */
+void orfs_drc_insert(struct orfs_drc *drc, uint64_t client_id,
+		     const struct orfs_hdr *req, const void *rep,
+		     uint32_t rep_len)
+{
+	bool fits = rep_len >= sizeof(struct orfs_hdr) &&
+		    rep_len <= ORFS_DRC_REPLY_MAX;
+	uint64_t fp, seq = req_seq(req);
+	struct drc_client *cl;
+	struct drc_entry *e;
+
+	if (!drc_enabled(drc, client_id))
+		return;
+	fp = req_fingerprint(req);
+	pthread_mutex_lock(&drc->lock);
+	e = entry_find(drc, client_id, seq);
+	if (e) {
+		if (fits) {
+			entry_fill(e, req, fp, rep, rep_len);
+			entry_touch(drc, e);
+		} else {
+			entry_unlink(drc, e, NULL);
+			free(e);
+		}
+		goto out;
+	}
+	if (!fits)
+		goto out;
+	cl = client_get(drc, client_id);
+	if (!cl)
+		goto out;
+	e = entry_alloc(drc, cl);
+	if (!e) {
+		if (!cl->count)
+			client_free(drc, cl);
+		goto out;
+	}
+	entry_fill(e, req, fp, rep, rep_len);
+	e->client = cl;
+	hash_add(&e->hash, &drc->entries[entry_bucket(drc, client_id, seq)]);
+	list_add_tail(&e->lru, &drc->lru);
+	list_add_tail(&e->clru, &cl->entries);
+	cl->count++;
+	drc->nentries++;
+out:
+	pthread_mutex_unlock(&drc->lock);
+}
+
+/**
+ * orfs_drc_lookup() - answer a retransmission from the cache
+ * @drc: the cache (NULL: no cache)
+ * @client_id: the connection's client id
+ * @req: the retransmitted request; it passed orfs_hdr_check()
+ * @credits: the credits to put in the reply
+ * @rep: the reply buffer
+ * @rep_size: its size
+ *
+ * A hit needs the same client id and sequence number, and the same opcode
+ * and body as the original.  The cached reply is copied with the new
+ * request's xid (its slot index may have changed) and @credits.
+ *
+ * Return: the reply length on a hit, 0 on a miss.
+ */
+uint32_t orfs_drc_lookup(struct orfs_drc *drc, uint64_t client_id,
+			 const struct orfs_hdr *req, uint16_t credits,
+			 void *rep, uint32_t rep_size)
+{
+	struct orfs_hdr *h = rep;
+	struct drc_entry *e;
+	uint32_t n = 0;
+	uint64_t fp;
+
+	if (!drc_enabled(drc, client_id))
+		return 0;
+	fp = req_fingerprint(req);
+	pthread_mutex_lock(&drc->lock);
+	e = entry_find(drc, client_id, req_seq(req));
+	if (e && e->opcode == orfs_cpu16(req->opcode) && e->fp == fp &&
+	    e->body_len == orfs_cpu32(req->body_len) && e->rep_len <= rep_size) {
+		entry_touch(drc, e);
+		memcpy(rep, e->rep, e->rep_len);
+		n = e->rep_len;
+		drc->hits++;
+	} else {
+		drc->misses++;
+	}
+	pthread_mutex_unlock(&drc->lock);
+	if (n) {
+		h->xid = req->xid;
+		h->credits = orfs_le16(credits);
+	}
+	return n;
+}
+
+void orfs_drc_get_stats(struct orfs_drc *drc, struct orfs_drc_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!drc)
+		return;
+	pthread_mutex_lock(&drc->lock);
+	st->entries = drc->nentries;
+	st->clients = drc->nclients;
+	st->hits = drc->hits;
+	st->misses = drc->misses;
+	st->evictions = drc->evictions;
+	st->mem_bytes = (uint64_t)drc->nentries * sizeof(struct drc_entry) +
+			(uint64_t)drc->nclients * sizeof(struct drc_client) +
+			2ULL * (drc->mask + 1) * sizeof(struct hnode *);
+	pthread_mutex_unlock(&drc->lock);
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * orfsd request handling: what ops.c (dispatch, lookups, directory
+ * listing), ops_io.c (data and attributes of one object) and ops_ns.c
+ * (namespace changes) share.  Not used outside the request layer.
+ */
+#ifndef ORFSD_OPS_INT_H
+#define ORFSD_OPS_INT_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "ops.h"
+#include "orfs_proto.h"
+
+/**
+ * struct orfs_reply - the reply being built
+ * @buf: the whole reply message (header first)
+ * @size: bytes available in @buf (at least ORFS_REPLY_MIN)
+ * @body_len: set by the op: bytes of body after the header
+ * @data_len: set by the op: bytes of inline data at orfs_data_offset()
+ */
+struct orfs_reply {
+	u8		*buf;
+	uint32_t	size;
+	uint32_t	body_len;
+	uint32_t	data_len;
+};
+
+/*
+ * An op handler: decode the request @h (it passed orfs_hdr_check(), so its
+ * fixed body is there), execute it, fill @r.  Return 0 or a negative errno,
+ * which becomes the reply status (an error reply has no body).
+ */
+typedef int (*orfs_op_fn)(const struct orfs_req_ctx *ctx,
+			  const struct orfs_hdr *h, struct orfs_reply *r);
+
+static inline void *orfs_reply_body(struct orfs_reply *r)
+{
+	return r->buf + sizeof(struct orfs_hdr);
+}
+
+/* A name component copied out of a request, NUL-terminated. */
+struct orfs_name {
+	char	s[ORFS_NAME_MAX + 1];
+};
+
+int orfs_req_name(const struct orfs_hdr *h, uint32_t off, uint32_t len,
+		  struct orfs_name *name);
+int orfs_encode_obj(const struct orfs_req_ctx *ctx, int fd,
+		    const struct stat *st, struct orfs_fh *fh,
+		    struct orfs_attr *attr);
+int orfs_open_dir(const struct orfs_req_ctx *ctx, const struct orfs_fh *fh,
+		  struct stat *st);
+
+/* ops_io.c */
+int orfs_op_read(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		 struct orfs_reply *r);
+int orfs_op_write(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		  struct orfs_reply *r);
+int orfs_op_readlink(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		     struct orfs_reply *r);
+int orfs_op_setattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		    struct orfs_reply *r);
+int orfs_op_commit(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		   struct orfs_reply *r);
+
+/* ops_ns.c */
+int orfs_op_create(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		   struct orfs_reply *r);
+int orfs_op_remove(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		   struct orfs_reply *r);
+int orfs_op_rename(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		   struct orfs_reply *r);
+int orfs_op_link(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		 struct orfs_reply *r);
+
+#endif /* ORFSD_OPS_INT_H */

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * orfsd request handling: namespace changes (CREATE, MKDIR, MKNOD,
+ * SYMLINK, UNLINK, RMDIR, RENAME, LINK).
+ *
+ * Every name is one component checked by orfs_req_name() (no '/', not "."
+ * or ".."), used with the *at() call on the O_PATH descriptor of a decoded
+ * directory handle, so nothing can resolve outside that directory.  None
+ * of these calls follows a final symlink: mkdirat/mknodat/symlinkat fail
+ * with EEXIST on one, unlinkat/renameat2 act on the link, CREATE opens with
+ * O_EXCL|O_NOFOLLOW first, and LINK names its source by descriptor.
+ *
+ * New objects are created by root (the server) and then given to the
+ * requested owner.  Their permission bits are exactly the requested ones,
+ * whatever the server's umask, and the local filesystem's set-group-ID
+ * rules apply: in a set-group-ID directory the group is the directory's
+ * and a new directory is set-group-ID too.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "log.h"
+#include "ops_int.h"
+
+/* Longest symlink target: PATH_MAX with its NUL. */
+#define ORFS_SYMLINK_MAX	(PATH_MAX - 1)
+
+/* Tries of CREATE's create-or-open loop when the name keeps vanishing. */
+#define CREATE_TRIES		8
+
+/**
+ * struct create_args - a decoded CREATE, MKDIR, MKNOD or SYMLINK
+ * @type: S_IFREG, S_IFDIR, S_IFIFO, S_IFSOCK or S_IFLNK
+ * @perm: the requested permission bits (mode & 07777)
+ * @excl: CREATE with ORFS_CR_EXCL
+ * @uid: the new owner
+ * @gid: the new group (unless the directory is set-group-ID)
+ * @name: the new name
+ * @target: SYMLINK: the target, NUL-terminated
+ */
+struct create_args {
+	mode_t			type;
+	mode_t			perm;
+	bool			excl;
+	uid_t			uid;
+	gid_t			gid;
+	struct orfs_name	name;
+	char			target[ORFS_SYMLINK_MAX + 1];
+};
+
+/**
+ * create_type() - the file type an opcode creates
+ * @op: CREATE, MKDIR, MKNOD or SYMLINK
+ * @q: the request
+ * @a: gets @type
+ *
+ * CREATE, MKDIR and SYMLINK ignore the type bits of @mode.  MKNOD makes
+ * FIFOs and sockets only: device nodes are refused with EPERM (a client
+ * could otherwise plant a device owned by anyone in the export, reachable
+ * by local users of the server), and regular files, directories and
+ * symlinks have their own opcodes (EINVAL).  rdev must be 0.
+ *
+ * Return: 0, -EPERM or -EINVAL.
+ */
+static int create_type(uint16_t op, const struct orfs_create_req *q,
+		       struct create_args *a)
+{
+	uint32_t mode = orfs_cpu32(q->mode);
+
+	switch (op) {
+	case ORFS_OP_CREATE:
+		a->type = S_IFREG;
+		break;
+	case ORFS_OP_MKDIR:
+		a->type = S_IFDIR;
+		break;
+	case ORFS_OP_SYMLINK:
+		a->type = S_IFLNK;
+		break;
+	default:
+		a->type = mode & S_IFMT;
+		if (a->type == S_IFCHR || a->type == S_IFBLK)
+			return -EPERM;
+		if (a->type != S_IFIFO && a->type != S_IFSOCK)
+			return -EINVAL;
+		break;
+	}
+	if (q->rdev_major || q->rdev_minor)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * create_decode() - check every field of a create-type request
+ * @h: the request
+ * @a: filled on success
+ *
+ * Return: 0; -EBADMSG for a name or target that is empty, overruns the
+ * body or holds a NUL; -ENAMETOOLONG for a name over 255 bytes or a target
+ * over 4095; -EINVAL for a bad name, unknown flags or mode bits, a target
+ * on anything but SYMLINK, a uid or gid of -1, rdev on anything; -EPERM
+ * for a device node.
+ */
+static int create_decode(const struct orfs_hdr *h, struct create_args *a)
+{
+	const struct orfs_create_req *q = orfs_body(h);
+	uint16_t op = orfs_cpu16(h->opcode);
+	uint32_t nl = orfs_cpu32(q->name_len), tl = orfs_cpu32(q->target_len);
+	uint32_t mode = orfs_cpu32(q->mode), flags = orfs_cpu32(q->flags);
+	int err;
+
+	err = orfs_req_name(h, sizeof(*q), nl, &a->name);
+	if (err)
+		return err;
+	if (op == ORFS_OP_SYMLINK) {
+		/* nl <= body_len - sizeof(*q): the sum cannot wrap. */
+		err = orfs_tail_check(h, sizeof(*q) + nl, tl, ORFS_SYMLINK_MAX);
+		if (err)
+			return err;
+		memcpy(a->target, (const char *)(q + 1) + nl, tl);
+		a->target[tl] = '\0';
+	} else if (tl) {
+		return -EINVAL;
+	}
+	if (flags & ~ORFS_CR_KNOWN)
+		return -EINVAL;
+	if (mode & ~(uint32_t)(S_IFMT | 07777))
+		return -EINVAL;
+	if (orfs_cpu32(q->uid) == UINT32_MAX || orfs_cpu32(q->gid) == UINT32_MAX)
+		return -EINVAL;
+	a->perm = mode & 07777;
+	a->excl = flags & ORFS_CR_EXCL;
+	a->uid = orfs_cpu32(q->uid);
+	a->gid = orfs_cpu32(q->gid);
+	return create_type(op, q, a);
+}
+
+/**
+ * create_regular() - CREATE: make a regular file, or find the existing one
+ * @dfd: the directory
+ * @a: the request
+ * @created: set if the file is new
+ *
+ * O_CREAT|O_EXCL never follows a symlink, so a dangling link in the export
+ * cannot make the server create its target.  Without ORFS_CR_EXCL an
+ * existing regular file is the answer, opened without following links;
+ * an existing directory gives EISDIR and anything else EEXIST.
+ *
+ * Return: a descriptor of the file, or a negative errno.
+ */
+static int create_regular(int dfd, const struct create_args *a, bool *created)
+{
+	struct stat st;
+	int i, fd, err = -ENOENT;
+
+	for (i = 0; i < CREATE_TRIES; i++) {
+		fd = openat(dfd, a->name.s, O_RDONLY | O_CREAT | O_EXCL |
+			    O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, a->perm);
+		if (fd >= 0) {
+			*created = true;
+			return fd;
+		}
+		if (errno != EEXIST || a->excl)
+			return -errno;
+		fd = openat(dfd, a->name.s, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			err = -errno;
+			if (err == -ENOENT)
+				continue;	/* removed meanwhile: again */
+			return err;
+		}
+		err = orfs_export_stat(fd, &st);
+		if (!err && S_ISREG(st.st_mode))
+			return fd;
+		if (!err)
+			err = S_ISDIR(st.st_mode) ? -EISDIR : -EEXIST;
+		close(fd);
+		return err;
+	}
+	return err;
+}
+
+/*
+ * Open the object just made under @a->name without following it, and check
+ * it is of the type made (a local process could have swapped it).
+ */
+static int open_created(int dfd, const struct create_args *a)
+{
+	struct stat st;
+	int fd, err;
+
+	fd = openat(dfd, a->name.s, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = orfs_export_stat(fd, &st);
+	if (!err && (st.st_mode & S_IFMT) != a->type) {
+		log_ratelimited(ORFS_LOG_WARN,
+				"'%s' was replaced while being created",
+				a->name.s);
+		err = -EIO;
+	}
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/**
+ * make_object() - create the object a request asks for
+ * @dfd: the directory
+ * @a: the request
+ * @created: set if a new object was made (CREATE may find an old one)
+ *
+ * Return: a descriptor of the object (O_PATH, or O_RDONLY for a new
+ * regular file), or a negative errno.
+ */
+static int make_object(int dfd, const struct create_args *a, bool *created)
+{
+	int ret;
+
+	*created = false;
+	switch (a->type) {
+	case S_IFREG:
+		return create_regular(dfd, a, created);
+	case S_IFDIR:
+		ret = mkdirat(dfd, a->name.s, a->perm);
+		break;
+	case S_IFLNK:
+		ret = symlinkat(a->target, dfd, a->name.s);
+		break;
+	default:
+		ret = mknodat(dfd, a->name.s, a->type | a->perm, 0);
+		break;
+	}
+	if (ret < 0)
+		return -errno;
+	ret = open_created(dfd, a);
+	if (ret >= 0)
+		*created = true;
+	return ret;
+}
+
+/**
+ * set_owner_mode() - give a new object its owner and exact mode
+ * @fd: the object
+ * @dst: its directory's attributes
+ * @a: the request
+ *
+ * chown() clears set-user-ID and set-group-ID on non-directories and the
+ * umask may have cleared other bits, so the mode is set again afterwards
+ * if it differs.  A directory gets the bits mkdir(2) would keep: 01777,
+ * plus set-group-ID in a set-group-ID directory.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int set_owner_mode(int fd, const struct stat *dst,
+			  const struct create_args *a)
+{
+	gid_t gid = (dst->st_mode & S_ISGID) ? dst->st_gid : a->gid;
+	mode_t want = a->perm;
+	struct stat st;
+	int err;
+
+	if (fchownat(fd, "", a->uid, gid, AT_EMPTY_PATH) < 0)
+		return -errno;
+	if (a->type == S_IFLNK)
+		return 0;		/* always 0777 */
+	if (a->type == S_IFDIR)
+		want = (want & 01777) | (dst->st_mode & S_ISGID);
+	err = orfs_export_stat(fd, &st);
+	if (err || (st.st_mode & 07777) == want)
+		return err;
+	return orfs_fd_chmod(fd, want);
+}
+
+/*
+ * Best effort: remove an object this request created when the request
+ * fails after all, if the name still refers to it.
+ */
+static void undo_create(int dfd, int fd, const struct create_args *a)
+{
+	struct stat st, nst;
+
+	if (orfs_export_stat(fd, &st) ||
+	    fstatat(dfd, a->name.s, &nst, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    st.st_dev != nst.st_dev || st.st_ino != nst.st_ino)
+		return;
+	if (unlinkat(dfd, a->name.s, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0)
+		log_warn("cannot remove '%s' after a failed create: %s",
+			 a->name.s, strerror(errno));
+}
+
+/*
+ * CREATE, MKDIR, MKNOD, SYMLINK: make the object, give it its owner and
+ * mode, reply with its handle and attributes (fetched after the chown).
+ */
+int orfs_op_create(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		   struct orfs_reply *r)
+{
+	const struct orfs_create_req *q = orfs_body(h);
+	struct orfs_lookup_rep *rep = orfs_reply_body(r);
+	struct create_args a;
+	struct stat dst, st;
+	bool created;
+	int dfd, fd, err;
+
+	err = create_decode(h, &a);
+	if (err)
+		return err;
+	dfd = orfs_open_dir(ctx, &q->dir, &dst);
+	if (dfd < 0)
+		return dfd;
+	fd = make_object(dfd, &a, &created);
+	if (fd < 0) {
+		err = fd;
+		goto out_dir;
+	}
+	if (created)
+		err = set_owner_mode(fd, &dst, &a);
+	if (!err)
+		err = orfs_export_stat(fd, &st);
+	if (!err)
+		err = orfs_encode_obj(ctx, fd, &st, &rep->fh, &rep->attr);
+	if (err && created)
+		undo_create(dfd, fd, &a);
+	close(fd);
+	if (!err)
+		r->body_len = sizeof(*rep);
+out_dir:
+	close(dfd);
+	return err;
+}
+
+/* ---- UNLINK / RMDIR ---- */
+
+/*
+ * UNLINK and RMDIR: unlinkat() of one name; its errno passes through
+ * (ENOENT, EISDIR, ENOTDIR, ENOTEMPTY, EBUSY for a mount point ...).
+ */
+int orfs_op_remove(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		   struct orfs_reply *r)
+{
+	const struct orfs_lookup_req *q = orfs_body(h);
+	int flags = orfs_cpu16(h->opcode) == ORFS_OP_RMDIR ? AT_REMOVEDIR : 0;
+	struct orfs_name name;
+	struct stat st;
+	int dfd, err;
+
+	err = orfs_req_name(h, sizeof(*q), orfs_cpu32(q->name_len), &name);
+	if (err)
+		return err;
+	if (q->reserved)
+		return -EINVAL;
+	dfd = orfs_open_dir(ctx, &q->dir, &st);
+	if (dfd < 0)
+		return dfd;
+	if (unlinkat(dfd, name.s, flags) < 0)
+		err = -errno;
+	close(dfd);
+	return err;
+}
+
+/* ---- RENAME ---- */
+
+/* ORFS_RN_* to renameat2() flags; -EINVAL for unknown bits or both. */
+static int rename_flags(uint32_t flags, unsigned int *out)
+{
+	if (flags & ~ORFS_RN_KNOWN)
+		return -EINVAL;
+	if ((flags & ORFS_RN_NOREPLACE) && (flags & ORFS_RN_EXCHANGE))
+		return -EINVAL;
+	*out = 0;
+	if (flags & ORFS_RN_NOREPLACE)
+		*out |= RENAME_NOREPLACE;
+	if (flags & ORFS_RN_EXCHANGE)
+		*out |= RENAME_EXCHANGE;
+	return 0;
+}
+
+/*
+ * RENAME: renameat2() between two directories of the export; its errno
+ * passes through (EEXIST with NOREPLACE, ENOENT, EXDEV across a mount,
+ * EINVAL into its own subtree, ENOTEMPTY, EISDIR, ENOTDIR, EBUSY ...).
+ */
+int orfs_op_rename(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		   struct orfs_reply *r)
+{
+	const struct orfs_rename_req *q = orfs_body(h);
+	uint32_t ol = orfs_cpu32(q->oldname_len);
+	struct orfs_name oldn, newn;
+	unsigned int flags;
+	struct stat st;
+	int odfd, ndfd, err;
+
+	err = orfs_req_name(h, sizeof(*q), ol, &oldn);
+	if (err)
+		return err;
+	/* ol <= body_len - sizeof(*q): the sum cannot wrap. */
+	err = orfs_req_name(h, sizeof(*q) + ol, orfs_cpu32(q->newname_len), &newn);
+	if (err)
+		return err;
+	if (q->reserved)
+		return -EINVAL;
+	err = rename_flags(orfs_cpu32(q->flags), &flags);
+	if (err)
+		return err;
+	odfd = orfs_open_dir(ctx, &q->olddir, &st);
+	if (odfd < 0)
+		return odfd;
+	ndfd = orfs_open_dir(ctx, &q->newdir, &st);
+	if (ndfd < 0) {
+		err = ndfd;
+		goto out_old;
+	}
+	if (renameat2(odfd, oldn.s, ndfd, newn.s, flags) < 0)
+		err = -errno;
+	close(ndfd);
+out_old:
+	close(odfd);
+	return err;
+}
+
+/* ---- LINK ---- */
+
+/*
+ * LINK: a new name for the object @fh names.  linkat(AT_EMPTY_PATH) links
+ * the descriptor's inode itself (a symlink is linked, not followed); it
+ * needs CAP_DAC_READ_SEARCH, which the server has anyway for handles.
+ * Directories cannot be linked: EPERM, as link(2).
+ */
+int orfs_op_link(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		 struct orfs_reply *r)
+{
+	const struct orfs_link_req *q = orfs_body(h);
+	struct orfs_attr_rep *rep = orfs_reply_body(r);
+	struct orfs_name name;
+	struct stat st, dst;
+	int fd, dfd, err;
+
+	err = orfs_req_name(h, sizeof(*q), orfs_cpu32(q->name_len), &name);
+	if (err)
+		return err;
+	if (q->reserved)
+		return -EINVAL;
+	fd = orfs_fh_open(ctx->exp, &q->fh, &st);
+	if (fd < 0)
+		return fd;
+	if (S_ISDIR(st.st_mode)) {
+		err = -EPERM;
+		goto out;
+	}
+	dfd = orfs_open_dir(ctx, &q->dir, &dst);
+	if (dfd < 0) {
+		err = dfd;
+		goto out;
+	}
+	if (linkat(fd, "", dfd, name.s, AT_EMPTY_PATH) < 0)
+		err = -errno;
+	close(dfd);
+	if (!err)
+		err = orfs_export_stat(fd, &st);
+	if (!err) {
+		orfs_attr_fill(&rep->attr, &st);
+		r->body_len = sizeof(*rep);
+	}
+out:
+	close(fd);
+	return err;
+}
