@@ -102,10 +102,11 @@ enum orfs_opcode {
 #define ORFS_HF_CREDIT_ONLY	0x0002
 /*
  * Request: this is a retransmission after a reconnect or a timeout.  The
- * server answers a non-idempotent request (create, remove, rename, link,
- * write...) from its duplicate-request cache, keyed by the client id of
- * the connection and xid >> 16 (the request's sequence number), instead of
- * executing it again.
+ * server answers a non-idempotent request (CREATE, MKDIR, MKNOD, SYMLINK,
+ * UNLINK, RMDIR, RENAME, LINK, SETATTR) from its duplicate-request cache,
+ * keyed by the client id of the connection and xid >> 16 (the request's
+ * sequence number), instead of executing it again.  WRITE is idempotent
+ * and not cached.
  */
 #define ORFS_HF_RETRANSMIT	0x0004
 #define ORFS_HF_KNOWN		(ORFS_HF_REPLY | ORFS_HF_CREDIT_ONLY | ORFS_HF_RETRANSMIT)
@@ -115,7 +116,10 @@ enum orfs_opcode {
  * @magic: ORFS_MAGIC
  * @version: protocol version negotiated at connect
  * @opcode: enum orfs_opcode; a reply repeats the request's opcode
- * @xid: request identifier chosen by the client, echoed in the reply
+ * @xid: request identifier chosen by the client, echoed in the reply:
+ *	sequence number << 16 | client slot index.  The sequence number is
+ *	unique per client id and kept on retransmission; the server ignores
+ *	the slot index except to echo it
  * @credits: request: the receive buffers the client has posted for
  *	replies; reply: the requests the client may keep in flight (the
  *	server posts that many receives plus one reserved for CREDIT_ONLY)
