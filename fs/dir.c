@@ -423,6 +423,7 @@ const struct inode_operations orfs_dir_inode_operations = {
 	.link		= orfs_link,
 	.getattr	= orfs_getattr,
 	.setattr	= orfs_setattr,
+	.listxattr	= orfs_listxattr,
 };
 
 const struct file_operations orfs_dir_operations = {

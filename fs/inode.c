@@ -422,15 +422,18 @@ static const char *orfs_get_link(struct dentry *dentry, struct inode *inode,
 const struct inode_operations orfs_file_inode_operations = {
 	.getattr	= orfs_getattr,
 	.setattr	= orfs_setattr,
+	.listxattr	= orfs_listxattr,
 };
 
 const struct inode_operations orfs_symlink_inode_operations = {
 	.get_link	= orfs_get_link,
 	.getattr	= orfs_getattr,
 	.setattr	= orfs_setattr,
+	.listxattr	= orfs_listxattr,
 };
 
 const struct inode_operations orfs_special_inode_operations = {
 	.getattr	= orfs_getattr,
 	.setattr	= orfs_setattr,
+	.listxattr	= orfs_listxattr,
 };

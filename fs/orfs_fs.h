@@ -139,6 +139,10 @@ extern const struct inode_operations orfs_special_inode_operations;
 extern const struct file_operations orfs_file_operations;
 extern const struct address_space_operations orfs_aops;
 
+/* xattr.c */
+extern const struct xattr_handler *orfs_xattr_handlers[];
+ssize_t orfs_listxattr(struct dentry *dentry, char *buf, size_t size);
+
 /* sysfs.c */
 int orfs_sysfs_register(struct super_block *sb);
 void orfs_sysfs_unregister(struct orfs_sb_info *sbi);

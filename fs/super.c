@@ -296,6 +296,7 @@ static int orfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_magic = ORFS_SUPER_MAGIC;
 	sb->s_op = &orfs_super_ops;
 	sb->s_d_op = &orfs_dentry_operations;
+	sb->s_xattr = orfs_xattr_handlers;
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
 	sb->s_time_gran = 1;
 	sb->s_blocksize = PAGE_SIZE;

@@ -93,6 +93,10 @@ enum orfs_opcode {
 	ORFS_OP_LINK		= 16,
 	ORFS_OP_SETATTR		= 17,
 	ORFS_OP_COMMIT		= 18,	/* fsync: file data and metadata to stable storage */
+	ORFS_OP_GETXATTR	= 19,
+	ORFS_OP_SETXATTR	= 20,
+	ORFS_OP_LISTXATTR	= 21,
+	ORFS_OP_REMOVEXATTR	= 22,
 	ORFS_OP_MAX
 };
 
@@ -518,6 +522,49 @@ struct orfs_write_rep {
 };
 ORFS_STATIC_ASSERT(sizeof(struct orfs_write_rep) == 104);
 
+/*
+ * Extended attributes.  Only the "user." and "trusted." namespaces cross
+ * the wire; names carry their prefix and are 1..ORFS_XATTR_NAME_MAX bytes.
+ * Values travel as inline data, so they are at most the negotiated inline
+ * threshold (and never more than 64 KiB, the Linux limit).
+ */
+#define ORFS_XATTR_NAME_MAX	255U
+
+/**
+ * struct orfs_xattr_req - GETXATTR, SETXATTR, REMOVEXATTR, LISTXATTR
+ * @fh: the object
+ * @name_len: bytes of name after the body (0 for LISTXATTR)
+ * @size: GETXATTR/LISTXATTR: the most bytes the client accepts; 0 asks
+ *	only for the size.  SETXATTR: the value's length, which is also the
+ *	inline data length
+ * @flags: SETXATTR: ORFS_XA_CREATE or ORFS_XA_REPLACE; else 0
+ * @reserved: zero
+ *
+ * GETXATTR and LISTXATTR reply with struct orfs_xattr_rep and, when the
+ * request's @size was not 0, the value or the NUL-separated name list as
+ * inline data.  SETXATTR and REMOVEXATTR reply with an empty body.  A value
+ * or list larger than @size gives ERANGE.
+ */
+struct orfs_xattr_req {
+	struct orfs_fh	fh;
+	__le32		name_len;
+	__le32		size;
+	__le32		flags;
+	__le32		reserved;
+	/* char name[name_len] */
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_xattr_req) == 80);
+
+#define ORFS_XA_CREATE		0x1	/* XATTR_CREATE */
+#define ORFS_XA_REPLACE		0x2	/* XATTR_REPLACE */
+#define ORFS_XA_KNOWN		0x3
+
+struct orfs_xattr_rep {
+	__le32	size;		/* bytes of the value or list */
+	__le32	reserved;
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_xattr_rep) == 8);
+
 /* ---- helpers shared by both sides ---- */
 
 static inline uint32_t orfs_align8(uint32_t n)
@@ -591,6 +638,13 @@ static inline int orfs_body_min(uint16_t opcode, int reply)
 			       (int)sizeof(struct orfs_setattr_req);
 	case ORFS_OP_COMMIT:
 		return reply ? 0 : (int)sizeof(struct orfs_fh_req);
+	case ORFS_OP_GETXATTR:
+	case ORFS_OP_LISTXATTR:
+		return reply ? (int)sizeof(struct orfs_xattr_rep) :
+			       (int)sizeof(struct orfs_xattr_req);
+	case ORFS_OP_SETXATTR:
+	case ORFS_OP_REMOVEXATTR:
+		return reply ? 0 : (int)sizeof(struct orfs_xattr_req);
 	default:
 		return -1;
 	}

@@ -40,6 +40,10 @@ static const char * const orfs_op_names[ORFS_OP_MAX] = {
 	[ORFS_OP_LINK]		= "link",
 	[ORFS_OP_SETATTR]	= "setattr",
 	[ORFS_OP_COMMIT]	= "commit",
+	[ORFS_OP_GETXATTR]	= "getxattr",
+	[ORFS_OP_SETXATTR]	= "setxattr",
+	[ORFS_OP_LISTXATTR]	= "listxattr",
+	[ORFS_OP_REMOVEXATTR]	= "removexattr",
 };
 
 const char *orfs_counter_name(enum orfs_counter c)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Inside the VM: the demo proper (see tools/demo.sh).  Argument: a directory
-# tree to copy (default: this repository's sources and the rdma-core headers).
+# tree to copy (default: this repository's sources and some system headers).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/tests/vm/lib.sh"
@@ -15,8 +15,10 @@ mkdir -p "$exp" "$src" "$out"
 if [ -n "${1:-}" ]; then
 	cp -a "$1/." "$src/"
 else
-	(cd "$top" && tar cf - --exclude=./build --exclude=./.git .) | tar xf - -C "$src"
+	# This repository's sources, and the rdma-core and Linux UAPI headers.
+	git -C "$top" ls-files -z | (cd "$top" && tar --null -T - -cf -) | tar xf - -C "$src"
 	cp -a /usr/include/rdma "$src/rdma-headers"
+	cp -a /usr/include/linux "$src/linux-headers"
 fi
 files=$(find "$src" -type f | wc -l)
 bytes=$(du -sb "$src" | cut -f1)
@@ -43,8 +45,10 @@ cp -a "$mnt/tree" "$out/tree"
 t2=$(date +%s.%N)
 step "comparing byte for byte"
 diff -r "$src" "$out/tree"
-cmp <(cd "$src" && find . -type f -print0 | sort -z | xargs -0 sha256sum) \
-    <(cd "$out/tree" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
+sums() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
+sums "$src" >"$ORFS_WORK/src.sha256"
+sums "$out/tree" >"$ORFS_WORK/out.sha256"
+cmp "$ORFS_WORK/src.sha256" "$ORFS_WORK/out.sha256"
 df -h "$mnt" | tail -n 1
 umount "$mnt"
 orfs_server_stop
