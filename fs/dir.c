@@ -96,13 +96,23 @@ static int orfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 	struct orfs_fh fh;
 	int ret;
 
-	if (time_before(jiffies, dentry->d_time + ORFS_SB(dentry->d_sb)->ac_timeo))
-		return 1;
-	if (flags & LOOKUP_RCU)
+	/*
+	 * A name is trusted as long as its directory's attributes are; the
+	 * stamp orders it after the last time we asked about it.
+	 */
+	if (flags & LOOKUP_RCU) {
+		parent = READ_ONCE(dentry->d_parent);
+		dir = d_inode_rcu(parent);
+		if (dir && time_before(jiffies, dentry->d_time + READ_ONCE(ORFS_I(dir)->attr_timeo)))
+			return 1;
 		return -ECHILD;
-
+	}
 	parent = dget_parent(dentry);
 	dir = d_inode(parent);
+	if (time_before(jiffies, dentry->d_time + READ_ONCE(ORFS_I(dir)->attr_timeo))) {
+		dput(parent);
+		return 1;
+	}
 	inode = d_inode(dentry);
 	ret = orfs_do_lookup(dir, &dentry->d_name, &fh, &attr);
 	if (ret == -ENOENT) {

@@ -248,7 +248,7 @@ const struct address_space_operations orfs_aops = {
 };
 
 /**
- * orfs_file_open() - close-to-open consistency: revalidate on open
+ * orfs_file_open() - close-to-open consistency: revalidate on open (unless nocto)
  * @inode: the inode
  * @file: the file being opened
  *
@@ -258,7 +258,7 @@ static int orfs_file_open(struct inode *inode, struct file *file)
 {
 	int ret;
 
-	ret = orfs_revalidate_inode(inode, true);
+	ret = orfs_revalidate_inode(inode, ORFS_SB(inode->i_sb)->opts.cto);
 	if (ret)
 		return ret;
 	ret = orfs_revalidate_mapping(inode);

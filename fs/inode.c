@@ -21,6 +21,7 @@ struct inode *orfs_alloc_inode(struct super_block *sb)
 	memset(&oi->fh, 0, sizeof(oi->fh));
 	oi->attr_time = 0;
 	oi->change = 0;
+	oi->attr_timeo = 0;
 	oi->flags = 0;
 	return &oi->vfs_inode;
 }
@@ -92,6 +93,38 @@ static bool orfs_has_pending_writes(struct inode *inode)
 		mapping_tagged(mapping, PAGECACHE_TAG_WRITEBACK));
 }
 
+/*
+ * Grows the attribute timeout while the file stays unchanged, resets it
+ * when it changes.  Called with inode->i_lock held.
+ */
+static void orfs_adapt_timeo(struct inode *inode, bool unchanged)
+{
+	struct orfs_mount_opts *o = &ORFS_SB(inode->i_sb)->opts;
+	struct orfs_inode_info *oi = ORFS_I(inode);
+	bool dir = S_ISDIR(inode->i_mode);
+	unsigned long lo = (dir ? o->acdirmin : o->acregmin) * HZ;
+	unsigned long hi = (dir ? o->acdirmax : o->acregmax) * HZ;
+
+	if (unchanged)
+		oi->attr_timeo = clamp(oi->attr_timeo * 2, lo, hi);
+	else
+		oi->attr_timeo = lo;
+}
+
+/**
+ * orfs_attr_fresh() - may the cached attributes be used without asking?
+ * @inode: the inode
+ *
+ * Context: any.
+ */
+bool orfs_attr_fresh(struct inode *inode)
+{
+	struct orfs_inode_info *oi = ORFS_I(inode);
+
+	return !test_bit(ORFS_INO_INVALID_ATTR, &oi->flags) &&
+	       time_before(jiffies, READ_ONCE(oi->attr_time) + READ_ONCE(oi->attr_timeo));
+}
+
 /**
  * __orfs_apply_attr() - copy server attributes into an inode
  * @inode: the inode
@@ -125,6 +158,7 @@ static int __orfs_apply_attr(struct inode *inode, const struct orfs_attr *attr,
 	spin_lock(&inode->i_lock);
 	if (!is_new && !own_write && change != oi->change && S_ISREG(mode))
 		set_bit(ORFS_INO_INVALID_DATA, &oi->flags);
+	orfs_adapt_timeo(inode, !is_new && change == oi->change);
 	inode->i_mode = mode;
 	set_nlink(inode, le32_to_cpu(attr->nlink));
 	inode->i_uid = make_kuid(&init_user_ns, le32_to_cpu(attr->uid));
@@ -139,6 +173,7 @@ static int __orfs_apply_attr(struct inode *inode, const struct orfs_attr *attr,
 				      le32_to_cpu(attr->rdev_minor));
 	oi->change = change;
 	oi->attr_time = jiffies;
+	clear_bit(ORFS_INO_INVALID_ATTR, &oi->flags);
 	spin_unlock(&inode->i_lock);
 	return 0;
 }
@@ -168,8 +203,7 @@ void orfs_update_attr_after_write(struct inode *inode, const struct orfs_attr *a
  */
 void orfs_invalidate_attr(struct inode *inode)
 {
-	WRITE_ONCE(ORFS_I(inode)->attr_time,
-		   jiffies - ORFS_SB(inode->i_sb)->ac_timeo - 1);
+	set_bit(ORFS_INO_INVALID_ATTR, &ORFS_I(inode)->flags);
 }
 
 /**
@@ -264,7 +298,7 @@ int orfs_revalidate_inode(struct inode *inode, bool force)
 	struct orfs_reply rep;
 	int ret;
 
-	if (!force && time_before(jiffies, READ_ONCE(oi->attr_time) + sbi->ac_timeo))
+	if (!force && orfs_attr_fresh(inode))
 		return 0;
 	ret = orfs_call(sbi->clnt, &msg, &rep);
 	if (ret)

@@ -18,7 +18,15 @@
 
 /* Defaults, in the units of the mount options. */
 #define ORFS_DEF_TIMEO		600	/* deciseconds per request, like NFS */
-#define ORFS_DEF_ACTIMEO	3	/* seconds attributes stay fresh */
+/* Attribute cache bounds, seconds, as NFS's defaults. */
+#define ORFS_DEF_ACREGMIN	3
+#define ORFS_DEF_ACREGMAX	60
+#define ORFS_DEF_ACDIRMIN	30
+#define ORFS_DEF_ACDIRMAX	60
+#define ORFS_AC_MAX		3600
+#define ORFS_DEF_IOSIZE		(1024 * 1024)	/* rsize, wsize */
+#define ORFS_IOSIZE_MIN		4096
+#define ORFS_IOSIZE_MAX		(4 * 1024 * 1024)
 #define ORFS_DEF_CONNECT_MS	15000
 #define ORFS_DEF_RETRANS	3
 #define ORFS_DEF_KEEPALIVE	10	/* seconds */
@@ -32,7 +40,13 @@
  * @inline_size: inline threshold to ask for
  * @credits: requests to keep in flight
  * @timeo: request timeout, deciseconds
- * @actimeo: attribute cache timeout, seconds
+ * @acregmin: shortest time a file's attributes are trusted, seconds
+ * @acregmax: longest time a file's attributes are trusted, seconds
+ * @acdirmin: shortest time a directory's attributes and entries are trusted
+ * @acdirmax: longest time a directory's attributes and entries are trusted
+ * @rsize: most bytes one read request moves; also the readahead window
+ * @wsize: most bytes one write request moves
+ * @cto: close-to-open consistency: revalidate on every open
  * @nconnect: connections per mount
  * @retrans: attempts before a soft mount fails a request
  * @keepalive: idle seconds before a connection is probed, 0 for never
@@ -46,7 +60,13 @@ struct orfs_mount_opts {
 	u32			inline_size;
 	u32			credits;
 	u32			timeo;
-	u32			actimeo;
+	u32			acregmin;
+	u32			acregmax;
+	u32			acdirmin;
+	u32			acdirmax;
+	u32			rsize;
+	u32			wsize;
+	bool			cto;
 	u32			nconnect;
 	u32			retrans;
 	u32			keepalive;
@@ -58,7 +78,6 @@ struct orfs_mount_opts {
  * @opts: mount options in effect
  * @clnt: the connections to orfsd
  * @root_fh: handle of the mounted directory
- * @ac_timeo: attribute cache timeout, jiffies
  * @stats: transport counters, shown in sysfs
  * @kobj: /sys/fs/orfs/<dev>
  * @kobj_released: completed when the last sysfs reference is gone
@@ -70,7 +89,6 @@ struct orfs_sb_info {
 	struct orfs_mount_opts	opts;
 	struct orfs_clnt	*clnt;
 	struct orfs_fh		root_fh;
-	unsigned long		ac_timeo;
 	struct orfs_stats	stats;
 	struct kobject		kobj;
 	struct completion	kobj_released;
@@ -82,6 +100,7 @@ struct orfs_sb_info {
 /* orfs_inode_info.flags */
 enum {
 	ORFS_INO_INVALID_DATA,	/* the file changed on the server: drop cached pages */
+	ORFS_INO_INVALID_ATTR,	/* our attributes are known stale: ask the server */
 };
 
 /**
@@ -90,6 +109,9 @@ enum {
  * @attr_time: jiffies when the attributes were last fetched; protected by
  *	the inode's i_lock, like @change
  * @change: the server's change counter at that time
+ * @attr_timeo: how long the attributes are trusted, jiffies: doubles from
+ *	acregmin/acdirmin up to the max while the file does not change, and
+ *	falls back to the min when it does (as NFS does)
  * @flags: ORFS_INO_* bits, atomic
  * @vfs_inode: the VFS inode
  */
@@ -97,6 +119,7 @@ struct orfs_inode_info {
 	struct orfs_fh		fh;
 	unsigned long		attr_time;
 	u64			change;
+	unsigned long		attr_timeo;
 	unsigned long		flags;
 	struct inode		vfs_inode;
 };
@@ -129,6 +152,7 @@ void orfs_update_attr_after_write(struct inode *inode, const struct orfs_attr *a
 void orfs_invalidate_attr(struct inode *inode);
 int orfs_apply_attr(struct inode *inode, const struct orfs_attr *attr);
 int orfs_setattr(orfs_idmap_t *idmap, struct dentry *dentry, struct iattr *ia);
+bool orfs_attr_fresh(struct inode *inode);
 int orfs_getattr(orfs_idmap_t *idmap, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags);
 extern const struct inode_operations orfs_file_inode_operations;

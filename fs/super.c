@@ -12,6 +12,7 @@
 #include <linux/in6.h>
 #include <linux/seq_file.h>
 #include <linux/statfs.h>
+#include <linux/backing-dev.h>
 #include <linux/slab.h>
 #include "orfs_fs.h"
 
@@ -21,6 +22,13 @@ enum orfs_param {
 	Opt_credits,
 	Opt_timeo,
 	Opt_actimeo,
+	Opt_acregmin,
+	Opt_acregmax,
+	Opt_acdirmin,
+	Opt_acdirmax,
+	Opt_rsize,
+	Opt_wsize,
+	Opt_cto,
 	Opt_nconnect,
 	Opt_retrans,
 	Opt_keepalive,
@@ -34,6 +42,13 @@ static const struct fs_parameter_spec orfs_fs_parameters[] = {
 	fsparam_u32("credits",	Opt_credits),
 	fsparam_u32("timeo",	Opt_timeo),
 	fsparam_u32("actimeo",	Opt_actimeo),
+	fsparam_u32("acregmin",	Opt_acregmin),
+	fsparam_u32("acregmax",	Opt_acregmax),
+	fsparam_u32("acdirmin",	Opt_acdirmin),
+	fsparam_u32("acdirmax",	Opt_acdirmax),
+	fsparam_u32("rsize",	Opt_rsize),
+	fsparam_u32("wsize",	Opt_wsize),
+	fsparam_flag_no("cto",	Opt_cto),
 	fsparam_u32("nconnect",	Opt_nconnect),
 	fsparam_u32("retrans",	Opt_retrans),
 	fsparam_u32("keepalive", Opt_keepalive),
@@ -115,6 +130,8 @@ static int orfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	if (!strcmp(param->key, "source")) {
 		if (param->type != fs_value_is_string)
 			return invalfc(fc, "bad source");
+		if (fc->purpose == FS_CONTEXT_FOR_RECONFIGURE)
+			return 0;	/* the server cannot change on remount */
 		if (fc->source)
 			return invalfc(fc, "multiple sources");
 		orfs_free_opts(o);
@@ -154,9 +171,36 @@ static int orfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		o->timeo = result.uint_32;
 		break;
 	case Opt_actimeo:
-		if (result.uint_32 > 3600)
-			return invalfc(fc, "actimeo=%u: must be 0..3600 seconds", result.uint_32);
-		o->actimeo = result.uint_32;
+	case Opt_acregmin:
+	case Opt_acregmax:
+	case Opt_acdirmin:
+	case Opt_acdirmax:
+		if (result.uint_32 > ORFS_AC_MAX)
+			return invalfc(fc, "%s=%u: must be 0..%u seconds", param->key,
+				       result.uint_32, ORFS_AC_MAX);
+		if (opt == Opt_actimeo || opt == Opt_acregmin)
+			o->acregmin = result.uint_32;
+		if (opt == Opt_actimeo || opt == Opt_acregmax)
+			o->acregmax = result.uint_32;
+		if (opt == Opt_actimeo || opt == Opt_acdirmin)
+			o->acdirmin = result.uint_32;
+		if (opt == Opt_actimeo || opt == Opt_acdirmax)
+			o->acdirmax = result.uint_32;
+		break;
+	case Opt_rsize:
+	case Opt_wsize:
+		if (result.uint_32 < ORFS_IOSIZE_MIN || result.uint_32 > ORFS_IOSIZE_MAX ||
+		    result.uint_32 % PAGE_SIZE)
+			return invalfc(fc, "%s=%u: must be a multiple of %lu in %u..%u",
+				       param->key, result.uint_32, PAGE_SIZE,
+				       ORFS_IOSIZE_MIN, ORFS_IOSIZE_MAX);
+		if (opt == Opt_rsize)
+			o->rsize = result.uint_32;
+		else
+			o->wsize = result.uint_32;
+		break;
+	case Opt_cto:
+		o->cto = !result.negated;
 		break;
 	case Opt_nconnect:
 		if (result.uint_32 < 1 || result.uint_32 > ORFS_NCONNECT_MAX)
@@ -217,11 +261,14 @@ static int orfs_show_options(struct seq_file *m, struct dentry *root)
 {
 	struct orfs_mount_opts *o = &ORFS_SB(root->d_sb)->opts;
 
-	seq_printf(m, ",addr=%s,port=%u,inline=%u,credits=%u,nconnect=%u",
-		   o->host, o->port, o->inline_size, o->credits, o->nconnect);
-	seq_printf(m, ",%s,timeo=%u,retrans=%u,actimeo=%u,keepalive=%u",
-		   o->soft ? "soft" : "hard", o->timeo, o->retrans, o->actimeo,
-		   o->keepalive);
+	seq_printf(m, ",addr=%s,port=%u,inline=%u,credits=%u,nconnect=%u,rsize=%u,wsize=%u",
+		   o->host, o->port, o->inline_size, o->credits, o->nconnect,
+		   o->rsize, o->wsize);
+	seq_printf(m, ",%s,timeo=%u,retrans=%u,keepalive=%u,%s",
+		   o->soft ? "soft" : "hard", o->timeo, o->retrans, o->keepalive,
+		   o->cto ? "cto" : "nocto");
+	seq_printf(m, ",acregmin=%u,acregmax=%u,acdirmin=%u,acdirmax=%u",
+		   o->acregmin, o->acregmax, o->acdirmin, o->acdirmax);
 	return 0;
 }
 
@@ -285,6 +332,24 @@ static void orfs_set_port(struct orfs_mount_opts *o)
 		((struct sockaddr_in6 *)&o->addr)->sin6_port = htons(o->port);
 }
 
+/* The readahead window follows rsize. */
+static void orfs_apply_iosize(struct super_block *sb)
+{
+	struct orfs_mount_opts *o = &ORFS_SB(sb)->opts;
+
+	sb->s_bdi->ra_pages = o->rsize >> PAGE_SHIFT;
+	sb->s_bdi->io_pages = o->rsize >> PAGE_SHIFT;
+}
+
+static int orfs_check_ac(struct fs_context *fc, const struct orfs_mount_opts *o)
+{
+	if (o->acregmin > o->acregmax)
+		return invalfc(fc, "acregmin=%u is above acregmax=%u", o->acregmin, o->acregmax);
+	if (o->acdirmin > o->acdirmax)
+		return invalfc(fc, "acdirmin=%u is above acdirmax=%u", o->acdirmin, o->acdirmax);
+	return 0;
+}
+
 static int orfs_fill_super(struct super_block *sb, struct fs_context *fc)
 {
 	struct orfs_sb_info *sbi = sb->s_fs_info;
@@ -301,7 +366,6 @@ static int orfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_time_gran = 1;
 	sb->s_blocksize = PAGE_SIZE;
 	sb->s_blocksize_bits = PAGE_SHIFT;
-	sbi->ac_timeo = sbi->opts.actimeo * HZ;
 
 	/*
 	 * A BDI of our own: without it write-back never runs (the no-op BDI
@@ -310,6 +374,7 @@ static int orfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	ret = super_setup_bdi(sb);
 	if (ret)
 		return ret;
+	orfs_apply_iosize(sb);
 
 	orfs_set_port(&sbi->opts);
 	copts.dst = sbi->opts.addr;
@@ -353,6 +418,8 @@ static int orfs_get_tree(struct fs_context *fc)
 
 	if (!o->host)
 		return invalfc(fc, "no source given; use host:/path");
+	if (orfs_check_ac(fc, o))
+		return -EINVAL;
 
 	sbi = kzalloc(sizeof(*sbi), GFP_KERNEL);
 	if (!sbi)
@@ -389,9 +456,42 @@ static void orfs_free_fc(struct fs_context *fc)
 	orfs_free_sbi(fc->s_fs_info);
 }
 
+/**
+ * orfs_reconfigure() - mount -o remount
+ * @fc: the context, pre-filled with the options in effect
+ *
+ * Caching, timeouts and I/O sizes can change on a live mount; what shapes
+ * the connections (port, inline, credits, nconnect, keepalive, the
+ * server) cannot, and asking to change it fails with EINVAL.
+ *
+ * Context: process; syncs the file system first.
+ */
 static int orfs_reconfigure(struct fs_context *fc)
 {
-	sync_filesystem(fc->root->d_sb);
+	struct super_block *sb = fc->root->d_sb;
+	struct orfs_sb_info *sbi = ORFS_SB(sb);
+	struct orfs_mount_opts *n = fc->fs_private, *o = &sbi->opts;
+
+	if (n->port != o->port || n->inline_size != o->inline_size ||
+	    n->credits != o->credits || n->nconnect != o->nconnect ||
+	    n->keepalive != o->keepalive)
+		return invalfc(fc, "port, inline, credits, nconnect and keepalive cannot change on remount");
+	if (orfs_check_ac(fc, n))
+		return -EINVAL;
+	sync_filesystem(sb);
+	o->timeo = n->timeo;
+	o->retrans = n->retrans;
+	o->soft = n->soft;
+	o->acregmin = n->acregmin;
+	o->acregmax = n->acregmax;
+	o->acdirmin = n->acdirmin;
+	o->acdirmax = n->acdirmax;
+	o->cto = n->cto;
+	o->rsize = n->rsize;
+	o->wsize = n->wsize;
+	orfs_apply_iosize(sb);
+	orfs_clnt_set_timeouts(sbi->clnt, msecs_to_jiffies(o->timeo * 100), o->retrans,
+			       o->soft);
 	return 0;
 }
 
@@ -409,14 +509,27 @@ static int orfs_init_fs_context(struct fs_context *fc)
 	o = kzalloc(sizeof(*o), GFP_KERNEL);
 	if (!o)
 		return -ENOMEM;
-	o->port = ORFS_DEFAULT_PORT;
-	o->inline_size = ORFS_INLINE_DEFAULT;
-	o->credits = ORFS_CREDITS_DEFAULT;
-	o->timeo = ORFS_DEF_TIMEO;
-	o->actimeo = ORFS_DEF_ACTIMEO;
-	o->nconnect = 1;
-	o->retrans = ORFS_DEF_RETRANS;
-	o->keepalive = ORFS_DEF_KEEPALIVE;
+	if (fc->purpose == FS_CONTEXT_FOR_RECONFIGURE) {
+		/* Start from what is in effect; only given options change. */
+		*o = ORFS_SB(fc->root->d_sb)->opts;
+		o->host = NULL;
+		o->path = NULL;
+	} else {
+		o->port = ORFS_DEFAULT_PORT;
+		o->inline_size = ORFS_INLINE_DEFAULT;
+		o->credits = ORFS_CREDITS_DEFAULT;
+		o->timeo = ORFS_DEF_TIMEO;
+		o->acregmin = ORFS_DEF_ACREGMIN;
+		o->acregmax = ORFS_DEF_ACREGMAX;
+		o->acdirmin = ORFS_DEF_ACDIRMIN;
+		o->acdirmax = ORFS_DEF_ACDIRMAX;
+		o->rsize = ORFS_DEF_IOSIZE;
+		o->wsize = ORFS_DEF_IOSIZE;
+		o->cto = true;
+		o->nconnect = 1;
+		o->retrans = ORFS_DEF_RETRANS;
+		o->keepalive = ORFS_DEF_KEEPALIVE;
+	}
 	fc->fs_private = o;
 	fc->ops = &orfs_context_ops;
 	return 0;

@@ -236,12 +236,13 @@ static void orfs_clnt_keepalive_worker(struct work_struct *work)
 /**
  * orfs_clnt_wait_conn() - wait for a live connection
  * @clnt: the client
+ * @soft: give up at @deadline
  * @deadline: jiffies after which a soft mount gives up
  * @err: filled with the reason when NULL is returned
  *
  * Context: process; sleeps, killable.
  */
-static struct orfs_conn *orfs_clnt_wait_conn(struct orfs_clnt *clnt,
+static struct orfs_conn *orfs_clnt_wait_conn(struct orfs_clnt *clnt, bool soft,
 					     unsigned long deadline, int *err)
 {
 	struct orfs_conn *conn;
@@ -250,7 +251,7 @@ static struct orfs_conn *orfs_clnt_wait_conn(struct orfs_clnt *clnt,
 	*err = 0;
 	conn = orfs_clnt_get_conn(clnt, err);
 	while (!conn && !*err) {
-		left = clnt->opts.soft ? (long)(deadline - jiffies) : MAX_SCHEDULE_TIMEOUT;
+		left = soft ? (long)(deadline - jiffies) : MAX_SCHEDULE_TIMEOUT;
 		if (left <= 0) {
 			*err = -EIO;
 			break;
@@ -282,17 +283,19 @@ static struct orfs_conn *orfs_clnt_wait_conn(struct orfs_clnt *clnt,
 int orfs_call(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 	      struct orfs_reply *rep)
 {
-	unsigned long deadline = jiffies + clnt->opts.timeo * clnt->opts.retrans;
+	unsigned long timeo = READ_ONCE(clnt->opts.timeo);
+	unsigned long deadline = jiffies + timeo * READ_ONCE(clnt->opts.retrans);
+	bool soft = READ_ONCE(clnt->opts.soft);
 	u64 seq = atomic64_inc_return(&clnt->seq);
 	struct orfs_conn *conn;
 	u16 hflags = 0;
 	int ret, err;
 
 	for (;;) {
-		conn = orfs_clnt_wait_conn(clnt, deadline, &err);
+		conn = orfs_clnt_wait_conn(clnt, soft, deadline, &err);
 		if (!conn)
 			return err;
-		ret = orfs_conn_call(conn, msg, seq, hflags, clnt->opts.timeo, rep);
+		ret = orfs_conn_call(conn, msg, seq, hflags, timeo, rep);
 		if (ret == -ETIMEDOUT) {
 			/* As xprtrdma does: a lost reply means a new connection. */
 			pr_warn_ratelimited("server did not reply in time; reconnecting\n");
@@ -303,10 +306,29 @@ int orfs_call(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 			return ret;
 		if (fatal_signal_pending(current))
 			return -EINTR;
-		if (clnt->opts.soft && time_after_eq(jiffies, deadline))
+		if (soft && time_after_eq(jiffies, deadline))
 			return -EIO;
 		hflags = ORFS_HF_RETRANSMIT;
 	}
+}
+
+/**
+ * orfs_clnt_set_timeouts() - change timeo, retrans and soft on a live client
+ * @clnt: the client
+ * @timeo: per-request timeout, jiffies
+ * @retrans: attempts before a soft mount gives up
+ * @soft: soft or hard
+ *
+ * Requests that start after this use the new values.
+ *
+ * Context: process.
+ */
+void orfs_clnt_set_timeouts(struct orfs_clnt *clnt, unsigned long timeo,
+			    unsigned int retrans, bool soft)
+{
+	WRITE_ONCE(clnt->opts.timeo, timeo);
+	WRITE_ONCE(clnt->opts.retrans, max(retrans, 1U));
+	WRITE_ONCE(clnt->opts.soft, soft);
 }
 
 /**

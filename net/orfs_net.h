@@ -120,6 +120,8 @@ u32 orfs_clnt_inline_size(const struct orfs_clnt *clnt);
 u32 orfs_clnt_max_data_sge(const struct orfs_clnt *clnt);
 u16 orfs_clnt_credits(const struct orfs_clnt *clnt);
 int orfs_clnt_ping(struct orfs_clnt *clnt, u32 count, struct orfs_ping_result *res);
+void orfs_clnt_set_timeouts(struct orfs_clnt *clnt, unsigned long timeo,
+			    unsigned int retrans, bool soft);
 int orfs_net_init(void);
 void orfs_net_exit(void);
 

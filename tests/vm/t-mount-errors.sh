@@ -23,7 +23,8 @@ orfs_server_start "$exp"
 # One bad value of each option, plus unknown options and wrong types; each
 # must leave a kernel log line naming the option.
 for o in port=0 port=70000 port=abc inline=100 inline=1000000 credits=0 credits=100000 \
-	 timeo=0 timeo=x actimeo=99999 nconnect=0 nconnect=17 retrans=0 \
+	 timeo=0 timeo=x actimeo=99999 acregmin=4000 acregmax=-1 acdirmin=x acdirmax=99999 \
+	 rsize=100 rsize=8000000 wsize=5000 cto=1 nocto=yes nconnect=0 nconnect=17 retrans=0 \
 	 keepalive=99999 soft=1 hard=yes bogus=1; do
 	expect_fail "" mount -t orfs -o "$o" "$ORFS_SRV_ADDR:/" "$mnt"
 	key=${o%%=*}
@@ -43,9 +44,26 @@ expect_fail "" mount -t orfs "$ORFS_SRV_ADDR:/../.." "$mnt"
 mountpoint -q "$mnt" && fail "something got mounted"
 
 # Options in effect show in /proc/mounts; the helper resolves host names.
-orfs_mount "$mnt" / nconnect=2,soft,timeo=20,retrans=4,actimeo=7,keepalive=0
-grep " $mnt orfs " /proc/mounts | grep -q "nconnect=2,soft,timeo=20,retrans=4,actimeo=7,keepalive=0" ||
-	fail "options not shown: $(grep " $mnt orfs " /proc/mounts)"
+expect_fail "" mount -t orfs -o acregmin=10,acregmax=5 "$ORFS_SRV_ADDR:/" "$mnt"
+dmesg | tail -n 1 | grep -q "acregmin=10 is above acregmax=5" || fail "no log for acregmin > acregmax"
+orfs_mount "$mnt" / nconnect=2,soft,timeo=20,retrans=4,actimeo=7,keepalive=0,nocto,rsize=65536
+opts() { grep " $mnt orfs " /proc/mounts; }
+for want in nconnect=2 soft timeo=20 retrans=4 keepalive=0 nocto rsize=65536 wsize=1048576 \
+	    acregmin=7 acregmax=7 acdirmin=7 acdirmax=7; do
+	opts | grep -q "[ ,]$want[, ]" || fail "option $want not shown: $(opts)"
+done
+# The readahead window follows rsize (super_setup_bdi names the BDI orfs-N).
+ra=$(cat /sys/class/bdi/orfs-*/read_ahead_kb)
+[ "$ra" = 64 ] || fail "readahead window ${ra} KiB, want 64 (rsize=65536)"
+
+# Remount: caching and timeouts change; the connection's shape cannot.
+mount -o remount,acregmax=30,hard,timeo=50,cto "$mnt"
+for want in acregmin=7 acregmax=30 hard timeo=50 cto nconnect=2; do
+	opts | grep -q "[ ,]$want[, ]" || fail "after remount, $want not shown: $(opts)"
+done
+expect_fail "" mount -o remount,port=1 "$mnt"
+dmesg | tail -n 1 | grep -q "cannot change on remount" || fail "no log for a refused remount"
+opts | grep -q ",port=$ORFS_PORT," || fail "port changed"
 umount "$mnt"
 echo "$ORFS_SRV_ADDR orfs-server.test" >>/etc/hosts
 "$ORFS_TOP/tools/mount.orfs" orfs-server.test:/ "$mnt" -o port=$ORFS_PORT
