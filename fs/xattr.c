@@ -40,6 +40,7 @@ static ssize_t orfs_xattr_fetch(struct inode *inode, u16 op, const char *name,
 		.opcode = op, .body = &req, .body_len = sizeof(req), .tail = name,
 	};
 	const struct orfs_xattr_rep *xr;
+	size_t asked = size;
 	struct orfs_reply rep;
 	ssize_t ret;
 	u32 len;
@@ -51,6 +52,13 @@ static ssize_t orfs_xattr_fetch(struct inode *inode, u16 op, const char *name,
 		return nlen;
 	msg.tail_len = nlen;
 	ret = orfs_call(clnt, &msg, &rep);
+	/*
+	 * A value larger than the inline threshold cannot cross the wire:
+	 * say so instead of ERANGE, which would make callers that grow their
+	 * buffer and retry loop forever.
+	 */
+	if (ret == -ERANGE && asked > size)
+		return -E2BIG;
 	if (ret)
 		return ret;
 	xr = rep.body;

@@ -5,7 +5,7 @@
  * This header is shared verbatim by the kernel client (orfs.ko) and the
  * userspace server (orfsd).  Every structure is fixed-size, little-endian,
  * naturally aligned and explicitly padded; its size is checked by a static
- * assertion below.  Documentation/protocol.rst has one table per message.
+ * assertion below.  Documentation/protocol.md has one table per message.
  *
  * A message is a SEND of:
  *
@@ -107,7 +107,8 @@ enum orfs_opcode {
 /*
  * Request: this is a retransmission after a reconnect or a timeout.  The
  * server answers a non-idempotent request (CREATE, MKDIR, MKNOD, SYMLINK,
- * UNLINK, RMDIR, RENAME, LINK, SETATTR) from its duplicate-request cache,
+ * UNLINK, RMDIR, RENAME, LINK, SETATTR, SETXATTR, REMOVEXATTR) from its
+ * duplicate-request cache,
  * keyed by the client id of the connection and xid >> 16 (the request's
  * sequence number), instead of executing it again.  WRITE is idempotent
  * and not cached.

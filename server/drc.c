@@ -5,10 +5,11 @@
  * Entries are keyed by (client id, sequence number), the sequence number
  * being xid >> 16: the low 16 bits of an xid are the client's slot index,
  * which may differ between an original and its retransmission.  Each entry
- * also records the opcode and a fingerprint of the request body, so a
- * retransmission that does not match the original byte for byte (a client
- * bug, or a sequence number reused after a client restart that kept its id)
- * is not answered with someone else's reply: it is a miss and runs.
+ * also records the opcode and a fingerprint of the request body and inline
+ * data, so a retransmission that does not match the original byte for byte
+ * (a client bug, or a sequence number reused after a client restart that
+ * kept its id) is not answered with someone else's reply: it is a miss and
+ * runs.
  *
  * Bounds, both fixed by configuration and never by what clients send:
  *  - at most @max_per_client entries per client id: inserting one more
@@ -127,7 +128,7 @@ struct drc_client {
  * @clru: link in @client->entries
  * @client: the owner
  * @seq: the request's sequence number (xid >> 16)
- * @fp: fingerprint of the request's opcode and body
+ * @fp: fingerprint of the request's opcode, body and inline data
  * @body_len: the request's body length
  * @opcode: the request's opcode
  * @rep_len: bytes in @rep
@@ -205,18 +206,37 @@ static uint32_t client_bucket(const struct orfs_drc *drc, uint64_t id)
 	return (uint32_t)(mix64(id + drc->seed) & drc->mask);
 }
 
-/* FNV-1a over the opcode and the request body. */
-static uint64_t req_fingerprint(const struct orfs_hdr *req)
+static uint64_t fnv1a(uint64_t h, const uint8_t *p, uint32_t n)
 {
-	const uint8_t *p = orfs_body(req);
-	uint32_t n = orfs_cpu32(req->body_len), i;
-	uint16_t op = orfs_cpu16(req->opcode);
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint32_t i;
 
-	h = (h ^ (op & 0xff)) * 0x100000001b3ULL;
-	h = (h ^ (op >> 8)) * 0x100000001b3ULL;
 	for (i = 0; i < n; i++)
 		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/*
+ * FNV-1a over the opcode, the request body and the inline data (the value
+ * of a SETXATTR; the only cached op that carries any), with the data's
+ * length so that moving bytes between body and data changes it too.
+ */
+static uint64_t req_fingerprint(const struct orfs_hdr *req)
+{
+	uint32_t dlen = orfs_cpu32(req->data_len);
+	uint16_t op = orfs_cpu16(req->opcode);
+	uint8_t le[6];
+	uint64_t h;
+
+	le[0] = (uint8_t)op;
+	le[1] = (uint8_t)(op >> 8);
+	le[2] = (uint8_t)dlen;
+	le[3] = (uint8_t)(dlen >> 8);
+	le[4] = (uint8_t)(dlen >> 16);
+	le[5] = (uint8_t)(dlen >> 24);
+	h = fnv1a(0xcbf29ce484222325ULL, le, sizeof(le));
+	h = fnv1a(h, orfs_body(req), orfs_cpu32(req->body_len));
+	if (dlen)
+		h = fnv1a(h, orfs_data(req), dlen);
 	return h;
 }
 
@@ -240,9 +260,9 @@ static uint64_t make_seed(void)
  * orfs_drc_cacheable() - is @opcode's reply kept in the cache?
  * @opcode: enum orfs_opcode
  *
- * The non-idempotent operations: running them twice is visible.  WRITE is
- * not among them: it carries its offset, so writing the same bytes again
- * leaves the same file.
+ * The non-idempotent operations: running them twice is visible (EEXIST,
+ * ENOENT, ENODATA, or a later change undone).  WRITE is not among them: it
+ * carries its offset, so writing the same bytes again leaves the same file.
  */
 bool orfs_drc_cacheable(uint16_t opcode)
 {
@@ -256,6 +276,8 @@ bool orfs_drc_cacheable(uint16_t opcode)
 	case ORFS_OP_RENAME:
 	case ORFS_OP_LINK:
 	case ORFS_OP_SETATTR:
+	case ORFS_OP_SETXATTR:
+	case ORFS_OP_REMOVEXATTR:
 		return true;
 	default:
 		return false;
@@ -531,8 +553,8 @@ out:
  * @rep: the reply buffer
  * @rep_size: its size
  *
- * A hit needs the same client id and sequence number, and the same opcode
- * and body as the original.  The cached reply is copied with the new
+ * A hit needs the same client id and sequence number, and the same opcode,
+ * body and inline data as the original.  The cached reply is copied with the new
  * request's xid (its slot index may have changed) and @credits.
  *
  * Return: the reply length on a hit, 0 on a miss.

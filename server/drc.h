@@ -4,7 +4,8 @@
  *
  * A client that loses a connection retransmits the requests that were in
  * flight with ORFS_HF_RETRANSMIT set.  The originals may already have run;
- * for a non-idempotent operation (create, remove, rename, link, setattr)
+ * for a non-idempotent operation (create, remove, rename, link, setattr,
+ * setting or removing an extended attribute)
  * running it again would give a different answer (EEXIST, ENOENT) or undo
  * a later change.  The cache remembers the replies of those operations,
  * keyed by (client id, request sequence number = xid >> 16), and answers a

@@ -53,12 +53,19 @@ static int sys_openat2(int dirfd, const char *path, struct open_how *how)
 	return (int)syscall(SYS_openat2, dirfd, path, how, sizeof(*how));
 }
 
-/* "/proc/self/fd/N": the magic link that reopens descriptor N. */
-#define PROC_FD_LEN	32
-
-static void proc_fd_path(int fd, char *buf)
+/**
+ * orfs_proc_fd_path() - "/proc/self/fd/N", the magic link to descriptor N
+ * @fd: the descriptor (O_PATH included)
+ * @buf: ORFS_PROC_FD_LEN bytes, filled with the path
+ *
+ * A call that follows this link (open, chmod, getxattr ...) reaches exactly
+ * the object @fd holds, a symbolic link itself included, and never resolves
+ * a path again.  A call that does not follow it (lstat, lgetxattr ...) acts
+ * on the /proc link instead.
+ */
+void orfs_proc_fd_path(int fd, char *buf)
 {
-	snprintf(buf, PROC_FD_LEN, "/proc/self/fd/%d", fd);
+	snprintf(buf, ORFS_PROC_FD_LEN, "/proc/self/fd/%d", fd);
 }
 
 int orfs_export_stat(int fd, struct stat *st)
@@ -414,11 +421,11 @@ int orfs_export_open_path(const struct orfs_export *exp, const char *path,
  */
 int orfs_fd_reopen(int fd, const struct stat *st, int flags)
 {
-	char path[PROC_FD_LEN];
+	char path[ORFS_PROC_FD_LEN];
 	struct stat nst;
 	int nfd, err;
 
-	proc_fd_path(fd, path);
+	orfs_proc_fd_path(fd, path);
 	nfd = open(path, flags | O_CLOEXEC | O_NOCTTY);
 	if (nfd < 0)
 		return -errno;
@@ -445,9 +452,9 @@ int orfs_fd_reopen(int fd, const struct stat *st, int flags)
  */
 int orfs_fd_chmod(int fd, mode_t mode)
 {
-	char path[PROC_FD_LEN];
+	char path[ORFS_PROC_FD_LEN];
 
-	proc_fd_path(fd, path);
+	orfs_proc_fd_path(fd, path);
 	if (fchmodat(AT_FDCWD, path, mode, 0) < 0)
 		return -errno;
 	return 0;

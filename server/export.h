@@ -22,6 +22,9 @@
  */
 #define ORFS_EXPORT_WALK_MAX	4096
 
+/* Room for "/proc/self/fd/N" (orfs_proc_fd_path()). */
+#define ORFS_PROC_FD_LEN	32
+
 /**
  * struct orfs_export - one exported directory
  * @path: the path given on the command line (for messages)
@@ -56,6 +59,7 @@ int orfs_export_open_path(const struct orfs_export *exp, const char *path,
 int orfs_export_stat(int fd, struct stat *st);
 int orfs_fd_reopen(int fd, const struct stat *st, int flags);
 int orfs_fd_chmod(int fd, mode_t mode);
+void orfs_proc_fd_path(int fd, char *buf);
 void orfs_attr_fill(struct orfs_attr *a, const struct stat *st);
 uint64_t orfs_change_counter(const struct stat *st);
 

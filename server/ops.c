@@ -12,7 +12,7 @@
  * connections (or threads) do not interact except through the filesystem
  * and the duplicate-request cache (drc.c, which has its own lock).
  * ops_io.c holds the data and attribute operations, ops_ns.c the ones that
- * change the namespace.
+ * change the namespace, ops_xattr.c the extended attributes.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -438,6 +438,10 @@ static const struct {
 	[ORFS_OP_LINK]		= { "LINK", orfs_op_link },
 	[ORFS_OP_SETATTR]	= { "SETATTR", orfs_op_setattr },
 	[ORFS_OP_COMMIT]	= { "COMMIT", orfs_op_commit },
+	[ORFS_OP_GETXATTR]	= { "GETXATTR", orfs_op_getxattr },
+	[ORFS_OP_SETXATTR]	= { "SETXATTR", orfs_op_setxattr },
+	[ORFS_OP_LISTXATTR]	= { "LISTXATTR", orfs_op_listxattr },
+	[ORFS_OP_REMOVEXATTR]	= { "REMOVEXATTR", orfs_op_removexattr },
 };
 
 const char *orfs_op_name(uint16_t opcode)
@@ -519,8 +523,8 @@ static uint32_t reply_bad_header(const struct orfs_req_ctx *ctx,
  * @rep: the reply buffer, zeroed up to ORFS_REPLY_MIN
  * @rep_size: its size
  *
- * Only WRITE carries inline data; any other request that announces some
- * is malformed (EBADMSG).
+ * Only WRITE and SETXATTR carry inline data; any other request that
+ * announces some is malformed (EBADMSG).
  *
  * Return: the length of the reply in @rep.
  */
@@ -535,7 +539,8 @@ static uint32_t execute(const struct orfs_req_ctx *ctx,
 
 	if (!orfs_ops[opcode].fn)	/* in the header but not served yet */
 		return reply_error(ctx, opcode, xid, EOPNOTSUPP, rep);
-	if (h->data_len && opcode != ORFS_OP_WRITE)
+	if (h->data_len && opcode != ORFS_OP_WRITE &&
+	    opcode != ORFS_OP_SETXATTR)
 		err = -EBADMSG;
 	else
 		err = orfs_ops[opcode].fn(ctx, h, &r);

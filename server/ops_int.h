@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * orfsd request handling: what ops.c (dispatch, lookups, directory
- * listing), ops_io.c (data and attributes of one object) and ops_ns.c
- * (namespace changes) share.  Not used outside the request layer.
+ * listing), ops_io.c (data and attributes of one object), ops_ns.c
+ * (namespace changes) and ops_xattr.c (extended attributes) share.  Not
+ * used outside the request layer.
  */
 #ifndef ORFSD_OPS_INT_H
 #define ORFSD_OPS_INT_H
@@ -74,5 +75,15 @@ int orfs_op_rename(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		   struct orfs_reply *r);
 int orfs_op_link(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		 struct orfs_reply *r);
+
+/* ops_xattr.c */
+int orfs_op_getxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		     struct orfs_reply *r);
+int orfs_op_setxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		     struct orfs_reply *r);
+int orfs_op_listxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		      struct orfs_reply *r);
+int orfs_op_removexattr(const struct orfs_req_ctx *ctx,
+			const struct orfs_hdr *h, struct orfs_reply *r);
 
 #endif /* ORFSD_OPS_INT_H */

@@ -10,8 +10,10 @@
  * every entry, a pipeline of `credits` NULLs, a CREDIT_ONLY message, a bad
  * header and an unknown opcode; then, in a directory of its own, MKDIR,
  * CREATE, WRITE and READ of a full inline buffer, SETATTR, SYMLINK and
- * READLINK, LINK, RENAME, COMMIT, a retransmitted UNLINK answered from the
- * duplicate-request cache, and cleanup.  All connections carry the same
+ * READLINK, LINK, RENAME, COMMIT, SETXATTR, GETXATTR, LISTXATTR and
+ * REMOVEXATTR of a trusted.* attribute (works on any filesystem with
+ * xattrs, tmpfs included, since orfsd runs as root), a retransmitted
+ * UNLINK answered from the duplicate-request cache, and cleanup.  All connections carry the same
  * client id, so with two or more a CREATE of connection 0 retransmitted on
  * connection 1 (a reconnect) must get connection 0's reply.  Then a
  * connect with an unsupported version, which must be rejected with
@@ -411,6 +413,73 @@ static const void *rep_body(const uint8_t *out)
 	return out + sizeof(struct orfs_hdr);
 }
 
+/* An xattr request on @fh: @name (NULL: none), @size, @flags. */
+static uint64_t xattr_req(struct client *c, uint16_t op, const struct orfs_fh *fh,
+			  const char *name, uint32_t size, uint32_t flags)
+{
+	uint32_t nl = name ? (uint32_t)strlen(name) : 0;
+	struct orfs_xattr_req *q;
+	uint64_t xid;
+
+	q = req_start(c, 0, op, sizeof(*q) + nl, &xid);
+	q->fh = *fh;
+	q->name_len = orfs_le32(nl);
+	q->size = orfs_le32(size);
+	q->flags = orfs_le32(flags);
+	if (nl)
+		memcpy(q + 1, name, nl);
+	return xid;
+}
+
+#define SMOKE_XATTR		"trusted.smoke"
+#define SMOKE_XATTR_LEN		1000U	/* fits ext4 as well as tmpfs */
+
+/* SETXATTR (a value as inline data), GETXATTR, LISTXATTR, REMOVEXATTR. */
+static void exercise_xattr(struct client *c, int ci, const struct orfs_fh *file,
+			   uint8_t *out)
+{
+	const struct orfs_hdr *rh = (const struct orfs_hdr *)out;
+	const struct orfs_xattr_rep *xr = rep_body(out);
+	uint32_t vl = SMOKE_XATTR_LEN, i;
+	struct orfs_hdr *h;
+	uint8_t *data;
+	bool same = true;
+	uint64_t xid;
+	int st;
+
+	xid = xattr_req(c, ORFS_OP_SETXATTR, file, SMOKE_XATTR, vl, ORFS_XA_CREATE);
+	h = (struct orfs_hdr *)send_buf(c, 0);
+	h->data_len = orfs_le32(vl);
+	data = (uint8_t *)h + orfs_data_offset(orfs_cpu32(h->body_len));
+	for (i = 0; i < vl; i++)
+		data[i] = (uint8_t)(i * 7 + ci);
+	st = call(c, xid, msg_len_data(c, 0), out);
+	tap(st == 0 && rh->body_len == 0, "conn %d: SETXATTR %u bytes (%d)",
+	    ci, vl, st);
+	xid = xattr_req(c, ORFS_OP_GETXATTR, file, SMOKE_XATTR, vl, 0);
+	st = call(c, xid, msg_len(c, 0), out);
+	data = (uint8_t *)orfs_data(rh);
+	for (i = 0; !st && i < vl; i++)
+		same &= data[i] == (uint8_t)(i * 7 + ci);
+	tap(st == 0 && orfs_cpu32(xr->size) == vl &&
+	    orfs_cpu32(rh->data_len) == vl && same,
+	    "conn %d: GETXATTR the same %u bytes back (%d)", ci, vl, st);
+	xid = xattr_req(c, ORFS_OP_LISTXATTR, file, NULL, 64, 0);
+	st = call(c, xid, msg_len(c, 0), out);
+	tap(st == 0 && orfs_cpu32(xr->size) == sizeof(SMOKE_XATTR) &&
+	    orfs_cpu32(rh->data_len) == sizeof(SMOKE_XATTR) &&
+	    !memcmp(orfs_data(rh), SMOKE_XATTR, sizeof(SMOKE_XATTR)),
+	    "conn %d: LISTXATTR (%d)", ci, st);
+	xid = xattr_req(c, ORFS_OP_REMOVEXATTR, file, SMOKE_XATTR, 0, 0);
+	st = call(c, xid, msg_len(c, 0), out);
+	if (!st) {
+		xid = xattr_req(c, ORFS_OP_GETXATTR, file, SMOKE_XATTR, 0, 0);
+		st = call(c, xid, msg_len(c, 0), out);
+	}
+	tap(st == ENODATA, "conn %d: REMOVEXATTR, then GETXATTR: ENODATA (%d)",
+	    ci, st);
+}
+
 /*
  * The data and namespace operations, in a directory of this connection's
  * own under @root.
@@ -491,6 +560,7 @@ static void exercise_rw(struct client *c, int ci, const struct orfs_fh *root,
 		st = call(c, xid, msg_len(c, 0), out);
 		tap(st == 0, "conn %d: COMMIT (%d)", ci, st);
 	}
+	exercise_xattr(c, ci, &file, out);
 	/* SYMLINK + READLINK. */
 	xid = create_req(c, ORFS_OP_SYMLINK, &dir, "l", 0777, 0, "../../outside");
 	st = call(c, xid, msg_len(c, 0), out);

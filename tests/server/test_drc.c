@@ -121,7 +121,7 @@ static void test_cacheable(void **state)
 	static const uint16_t yes[] = {
 		ORFS_OP_CREATE, ORFS_OP_MKDIR, ORFS_OP_MKNOD, ORFS_OP_SYMLINK,
 		ORFS_OP_UNLINK, ORFS_OP_RMDIR, ORFS_OP_RENAME, ORFS_OP_LINK,
-		ORFS_OP_SETATTR,
+		ORFS_OP_SETATTR, ORFS_OP_SETXATTR, ORFS_OP_REMOVEXATTR,
 	};
 	unsigned int i, n = 0;
 	uint16_t op;
@@ -134,6 +134,8 @@ static void test_cacheable(void **state)
 	assert_false(orfs_drc_cacheable(ORFS_OP_WRITE));
 	assert_false(orfs_drc_cacheable(ORFS_OP_READ));
 	assert_false(orfs_drc_cacheable(ORFS_OP_COMMIT));
+	assert_false(orfs_drc_cacheable(ORFS_OP_GETXATTR));
+	assert_false(orfs_drc_cacheable(ORFS_OP_LISTXATTR));
 }
 
 /* A hit returns the original reply, rebuilt with the new xid and credits. */

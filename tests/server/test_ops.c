@@ -22,6 +22,11 @@
  *
  * The test process runs with umask 027, so a server that let the umask
  * reach its creations would fail the exact-mode checks.
+ *
+ * The xattr tests use user.* and trusted.* where the filesystem has both
+ * (ext4, the usual /tmp), and only trusted.* on one without user.*
+ * attributes (tmpfs before Linux 6.6, e.g. ORFS_TEST_TMPDIR on tmpfs in the
+ * 6.1 test VM), checking that the filesystem's EOPNOTSUPP passes through.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -38,6 +43,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -2681,6 +2687,632 @@ static void test_drc_other_ops(void **state)
 	assert_int_equal(run(), EEXIST);
 }
 
+/* ---- extended attributes ---- */
+
+/*
+ * The namespace most xattr tests use: "user." where the export's
+ * filesystem has it, else "trusted." (tmpfs before Linux 6.6 has no user.*
+ * attributes; the server runs as root, so trusted.* always works).
+ */
+static int user_xattrs = -1;	/* unknown yet */
+
+static bool user_xattrs_ok(void)
+{
+	char p[PATH_MAX];
+
+	if (user_xattrs < 0) {
+		rw_path(p, "");
+		if (setxattr(p, "user.orfs-probe", "x", 1, 0) == 0) {
+			user_xattrs = 1;
+			removexattr(p, "user.orfs-probe");
+		} else {
+			assert_int_equal(errno, EOPNOTSUPP);
+			fprintf(stderr, "# %s has no user.* xattrs (tmpfs before "
+				"Linux 6.6): xattr tests use trusted.*\n", p);
+			user_xattrs = 0;
+		}
+	}
+	return user_xattrs;
+}
+
+static const char *xa_ns(void)
+{
+	return user_xattrs_ok() ? "user." : "trusted.";
+}
+
+/* The attribute name @suffix in xa_ns(); valid until the 8th next call. */
+static const char *xn(const char *suffix)
+{
+	static char ring[8][ORFS_XATTR_NAME_MAX + 2];
+	static unsigned int next;
+	char *s = ring[next++ % 8];
+
+	snprintf(s, sizeof(ring[0]), "%s%s", xa_ns(), suffix);
+	return s;
+}
+
+/*
+ * An xattr request in reqbuf: @nl bytes of @name (NULL: none), @size,
+ * @flags, and for SETXATTR @vlen bytes of @value as inline data.
+ */
+static struct orfs_xattr_req *build_xattr_n(uint16_t op,
+					    const struct orfs_fh *fh,
+					    const char *name, uint32_t nl,
+					    uint32_t size, uint32_t flags,
+					    const void *value, uint32_t vlen)
+{
+	struct orfs_xattr_req *q = req_start(op, sizeof(*q) + nl);
+
+	q->fh = *fh;
+	q->name_len = orfs_le32(nl);
+	q->size = orfs_le32(size);
+	q->flags = orfs_le32(flags);
+	if (nl)
+		memcpy(q + 1, name, nl);
+	if (vlen) {
+		REQ->data_len = orfs_le32(vlen);
+		memcpy(reqbuf + orfs_data_offset(sizeof(*q) + nl), value, vlen);
+	}
+	return q;
+}
+
+static struct orfs_xattr_req *build_xattr(uint16_t op, const struct orfs_fh *fh,
+					  const char *name, uint32_t size,
+					  uint32_t flags)
+{
+	return build_xattr_n(op, fh, name, name ? (uint32_t)strlen(name) : 0,
+			     size, flags, NULL, 0);
+}
+
+static struct orfs_xattr_req *build_setxattr(const struct orfs_fh *fh,
+					     const char *name,
+					     const void *value, uint32_t vlen,
+					     uint32_t flags)
+{
+	return build_xattr_n(ORFS_OP_SETXATTR, fh, name, (uint32_t)strlen(name),
+			     vlen, flags, value, vlen);
+}
+
+/* Run the SETXATTR or REMOVEXATTR in reqbuf: an empty reply body. */
+static int run_xattr_change(void)
+{
+	int st = run();
+
+	if (!st) {
+		assert_int_equal(REP->body_len, 0);
+		assert_int_equal(REP->data_len, 0);
+	}
+	return st;
+}
+
+static int do_setxattr(const struct orfs_fh *fh, const char *name,
+		       const void *value, uint32_t vlen, uint32_t flags)
+{
+	build_setxattr(fh, name, value, vlen, flags);
+	return run_xattr_change();
+}
+
+static int do_removexattr(const struct orfs_fh *fh, const char *name)
+{
+	build_xattr(ORFS_OP_REMOVEXATTR, fh, name, 0, 0);
+	return run_xattr_change();
+}
+
+/*
+ * Run the GETXATTR or LISTXATTR in reqbuf; on success check the reply
+ * (rep.size, and inline data of that length only if size was not 0) and
+ * return rep.size in @len.
+ */
+static int run_xattr_query(uint32_t *len)
+{
+	uint32_t size = orfs_cpu32(((struct orfs_xattr_req *)(REQ + 1))->size);
+	int st = run();
+
+	if (!st) {
+		const struct orfs_xattr_rep *r = rep_body();
+		uint32_t n = orfs_cpu32(r->size);
+
+		assert_int_equal(orfs_cpu32(REP->body_len), sizeof(*r));
+		assert_int_equal(r->reserved, 0);
+		assert_int_equal(orfs_cpu32(REP->data_len), size ? n : 0);
+		if (size)
+			assert_true(n <= size);
+		if (len)
+			*len = n;
+	}
+	return st;
+}
+
+static int do_getxattr(const struct orfs_fh *fh, const char *name,
+		       uint32_t size, uint32_t *len)
+{
+	build_xattr(ORFS_OP_GETXATTR, fh, name, size, 0);
+	return run_xattr_query(len);
+}
+
+static int do_listxattr(const struct orfs_fh *fh, uint32_t size, uint32_t *len)
+{
+	build_xattr(ORFS_OP_LISTXATTR, fh, NULL, size, 0);
+	return run_xattr_query(len);
+}
+
+/* GETXATTR must return exactly @vlen bytes of @value. */
+static void assert_xattr(const struct orfs_fh *fh, const char *name,
+			 const void *value, uint32_t vlen)
+{
+	uint32_t n;
+
+	assert_int_equal(do_getxattr(fh, name, 0, &n), 0);
+	assert_int_equal(n, vlen);
+	assert_int_equal(do_getxattr(fh, name, ctx.inline_size, &n), 0);
+	assert_int_equal(n, vlen);
+	if (vlen)
+		assert_memory_equal(orfs_data(REP), value, vlen);
+}
+
+/* The value of @name on export/rw/@rel, read locally (not following). */
+static ssize_t local_xattr(const char *rel, const char *name, char *buf,
+			   size_t size)
+{
+	char p[PATH_MAX];
+
+	rw_path(p, rel);
+	return lgetxattr(p, name, buf, size);
+}
+
+/*
+ * The LISTXATTR reply in repbuf must hold exactly the @n names of @want,
+ * in any order.
+ */
+static void assert_list(const char *const *want, unsigned int n)
+{
+	uint32_t len = orfs_cpu32(REP->data_len), off = 0;
+	const char *data = orfs_data(REP);
+	unsigned int i, seen = 0;
+
+	while (off < len) {
+		size_t l = strnlen(data + off, len - off);
+
+		assert_true(l > 0 && l < len - off);	/* NUL-terminated */
+		for (i = 0; i < n; i++)
+			if (!strcmp(data + off, want[i]))
+				break;
+		if (i == n)
+			fail_msg("unexpected name '%s' in the list", data + off);
+		seen++;
+		off += (uint32_t)l + 1;
+	}
+	assert_int_equal(seen, n);
+}
+
+static void xattr_roundtrip(const struct orfs_fh *fh, const char *rel,
+			    const char *ns)
+{
+	char greet[64], empty[64], big[64], buf[2048];
+	const char *names[3] = { greet, empty, big };
+	uint32_t n;
+
+	snprintf(greet, sizeof(greet), "%sgreeting", ns);
+	snprintf(empty, sizeof(empty), "%sempty", ns);
+	snprintf(big, sizeof(big), "%sbig", ns);
+
+	assert_int_equal(do_setxattr(fh, greet, "hello world", 11, 0), 0);
+	assert_int_equal(local_xattr(rel, greet, buf, sizeof(buf)), 11);
+	assert_memory_equal(buf, "hello world", 11);
+	assert_xattr(fh, greet, "hello world", 11);
+	/* A zero-length value. */
+	assert_int_equal(do_setxattr(fh, empty, NULL, 0, 0), 0);
+	assert_int_equal(local_xattr(rel, empty, buf, sizeof(buf)), 0);
+	assert_xattr(fh, empty, NULL, 0);
+	/* A value of 1000 binary bytes, NULs included. */
+	assert_int_equal(do_setxattr(fh, big, pattern, 1000, 0), 0);
+	assert_int_equal(local_xattr(rel, big, buf, sizeof(buf)), 1000);
+	assert_memory_equal(buf, pattern, 1000);
+	assert_xattr(fh, big, pattern, 1000);
+	/* Overwrite. */
+	assert_int_equal(do_setxattr(fh, greet, "bye", 3, 0), 0);
+	assert_xattr(fh, greet, "bye", 3);
+
+	assert_int_equal(do_listxattr(fh, 4096, &n), 0);
+	assert_int_equal(n, strlen(greet) + strlen(empty) + strlen(big) + 3);
+	assert_list(names, 3);
+
+	assert_int_equal(do_removexattr(fh, greet), 0);
+	assert_int_equal(local_xattr(rel, greet, buf, sizeof(buf)), -1);
+	assert_int_equal(errno, ENODATA);
+	assert_int_equal(do_getxattr(fh, greet, 64, NULL), ENODATA);
+	assert_int_equal(do_removexattr(fh, greet), ENODATA);
+	assert_int_equal(do_removexattr(fh, empty), 0);
+	assert_int_equal(do_removexattr(fh, big), 0);
+	assert_int_equal(do_listxattr(fh, 4096, &n), 0);
+	assert_int_equal(n, 0);
+}
+
+/* SET, GET, LIST, REMOVE on a file and a directory, in both namespaces. */
+static void test_xattr_roundtrip(void **state)
+{
+	struct orfs_fh dir = scratch("xa-rt"), fh = new_file(&dir, "f");
+
+	fill_pattern();
+	xattr_roundtrip(&fh, "xa-rt/f", "trusted.");
+	xattr_roundtrip(&dir, "xa-rt", "trusted.");
+	if (user_xattrs_ok()) {
+		xattr_roundtrip(&fh, "xa-rt/f", "user.");
+		xattr_roundtrip(&dir, "xa-rt", "user.");
+	} else {
+		/* The filesystem's EOPNOTSUPP passes through. */
+		assert_int_equal(do_setxattr(&fh, "user.a", "v", 1, 0), EOPNOTSUPP);
+		assert_int_equal(do_getxattr(&fh, "user.a", 8, NULL), EOPNOTSUPP);
+	}
+}
+
+static void test_xattr_create_replace(void **state)
+{
+	struct orfs_fh dir = scratch("xa-cr"), fh = new_file(&dir, "f");
+	const char *name = xn("cr");
+	char buf[16];
+
+	/* REPLACE of a missing attribute: ENODATA, nothing made. */
+	assert_int_equal(do_setxattr(&fh, name, "r", 1, ORFS_XA_REPLACE), ENODATA);
+	assert_int_equal(local_xattr("xa-cr/f", name, buf, sizeof(buf)), -1);
+	assert_int_equal(errno, ENODATA);
+	/* CREATE: made once, then EEXIST with the value kept. */
+	assert_int_equal(do_setxattr(&fh, name, "one", 3, ORFS_XA_CREATE), 0);
+	assert_int_equal(do_setxattr(&fh, name, "two", 3, ORFS_XA_CREATE), EEXIST);
+	assert_xattr(&fh, name, "one", 3);
+	/* REPLACE of an existing one. */
+	assert_int_equal(do_setxattr(&fh, name, "three", 5, ORFS_XA_REPLACE), 0);
+	assert_xattr(&fh, name, "three", 5);
+	/* No flag: either. */
+	assert_int_equal(do_setxattr(&fh, name, "four", 4, 0), 0);
+	assert_xattr(&fh, name, "four", 4);
+	assert_int_equal(do_removexattr(&fh, name), 0);
+	assert_int_equal(do_setxattr(&fh, name, "five", 4, 0), 0);
+	assert_xattr(&fh, name, "five", 4);
+	/* Both flags, unknown flags: EINVAL, nothing changed. */
+	assert_int_equal(do_setxattr(&fh, name, "x", 1,
+				     ORFS_XA_CREATE | ORFS_XA_REPLACE), EINVAL);
+	assert_int_equal(do_setxattr(&fh, name, "x", 1, 0x4), EINVAL);
+	assert_int_equal(do_setxattr(&fh, name, "x", 1,
+				     ORFS_XA_REPLACE | 0x80000000U), EINVAL);
+	assert_xattr(&fh, name, "five", 4);
+}
+
+/* size 0 queries, ERANGE, and the bounds of size. */
+static void test_xattr_sizes(void **state)
+{
+	struct orfs_fh dir = scratch("xa-size"), fh = new_file(&dir, "f");
+	struct orfs_fh bare = new_file(&dir, "bare");
+	const char *a = xn("a"), *b = xn("bb");
+	static uint8_t value[ORFS_INLINE_MAX + 8];
+	uint32_t n, list_len;
+
+	fill_pattern();
+	assert_int_equal(do_setxattr(&fh, a, pattern, 100, 0), 0);
+	assert_int_equal(do_setxattr(&fh, b, "v", 1, 0), 0);
+
+	/* GETXATTR: the length alone, then the value; exact fit; ERANGE. */
+	assert_int_equal(do_getxattr(&fh, a, 0, &n), 0);
+	assert_int_equal(n, 100);
+	assert_int_equal(do_getxattr(&fh, a, 100, &n), 0);
+	assert_int_equal(n, 100);
+	assert_memory_equal(orfs_data(REP), pattern, 100);
+	assert_int_equal(do_getxattr(&fh, a, 99, NULL), ERANGE);
+	assert_int_equal(do_getxattr(&fh, a, 1, NULL), ERANGE);
+	/* Missing: ENODATA whatever the size. */
+	assert_int_equal(do_getxattr(&fh, xn("none"), 0, NULL), ENODATA);
+	assert_int_equal(do_getxattr(&fh, xn("none"), 10, NULL), ENODATA);
+
+	/* LISTXATTR: the same rules against the filtered list. */
+	list_len = (uint32_t)(strlen(a) + strlen(b) + 2);
+	assert_int_equal(do_listxattr(&fh, 0, &n), 0);
+	assert_int_equal(n, list_len);
+	assert_int_equal(do_listxattr(&fh, list_len, &n), 0);
+	assert_int_equal(n, list_len);
+	{
+		const char *want[] = { a, b };
+
+		assert_list(want, 2);
+	}
+	assert_int_equal(do_listxattr(&fh, list_len - 1, NULL), ERANGE);
+	assert_int_equal(do_listxattr(&fh, 1, NULL), ERANGE);
+	/* No attributes: an empty list, with or without a size. */
+	assert_int_equal(do_listxattr(&bare, 0, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(do_listxattr(&bare, 16, &n), 0);
+	assert_int_equal(n, 0);
+
+	/* size above the inline threshold: EINVAL (GET, LIST), E2BIG (SET). */
+	assert_int_equal(do_getxattr(&fh, a, ORFS_INLINE_DEFAULT + 1, NULL), EINVAL);
+	assert_int_equal(do_listxattr(&fh, ORFS_INLINE_DEFAULT + 1, NULL), EINVAL);
+	ctx.inline_size = ORFS_INLINE_MIN;
+	assert_int_equal(do_getxattr(&fh, a, ORFS_INLINE_MIN, &n), 0);
+	assert_int_equal(do_getxattr(&fh, a, ORFS_INLINE_MIN + 1, NULL), EINVAL);
+	assert_int_equal(do_listxattr(&fh, ORFS_INLINE_MIN + 1, NULL), EINVAL);
+	assert_int_equal(do_setxattr(&fh, xn("c"), pattern, ORFS_INLINE_MIN, 0), 0);
+	assert_xattr(&fh, xn("c"), pattern, ORFS_INLINE_MIN);
+	assert_int_equal(do_setxattr(&fh, xn("d"), pattern, ORFS_INLINE_MIN + 1, 0),
+			 E2BIG);
+	/* ... and above 64 KiB even at the largest threshold. */
+	ctx.inline_size = ORFS_INLINE_MAX;
+	assert_int_equal(do_getxattr(&fh, a, ORFS_INLINE_MAX + 1, NULL), EINVAL);
+	assert_int_equal(do_listxattr(&fh, ORFS_INLINE_MAX + 1, NULL), EINVAL);
+	assert_int_equal(do_setxattr(&fh, xn("d"), value, ORFS_INLINE_MAX + 1, 0),
+			 E2BIG);
+	assert_int_equal(do_getxattr(&fh, a, ORFS_INLINE_MAX, &n), 0);
+	assert_int_equal(n, 100);
+	assert_int_equal(do_getxattr(&fh, xn("d"), 0, NULL), ENODATA);
+}
+
+/* Names outside user.* and trusted.*, and names that are only a prefix. */
+static void test_xattr_namespaces(void **state)
+{
+	static const char *const foreign[] = {
+		"security.x", "security.selinux", "system.posix_acl_access",
+		"system.x", "user", "trusted", "userx", "user:x", "User.x",
+		"TRUSTED.x", "x", "os2.x", ".user.x", "usertrusted.x",
+	};
+	static const char *const prefix_only[] = { "user.", "trusted." };
+	struct orfs_fh dir = scratch("xa-ns"), fh = new_file(&dir, "f");
+	char p[PATH_MAX], buf[16];
+	unsigned int i;
+	uint32_t n;
+
+	for (i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++) {
+		assert_int_equal(do_getxattr(&fh, foreign[i], 16, NULL), EOPNOTSUPP);
+		assert_int_equal(do_getxattr(&fh, foreign[i], 0, NULL), EOPNOTSUPP);
+		assert_int_equal(do_setxattr(&fh, foreign[i], "v", 1, 0), EOPNOTSUPP);
+		assert_int_equal(do_setxattr(&fh, foreign[i], "v", 1,
+					     ORFS_XA_CREATE), EOPNOTSUPP);
+		assert_int_equal(do_removexattr(&fh, foreign[i]), EOPNOTSUPP);
+	}
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(do_getxattr(&fh, prefix_only[i], 16, NULL), EINVAL);
+		assert_int_equal(do_setxattr(&fh, prefix_only[i], "v", 1, 0), EINVAL);
+		assert_int_equal(do_removexattr(&fh, prefix_only[i]), EINVAL);
+	}
+	/* Nothing was set locally. */
+	rw_path(p, "xa-ns/f");
+	assert_int_equal(lgetxattr(p, "security.x", buf, sizeof(buf)), -1);
+
+	/*
+	 * The server's own security.* attributes are not listed (nor is
+	 * their length counted), and stay untouched.
+	 */
+	assert_int_equal(lsetxattr(p, "security.orfs-test", "secret", 6, 0), 0);
+	assert_int_equal(do_setxattr(&fh, "trusted.t", "1", 1, 0), 0);
+	if (user_xattrs_ok())
+		assert_int_equal(do_setxattr(&fh, "user.u", "2", 1, 0), 0);
+	{
+		const char *want[] = { "trusted.t", "user.u" };
+		uint32_t len = 10 + (user_xattrs_ok() ? 7 : 0);
+
+		assert_int_equal(do_listxattr(&fh, 0, &n), 0);
+		assert_int_equal(n, len);
+		assert_int_equal(do_listxattr(&fh, len, &n), 0);
+		assert_list(want, user_xattrs_ok() ? 2 : 1);
+	}
+	assert_int_equal(do_getxattr(&fh, "security.orfs-test", 16, NULL), EOPNOTSUPP);
+	assert_int_equal(do_removexattr(&fh, "security.orfs-test"), EOPNOTSUPP);
+	assert_int_equal(lgetxattr(p, "security.orfs-test", buf, sizeof(buf)), 6);
+	/* The full length of a list with only security.* names is 0. */
+	assert_int_equal(do_removexattr(&fh, "trusted.t"), 0);
+	if (user_xattrs_ok())
+		assert_int_equal(do_removexattr(&fh, "user.u"), 0);
+	assert_int_equal(do_listxattr(&fh, 0, &n), 0);
+	assert_int_equal(n, 0);
+}
+
+/*
+ * Symlinks and special files: the attribute of the object itself (never a
+ * symlink's target, never an open of a FIFO), and the kernel's refusal of
+ * user.* on them (EPERM to change, ENODATA to read) passes through.
+ */
+static void test_xattr_special_files(void **state)
+{
+	struct orfs_fh dir = scratch("xa-spec"), l, fifo, f;
+	char p[PATH_MAX], buf[16];
+	uint32_t n;
+
+	mkfile_rw("xa-spec/f", "x");
+	rw_path(p, "xa-spec/l");
+	assert_int_equal(symlink("f", p), 0);
+	rw_path(p, "xa-spec/p");
+	assert_int_equal(mkfifo(p, 0644), 0);
+	f = fh_of(&dir, "f");
+	l = fh_of(&dir, "l");
+	fifo = fh_of(&dir, "p");
+
+	if (user_xattrs_ok()) {
+		assert_int_equal(do_setxattr(&l, "user.a", "v", 1, 0), EPERM);
+		assert_int_equal(do_setxattr(&fifo, "user.a", "v", 1, 0), EPERM);
+		assert_int_equal(do_getxattr(&l, "user.a", 16, NULL), ENODATA);
+		assert_int_equal(do_removexattr(&l, "user.a"), EPERM);
+		assert_int_equal(do_removexattr(&fifo, "user.a"), EPERM);
+		/* The target is untouched: the link was not followed. */
+		assert_int_equal(local_xattr("xa-spec/f", "user.a", buf,
+					     sizeof(buf)), -1);
+	}
+	/* trusted.* is allowed on a link: it lands on the link itself. */
+	assert_int_equal(do_setxattr(&l, "trusted.a", "link", 4, 0), 0);
+	assert_int_equal(local_xattr("xa-spec/l", "trusted.a", buf, sizeof(buf)), 4);
+	assert_int_equal(local_xattr("xa-spec/f", "trusted.a", buf, sizeof(buf)), -1);
+	assert_int_equal(errno, ENODATA);
+	assert_int_equal(do_getxattr(&f, "trusted.a", 16, NULL), ENODATA);
+	assert_xattr(&l, "trusted.a", "link", 4);
+	assert_int_equal(do_listxattr(&l, 64, &n), 0);
+	{
+		const char *want[] = { "trusted.a" };
+
+		assert_list(want, 1);
+	}
+	assert_int_equal(do_removexattr(&l, "trusted.a"), 0);
+	/* A FIFO with no writer: served without opening it (no hang). */
+	assert_int_equal(do_setxattr(&fifo, "trusted.b", "fifo", 4, 0), 0);
+	assert_xattr(&fifo, "trusted.b", "fifo", 4);
+	assert_int_equal(do_removexattr(&fifo, "trusted.b"), 0);
+}
+
+static void test_xattr_malformed(void **state)
+{
+	static const uint16_t named[] = {
+		ORFS_OP_GETXATTR, ORFS_OP_SETXATTR, ORFS_OP_REMOVEXATTR,
+	};
+	static const uint16_t all[] = {
+		ORFS_OP_GETXATTR, ORFS_OP_SETXATTR, ORFS_OP_LISTXATTR,
+		ORFS_OP_REMOVEXATTR,
+	};
+	struct orfs_fh dir = scratch("xa-bad"), fh = new_file(&dir, "f");
+	char name[ORFS_XATTR_NAME_MAX + 2];
+	struct orfs_xattr_req *q;
+	const char *ok = xn("ok");
+	uint32_t nl = (uint32_t)strlen(ok), n;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		uint16_t op = named[i];
+		/* SETXATTR carries a 1-byte value, the others none. */
+		uint32_t vl = op == ORFS_OP_SETXATTR ? 1 : 0;
+		uint32_t size = op == ORFS_OP_GETXATTR ? 16 : vl;
+
+		/* name_len past the body, huge, zero; a NUL in the name. */
+		q = build_xattr_n(op, &fh, ok, nl, size, 0, "v", vl);
+		q->name_len = orfs_le32(nl + 1);
+		assert_int_equal(run(), EBADMSG);
+		q->name_len = orfs_le32(0xffffffffU);
+		assert_int_equal(run(), EBADMSG);
+		q->name_len = 0;
+		assert_int_equal(run(), EBADMSG);
+		q = build_xattr_n(op, &fh, "user.a\0b", 8, size, 0, "v", vl);
+		assert_int_equal(run(), EBADMSG);
+		q = build_xattr_n(op, &fh, "\0user.ab", 8, size, 0, "v", vl);
+		assert_int_equal(run(), EBADMSG);
+		/* Longer than ORFS_XATTR_NAME_MAX. */
+		snprintf(name, sizeof(name), "%s", xa_ns());
+		memset(name + strlen(name), 'n',
+		       ORFS_XATTR_NAME_MAX + 1 - strlen(name));
+		name[ORFS_XATTR_NAME_MAX + 1] = '\0';
+		build_xattr_n(op, &fh, name, ORFS_XATTR_NAME_MAX + 1, size, 0,
+			      "v", vl);
+		assert_int_equal(run(), ENAMETOOLONG);
+		/* Truncated fixed body; bytes missing from the message. */
+		req_start(op, sizeof(*q) - 1);
+		assert_int_equal(run(), EBADMSG);
+		build_xattr_n(op, &fh, ok, nl, size, 0, "v", vl);
+		assert_int_equal(run_len(req_len() - 1), EBADMSG);
+		/* reserved, a bad handle. */
+		q = build_xattr_n(op, &fh, ok, nl, size, 0, "v", vl);
+		q->reserved = orfs_le32(1);
+		assert_int_equal(run(), EINVAL);
+		q = build_xattr_n(op, &fh, ok, nl, size, 0, "v", vl);
+		q->fh.len = orfs_le32(ORFS_FH_DATA + 1);
+		assert_int_equal(run(), EBADMSG);
+		q->fh.len = 0;
+		assert_int_equal(run(), EBADMSG);
+	}
+	/* A name of exactly ORFS_XATTR_NAME_MAX bytes is fine. */
+	name[ORFS_XATTR_NAME_MAX] = '\0';
+	assert_int_equal(do_setxattr(&fh, name, "v", 1, 0), 0);
+	assert_xattr(&fh, name, "v", 1);
+	assert_int_equal(do_removexattr(&fh, name), 0);
+
+	/* Flags where none are defined; REMOVEXATTR with a size. */
+	build_xattr(ORFS_OP_GETXATTR, &fh, ok, 16, ORFS_XA_CREATE);
+	assert_int_equal(run(), EINVAL);
+	build_xattr(ORFS_OP_LISTXATTR, &fh, NULL, 16, ORFS_XA_REPLACE);
+	assert_int_equal(run(), EINVAL);
+	build_xattr(ORFS_OP_REMOVEXATTR, &fh, ok, 0, ORFS_XA_CREATE);
+	assert_int_equal(run(), EINVAL);
+	build_xattr(ORFS_OP_REMOVEXATTR, &fh, ok, 1, 0);
+	assert_int_equal(run(), EINVAL);
+	/* LISTXATTR: a name, or a reserved field. */
+	build_xattr(ORFS_OP_LISTXATTR, &fh, ok, 16, 0);
+	assert_int_equal(run(), EINVAL);
+	q = build_xattr(ORFS_OP_LISTXATTR, &fh, NULL, 16, 0);
+	q->name_len = orfs_le32(1);		/* and past the body */
+	assert_int_equal(run(), EINVAL);
+	q = build_xattr(ORFS_OP_LISTXATTR, &fh, NULL, 16, 0);
+	q->reserved = orfs_le32(0x100);
+	assert_int_equal(run(), EINVAL);
+	req_start(ORFS_OP_LISTXATTR, sizeof(*q) - 8);
+	assert_int_equal(run(), EBADMSG);
+
+	/* SETXATTR: data_len must equal size. */
+	q = build_setxattr(&fh, ok, "abcd", 4, 0);
+	q->size = orfs_le32(3);
+	assert_int_equal(run(), EBADMSG);
+	q->size = orfs_le32(5);
+	assert_int_equal(run(), EBADMSG);
+	q = build_setxattr(&fh, ok, NULL, 0, 0);
+	q->size = orfs_le32(1);
+	assert_int_equal(run(), EBADMSG);
+	q = build_setxattr(&fh, ok, "abcd", 4, 0);
+	REQ->data_len = orfs_le32(0);
+	assert_int_equal(run(), EBADMSG);
+	/* ... and the data must be there. */
+	build_setxattr(&fh, ok, "abcd", 4, 0);
+	assert_int_equal(run_len(req_len() - 1), EBADMSG);
+	/* Inline data on the other three. */
+	for (i = 0; i < 4; i++) {
+		if (all[i] == ORFS_OP_SETXATTR)
+			continue;
+		build_xattr_n(all[i], &fh, all[i] == ORFS_OP_LISTXATTR ? NULL : ok,
+			      all[i] == ORFS_OP_LISTXATTR ? 0 : nl,
+			      all[i] == ORFS_OP_REMOVEXATTR ? 0 : 16, 0, "dddd", 4);
+		assert_int_equal(run(), EBADMSG);
+	}
+	/* Nothing was set. */
+	assert_int_equal(do_listxattr(&fh, 0, &n), 0);
+	assert_int_equal(n, 0);
+}
+
+/*
+ * SETXATTR and REMOVEXATTR are answered from the duplicate-request cache:
+ * a retransmitted CREATE gets its original answer (not EEXIST) and does
+ * not undo a later change; one with a different value is not a hit.
+ */
+static void test_xattr_drc(void **state)
+{
+	struct orfs_fh dir = scratch("xa-drc"), fh = new_file(&dir, "f");
+	const char *name = xn("d");
+
+	build_setxattr(&fh, name, "v1", 2, ORFS_XA_CREATE);
+	req_ident(6001, 1, 0);
+	assert_int_equal(run_xattr_change(), 0);
+	assert_int_equal(do_setxattr(&fh, name, "later", 5, ORFS_XA_REPLACE), 0);
+
+	build_setxattr(&fh, name, "v1", 2, ORFS_XA_CREATE);
+	req_ident(6001, 4, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run_xattr_change(), 0);	/* not EEXIST */
+	assert_true(orfs_cpu64(REP->xid) == (6001ULL << 16 | 4));
+	assert_xattr(&fh, name, "later", 5);		/* not run again */
+	/* Same body, another value: not the original, so it runs. */
+	build_setxattr(&fh, name, "v2", 2, ORFS_XA_CREATE);
+	req_ident(6001, 4, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run(), EEXIST);
+	/* A new request runs. */
+	build_setxattr(&fh, name, "v1", 2, ORFS_XA_CREATE);
+	req_ident(6002, 1, 0);
+	assert_int_equal(run(), EEXIST);
+
+	/* REMOVEXATTR: the retransmission does not see ENODATA. */
+	build_xattr(ORFS_OP_REMOVEXATTR, &fh, name, 0, 0);
+	req_ident(6003, 0, 0);
+	assert_int_equal(run_xattr_change(), 0);
+	req_ident(6003, 2, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run_xattr_change(), 0);
+	req_ident(6004, 0, 0);
+	assert_int_equal(run(), ENODATA);
+	/* GETXATTR is not cached: a retransmission runs. */
+	build_xattr(ORFS_OP_GETXATTR, &fh, name, 16, 0);
+	req_ident(6005, 0, 0);
+	assert_int_equal(run(), ENODATA);
+	assert_int_equal(do_setxattr(&fh, name, "back", 4, 0), 0);
+	build_xattr(ORFS_OP_GETXATTR, &fh, name, 16, 0);
+	req_ident(6005, 1, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run_xattr_query(NULL), 0);
+}
+
 /* ---- fuzzing ---- */
 
 /* Handles the fuzzer's valid requests use. */
@@ -2761,6 +3393,26 @@ static void fuzz_build(uint16_t op, const struct fuzz_fhs *f)
 	case ORFS_OP_LINK:
 		build_link(&f->file, &f->dir, "h");
 		break;
+	case ORFS_OP_GETXATTR:
+		build_xattr(op, random() % 2 ? &f->file : &f->link,
+			    random() % 2 ? "user.fz" : "trusted.fz",
+			    (uint32_t)random() % 64, 0);
+		break;
+	case ORFS_OP_SETXATTR:
+		build_setxattr(random() % 2 ? &f->file : &f->link,
+			       random() % 2 ? "user.fz" : "trusted.fz",
+			       "fuzzvalue", (uint32_t)random() % 10,
+			       (uint32_t)random() % 3);
+		break;
+	case ORFS_OP_LISTXATTR:
+		build_xattr(op, random() % 2 ? &f->file : &f->dir, NULL,
+			    (uint32_t)random() % 64, 0);
+		break;
+	case ORFS_OP_REMOVEXATTR:
+		build_xattr(op, &f->file,
+			    random() % 2 ? "user.fz" : "trusted.fz", 0, 0);
+		break;
+	case ORFS_OP_SETATTR:
 	default: {
 		struct orfs_setattr_req *q = req_start(ORFS_OP_SETATTR, sizeof(*q));
 
@@ -2892,6 +3544,13 @@ int main(void)
 		cmocka_unit_test_teardown(test_drc_rename, reset_ctx),
 		cmocka_unit_test_teardown(test_drc_not_used, reset_ctx),
 		cmocka_unit_test_teardown(test_drc_other_ops, reset_ctx),
+		cmocka_unit_test_teardown(test_xattr_roundtrip, reset_ctx),
+		cmocka_unit_test_teardown(test_xattr_create_replace, reset_ctx),
+		cmocka_unit_test_teardown(test_xattr_sizes, reset_ctx),
+		cmocka_unit_test_teardown(test_xattr_namespaces, reset_ctx),
+		cmocka_unit_test_teardown(test_xattr_special_files, reset_ctx),
+		cmocka_unit_test_teardown(test_xattr_malformed, reset_ctx),
+		cmocka_unit_test_teardown(test_xattr_drc, reset_ctx),
 		cmocka_unit_test_teardown(test_fuzz, reset_ctx),
 	};
 

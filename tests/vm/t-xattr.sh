@@ -9,7 +9,8 @@ mnt=$ORFS_WORK/mnt
 mkdir -p "$exp"
 truncate -s 64M "$ORFS_WORK/ext4.img"
 mkfs.ext4 -q -F "$ORFS_WORK/ext4.img"
-mount -o loop "$ORFS_WORK/ext4.img" "$exp"
+modprobe loop
+mount -t ext4 -o loop "$ORFS_WORK/ext4.img" "$exp"
 echo data >"$exp/f"
 mkdir "$exp/d"
 orfs_insmod
