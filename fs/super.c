@@ -34,6 +34,7 @@ enum orfs_param {
 	Opt_keepalive,
 	Opt_soft,
 	Opt_hard,
+	Opt_addr,
 };
 
 static const struct fs_parameter_spec orfs_fs_parameters[] = {
@@ -54,6 +55,7 @@ static const struct fs_parameter_spec orfs_fs_parameters[] = {
 	fsparam_u32("keepalive", Opt_keepalive),
 	fsparam_flag("soft",	Opt_soft),
 	fsparam_flag("hard",	Opt_hard),
+	fsparam_string("addr",	Opt_addr),
 	{}
 };
 
@@ -224,6 +226,12 @@ static int orfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case Opt_hard:
 		o->soft = false;
+		break;
+	case Opt_addr:
+		/*
+		 * Shown in /proc/mounts, so mount(8) hands it back on remount.
+		 * The address always comes from the source.
+		 */
 		break;
 	}
 	return 0;

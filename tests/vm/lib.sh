@@ -61,14 +61,19 @@ orfs_mount() {
 	mount -t orfs ${opts:+-o "$opts"} "$ORFS_SRV_ADDR:$path" "$mnt"
 }
 
-# Unmounts every ORFS mount, stops orfsd, unloads the module.
+# Unmounts every ORFS mount (while orfsd still runs), stops orfsd, then
+# unmounts whatever else the test mounted under $ORFS_WORK, and unloads the
+# module.
 orfs_cleanup() {
 	local m ok=0
-	for m in $(awk -v w="$ORFS_WORK" '$3 == "orfs" || index($2, w) == 1 { print $2 }' /proc/mounts | tac); do
+	for m in $(awk '$3 == "orfs" { print $2 }' /proc/mounts | tac); do
 		umount "$m" || umount -f "$m" || ok=1
 	done
 	pkill -x orfsd 2>/dev/null && sleep 0.2
 	pkill -9 -x orfsd 2>/dev/null
+	for m in $(awk -v w="$ORFS_WORK" 'index($2, w) == 1 { print $2 }' /proc/mounts | tac); do
+		umount "$m" || ok=1
+	done
 	if grep -q '^orfs ' /proc/modules; then
 		rmmod orfs || ok=1
 	fi

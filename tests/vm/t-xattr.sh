@@ -8,7 +8,7 @@ exp=$ORFS_WORK/export
 mnt=$ORFS_WORK/mnt
 mkdir -p "$exp"
 truncate -s 64M "$ORFS_WORK/ext4.img"
-mkfs.ext4 -q -F "$ORFS_WORK/ext4.img"
+mkfs.ext4 -q -F -b 4096 "$ORFS_WORK/ext4.img"
 modprobe loop
 mount -t ext4 -o loop "$ORFS_WORK/ext4.img" "$exp"
 echo data >"$exp/f"
