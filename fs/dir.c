@@ -80,10 +80,11 @@ static struct dentry *orfs_lookup(struct inode *dir, struct dentry *dentry,
  * @dentry: the dentry
  * @flags: LOOKUP_* flags
  *
- * Within the attribute cache timeout a dentry is trusted.  After it, the
- * name is looked up again: a positive dentry stays valid if the server
- * still maps the name to the same handle, a negative one if the name is
- * still absent.
+ * Within its directory's attribute timeout a dentry is trusted.  After it,
+ * or when the VFS retries a walk that hit ESTALE (LOOKUP_REVAL), the name
+ * is looked up again: a positive dentry stays valid if the server still
+ * maps the name to the same handle, a negative one if the name is still
+ * absent.
  *
  * Context: process; may sleep unless LOOKUP_RCU.
  * Return: 1 valid, 0 invalid, or a negative errno.
@@ -98,9 +99,12 @@ static int orfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 
 	/*
 	 * A name is trusted as long as its directory's attributes are; the
-	 * stamp orders it after the last time we asked about it.
+	 * stamp orders it after the last time we asked about it.  After an
+	 * ESTALE the VFS walks again with LOOKUP_REVAL: then always ask.
 	 */
 	if (flags & LOOKUP_RCU) {
+		if (flags & LOOKUP_REVAL)
+			return -ECHILD;
 		parent = READ_ONCE(dentry->d_parent);
 		dir = d_inode_rcu(parent);
 		if (dir && time_before(jiffies, dentry->d_time + READ_ONCE(ORFS_I(dir)->attr_timeo)))
@@ -109,7 +113,8 @@ static int orfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 	}
 	parent = dget_parent(dentry);
 	dir = d_inode(parent);
-	if (time_before(jiffies, dentry->d_time + READ_ONCE(ORFS_I(dir)->attr_timeo))) {
+	if (!(flags & LOOKUP_REVAL) &&
+	    time_before(jiffies, dentry->d_time + READ_ONCE(ORFS_I(dir)->attr_timeo))) {
 		dput(parent);
 		return 1;
 	}

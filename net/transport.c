@@ -146,8 +146,7 @@ struct orfs_conn {
 	struct list_head	dev_node;
 };
 
-/*
- * Every connection bound to a device, so that removing the device can tear
+/* Every connection bound to a device, so that removing the device can tear
  * them down before rdma_cm lets it go (see orfs_ib_remove()).
  */
 static LIST_HEAD(orfs_conn_list);
@@ -178,8 +177,7 @@ u16 orfs_conn_credits(const struct orfs_conn *conn)
 	return conn->nslots;
 }
 
-/*
- * xid = request sequence number << 16 | slot index.  The sequence number is
+/* xid = request sequence number << 16 | slot index.  The sequence number is
  * unique per mount and survives retransmission (the server's duplicate-
  * request cache keys on it); the slot index finds the slot in O(1).  A late
  * reply never matches a reused slot because the sequence number differs.

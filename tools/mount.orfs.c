@@ -44,6 +44,8 @@ static const struct flag_opt flag_opts[] = {
 	{ "nofail", 0, 0 }, { "_netdev", 0, 0 },
 };
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 static int verbose;
 
 static void usage(void)
@@ -66,10 +68,10 @@ static int split_options(const char *opts, unsigned long *flags, char *data, siz
 		return -ENOMEM;
 	data[0] = '\0';
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; i < sizeof(flag_opts) / sizeof(flag_opts[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(flag_opts); i++)
 			if (!strcmp(tok, flag_opts[i].name))
 				break;
-		if (i < sizeof(flag_opts) / sizeof(flag_opts[0])) {
+		if (i < ARRAY_SIZE(flag_opts)) {
 			*flags = (*flags | flag_opts[i].set) & ~flag_opts[i].clear;
 			continue;
 		}
@@ -102,12 +104,15 @@ static int resolve(const char *host, char *out, size_t len)
 			break;
 	if (!ai)
 		ai = res;
-	if (ai->ai_family == AF_INET)
+	if (ai->ai_family == AF_INET) {
 		inet_ntop(AF_INET, &((struct sockaddr_in *)ai->ai_addr)->sin_addr, out, len);
-	else
-		snprintf(out, len, "[%s]", inet_ntop(AF_INET6,
-			 &((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr,
-			 (char[INET6_ADDRSTRLEN]){0}, INET6_ADDRSTRLEN));
+	} else {
+		char v6[INET6_ADDRSTRLEN];
+
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr,
+			  v6, sizeof(v6));
+		snprintf(out, len, "[%s]", v6);
+	}
 	freeaddrinfo(res);
 	return 0;
 }

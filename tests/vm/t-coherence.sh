@@ -44,6 +44,13 @@ rm "$a/late"
 sleep 3
 expect_fail "No such file" stat "$b/late"
 
+# Replaced under a cached name on the other mount: the stale handle makes
+# the VFS walk again (LOOKUP_REVAL) and the new file is found at once.
+stat "$b/file" >/dev/null
+rm "$a/file"
+echo "replacement" >"$a/file"
+[ "$(cat "$b/file")" = "replacement" ] || fail "B did not recover from a stale handle"
+
 # A file removed under an open descriptor on the other mount: ESTALE, like NFS.
 exec 4<"$b/blob"
 rm "$a/blob"
