@@ -35,8 +35,23 @@ run_layer() {
 }
 
 build() {
-	local ok=0
-	if make -s module KDIR="${KDIR:-}" W=1; then echo "PASS build/orfs.ko"; else echo "FAIL build/orfs.ko"; ok=1; fi
+	local ok=0 log=$out/kbuild.log
+
+	# The module must be clean under W=1 and sparse: any warning fails.
+	if make module KDIR="${KDIR:-}" W=1 >"$log" 2>&1 && ! grep -q 'warning:' "$log"; then
+		echo "PASS build/orfs.ko (W=1)"
+	else
+		cat "$log"
+		echo "FAIL build/orfs.ko (W=1)"
+		ok=1
+	fi
+	if make module KDIR="${KDIR:-}" C=2 >"$log" 2>&1 && ! grep -qE 'warning:|error:' "$log"; then
+		echo "PASS build/sparse"
+	else
+		grep -E 'warning:|error:' "$log" | head -n 40
+		echo "FAIL build/sparse"
+		ok=1
+	fi
 	if make -s server; then echo "PASS build/orfsd"; else echo "FAIL build/orfsd"; ok=1; fi
 	if make -s tools; then echo "PASS build/tools"; else echo "FAIL build/tools"; ok=1; fi
 	return $ok
