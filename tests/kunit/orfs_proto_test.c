@@ -75,6 +75,10 @@ static const struct orfs_test_op orfs_test_ops[] = {
 	{ ORFS_OP_LINK,     136, 96,  "LINK" },
 	{ ORFS_OP_SETATTR,  112, 96,  "SETATTR" },
 	{ ORFS_OP_COMMIT,   64,  0,   "COMMIT" },
+	{ ORFS_OP_GETXATTR, 80,  8,   "GETXATTR" },
+	{ ORFS_OP_SETXATTR, 80,  0,   "SETXATTR" },
+	{ ORFS_OP_LISTXATTR, 80, 8,   "LISTXATTR" },
+	{ ORFS_OP_REMOVEXATTR, 80, 0, "REMOVEXATTR" },
 };
 
 /**
