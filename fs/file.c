@@ -16,6 +16,11 @@
 #include <linux/uio.h>
 #include "orfs_fs.h"
 
+/* The most folios one request carries: ORFS_INLINE_MAX in 4 KiB pages. */
+#define ORFS_BATCH_MAX	16
+
+static int orfs_read_folio(struct file *file, struct folio *folio);
+
 /**
  * orfs_read_page() - fill one locked page-cache page from the server
  * @inode: the file
@@ -69,6 +74,97 @@ static int orfs_read_page(struct inode *inode, struct folio *folio)
 		memset(kaddr + done, 0, PAGE_SIZE - done);
 	kunmap_local(kaddr);
 	return ret;
+}
+
+/* Folios per READ or WRITE request: what one inline message can carry. */
+static u32 orfs_batch_pages(struct orfs_clnt *clnt)
+{
+	return min_t(u32, orfs_clnt_inline_size(clnt) >> PAGE_SHIFT,
+		     min_t(u32, orfs_clnt_max_data_sge(clnt), ORFS_BATCH_MAX));
+}
+
+/**
+ * orfs_read_batch() - fill consecutive locked folios with one READ
+ * @inode: the file
+ * @folios: single-page folios at consecutive indices, locked
+ * @nr: how many (at most orfs_batch_pages())
+ *
+ * Each folio is marked up to date (bytes past end of file zeroed) and
+ * unlocked; on error they are unlocked without being marked, so a later
+ * read_folio retries them.
+ *
+ * Context: process; sleeps on the network.
+ */
+static void orfs_read_batch(struct inode *inode, struct folio **folios, u32 nr)
+{
+	struct orfs_clnt *clnt = orfs_clnt_of(inode);
+	struct orfs_io_req req = { .fh = ORFS_I(inode)->fh };
+	struct orfs_msg msg = {
+		.opcode = ORFS_OP_READ, .body = &req, .body_len = sizeof(req),
+	};
+	const struct orfs_read_rep *rr;
+	struct orfs_reply rep;
+	u32 i, n = 0, want = nr << PAGE_SHIFT;
+	int ret;
+
+	req.offset = cpu_to_le64(folio_pos(folios[0]));
+	req.count = cpu_to_le32(want);
+	ret = orfs_call(clnt, &msg, &rep);
+	if (!ret) {
+		rr = rep.body;
+		n = le32_to_cpu(rr->count);
+		if (n > want || n > rep.data_len) {
+			pr_warn_ratelimited("READ reply claims %u bytes, carries %u\n",
+					    n, rep.data_len);
+			ret = -EIO;
+		}
+	}
+	for (i = 0; i < nr; i++) {
+		if (!ret) {
+			u32 off = i << PAGE_SHIFT;
+			u32 len = n > off ? min_t(u32, n - off, PAGE_SIZE) : 0;
+			void *kaddr = kmap_local_folio(folios[i], 0);
+
+			memcpy(kaddr, rep.data + off, len);
+			memset(kaddr + len, 0, PAGE_SIZE - len);
+			kunmap_local(kaddr);
+			folio_mark_uptodate(folios[i]);
+		}
+		folio_unlock(folios[i]);
+	}
+	if (!ret || ret == -EIO)
+		orfs_reply_put(&rep);
+}
+
+/**
+ * orfs_readahead() - read a readahead window in as few requests as possible
+ * @rac: the window; its size follows rsize through the BDI
+ *
+ * Context: process; sleeps on the network.
+ */
+static void orfs_readahead(struct readahead_control *rac)
+{
+	struct inode *inode = rac->mapping->host;
+	u32 max = orfs_batch_pages(orfs_clnt_of(inode));
+	struct folio *folios[ORFS_BATCH_MAX];
+	struct folio *folio;
+	u32 nr = 0;
+
+	if (!max) {
+		/* Inline threshold below a page: one folio at a time. */
+		while ((folio = readahead_folio(rac)))
+			orfs_read_folio(NULL, folio);
+		return;
+	}
+	while ((folio = readahead_folio(rac))) {
+		folios[nr++] = folio;
+		if (nr == max) {
+			orfs_read_batch(inode, folios, nr);
+			nr = 0;
+		}
+	}
+	if (nr)
+		orfs_read_batch(inode, folios, nr);
 }
 
 static int orfs_read_folio(struct file *file, struct folio *folio)
@@ -129,39 +225,141 @@ static int orfs_write_page(struct inode *inode, struct page *page, u32 len)
 	return ret;
 }
 
-static int orfs_writepage_one(struct page *page, struct writeback_control *wbc,
-			      void *data)
+/* Inline threshold below a page: write each page in several requests. */
+static int orfs_writepage_single(struct page *page, struct writeback_control *wbc,
+				 void *data)
 {
 	struct folio *folio = page_folio(page);
 	struct inode *inode = folio->mapping->host;
 	loff_t isize = i_size_read(inode);
 	loff_t pos = folio_pos(folio);
-	u32 len;
 	int ret;
 
 	if (pos >= isize) {
-		/* Truncated away while dirty: nothing to write. */
 		folio_unlock(folio);
 		return 0;
 	}
-	len = min_t(loff_t, PAGE_SIZE, isize - pos);
 	folio_start_writeback(folio);
 	folio_unlock(folio);
-
-	ret = orfs_write_page(inode, page, len);
-	if (ret) {
+	ret = orfs_write_page(inode, page, min_t(loff_t, PAGE_SIZE, isize - pos));
+	if (ret)
 		mapping_set_error(folio->mapping, ret);
-		pr_warn_ratelimited("write-back of inode %lu at %lld failed: %d\n",
-				    inode->i_ino, pos, ret);
-	}
 	folio_end_writeback(folio);
 	return ret;
 }
 
+/**
+ * struct orfs_wb_batch - consecutive dirty pages gathered for one WRITE
+ * @inode: the file
+ * @pages: pages under write-back, each with a reference held
+ * @nr: how many
+ * @max: the most one WRITE may carry
+ * @len: bytes to write from the last page (the rest are full pages)
+ * @err: the first error, for the return of ->writepages
+ */
+struct orfs_wb_batch {
+	struct inode	*inode;
+	struct page	*pages[ORFS_BATCH_MAX];
+	u32		nr;
+	u32		max;
+	u32		len;
+	int		err;
+};
+
+/* Sends the batch as one WRITE gathering its pages, and ends write-back. */
+static void orfs_wb_flush(struct orfs_wb_batch *b)
+{
+	struct orfs_clnt *clnt = orfs_clnt_of(b->inode);
+	struct orfs_io_req req = { .fh = ORFS_I(b->inode)->fh };
+	struct bio_vec bv[ORFS_BATCH_MAX];
+	struct orfs_msg msg = {
+		.opcode = ORFS_OP_WRITE, .body = &req, .body_len = sizeof(req),
+		.bvec = bv, .nr_bvec = b->nr,
+	};
+	const struct orfs_write_rep *wr;
+	struct orfs_reply rep;
+	u32 i, count = 0;
+	int ret;
+
+	if (!b->nr)
+		return;
+	for (i = 0; i < b->nr; i++) {
+		bv[i].bv_page = b->pages[i];
+		bv[i].bv_offset = 0;
+		bv[i].bv_len = i == b->nr - 1 ? b->len : PAGE_SIZE;
+		count += bv[i].bv_len;
+	}
+	req.offset = cpu_to_le64(page_offset(b->pages[0]));
+	req.count = cpu_to_le32(count);
+	ret = orfs_call(clnt, &msg, &rep);
+	if (!ret) {
+		wr = rep.body;
+		if (le32_to_cpu(wr->count) == count)
+			orfs_update_attr_after_write(b->inode, &wr->attr);
+		else
+			ret = -EIO;
+		orfs_reply_put(&rep);
+	}
+	if (ret) {
+		mapping_set_error(b->inode->i_mapping, ret);
+		pr_warn_ratelimited("write-back of inode %lu at %lld failed: %d\n",
+				    b->inode->i_ino, page_offset(b->pages[0]), ret);
+		if (!b->err)
+			b->err = ret;
+	}
+	for (i = 0; i < b->nr; i++) {
+		end_page_writeback(b->pages[i]);
+		put_page(b->pages[i]);
+	}
+	b->nr = 0;
+}
+
+/* write_cache_pages() callback: adds a locked dirty page to the batch. */
+static int orfs_writepage_one(struct page *page, struct writeback_control *wbc,
+			      void *data)
+{
+	struct orfs_wb_batch *b = data;
+	loff_t isize = i_size_read(b->inode);
+	loff_t pos = page_offset(page);
+
+	if (pos >= isize) {
+		/* Truncated away while dirty: nothing to write. */
+		unlock_page(page);
+		return 0;
+	}
+	if (b->nr && (b->nr == b->max || b->len != PAGE_SIZE ||
+		      page->index != b->pages[b->nr - 1]->index + 1))
+		orfs_wb_flush(b);
+	set_page_writeback(page);
+	unlock_page(page);
+	get_page(page);
+	b->pages[b->nr++] = page;
+	b->len = min_t(loff_t, PAGE_SIZE, isize - pos);
+	return 0;
+}
+
+/**
+ * orfs_writepages() - write dirty pages back in batches
+ * @mapping: the file's pages
+ * @wbc: what to write
+ *
+ * Consecutive dirty pages are gathered into one WRITE, as many as one
+ * inline message carries; each page is an SGE of the SEND.
+ *
+ * Context: process; sleeps on the network.
+ */
 static int orfs_writepages(struct address_space *mapping,
 			   struct writeback_control *wbc)
 {
-	return write_cache_pages(mapping, wbc, orfs_writepage_one, NULL);
+	struct orfs_wb_batch b = { .inode = mapping->host };
+	int ret;
+
+	b.max = max_t(u32, orfs_batch_pages(orfs_clnt_of(b.inode)), 1);
+	if (orfs_clnt_inline_size(orfs_clnt_of(b.inode)) < PAGE_SIZE)
+		return write_cache_pages(mapping, wbc, orfs_writepage_single, NULL);
+	ret = write_cache_pages(mapping, wbc, orfs_writepage_one, &b);
+	orfs_wb_flush(&b);
+	return ret ? ret : b.err;
 }
 
 static int orfs_write_begin(struct file *file, struct address_space *mapping,
@@ -240,6 +438,7 @@ static int orfs_launder_folio(struct folio *folio)
 
 const struct address_space_operations orfs_aops = {
 	.read_folio	= orfs_read_folio,
+	.readahead	= orfs_readahead,
 	.writepages	= orfs_writepages,
 	.write_begin	= orfs_write_begin,
 	.write_end	= orfs_write_end,

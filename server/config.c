@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * orfsd command line parsing.
+ * orfsd configuration: the command line and the config file.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,6 +10,8 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 
 #include "config.h"
@@ -24,13 +26,20 @@ void orfs_usage(FILE *f)
 "Serve the directory DIR over RDMA to ORFS clients (orfs.ko).\n"
 "\n"
 "Options:\n"
+"  --config FILE           read settings from FILE (default " ORFS_CONFIG_DEFAULT "\n"
+"                          if it exists); a missing FILE is an error\n"
 "  --export DIR            directory to export (required); must be on a\n"
 "                          filesystem that supports file handles\n"
 "  --listen ADDR[:PORT]    numeric address to listen on (default 0.0.0.0);\n"
 "                          IPv6 as [ADDR]:PORT or a bare ADDR\n"
 "  --port N                port to listen on (default %u); a port given in\n"
 "                          --listen must agree with it\n"
-"  -f, --foreground        stay in the foreground and log to stderr\n"
+"  --allow ADDR[/PREFIX]   let clients from this IPv4 or IPv6 network connect\n"
+"                          (repeatable, or comma-separated); the others are\n"
+"                          rejected.  Default: every address may connect\n"
+"  --read-only[=yes|no]    export read-only: modifying requests get EROFS\n"
+"  -f, --foreground[=yes|no]\n"
+"                          stay in the foreground and log to stderr\n"
 "                          (default: daemonize once listening, log to syslog)\n"
 "  --inline BYTES          largest inline threshold granted to a client\n"
 "                          (%u..%u, rounded down to a KiB; default %u)\n"
@@ -45,6 +54,13 @@ void orfs_usage(FILE *f)
 "  --pidfile FILE          write the server's pid to FILE (removed on exit)\n"
 "  -h, --help              show this help and exit\n"
 "  --version               show the version and exit\n"
+"\n"
+"Config file: every option above except --config, --help and --version may\n"
+"also be given in the config file as a 'key = value' line, the key being the\n"
+"long option's name (export = /srv/orfs, read-only = yes, foreground = no,\n"
+"allow = 192.0.2.0/24, 10.1.2.3; allow lines add up).  '#' starts a comment.\n"
+"The command line overrides the file; a command line --allow replaces the\n"
+"file's allow-list.\n"
 "\n"
 "Runs as root (file handles need CAP_DAC_READ_SEARCH).  SIGTERM or SIGINT\n"
 "disconnects the clients and exits with status 0.  Startup errors exit 1.\n",
@@ -129,87 +145,193 @@ enum {
 	OPT_DRC_PER_CLIENT,
 	OPT_LOG_LEVEL,
 	OPT_PIDFILE,
+	OPT_ALLOW,
+	OPT_READ_ONLY,
+	OPT_CONFIG,
 	OPT_VERSION,
 };
 
+/*
+ * has_arg of --foreground and --read-only is optional: "--read-only=no"
+ * lets the command line undo "read-only = yes" in the config file.
+ */
 static const struct option long_opts[] = {
 	{ "export",	required_argument,	NULL, OPT_EXPORT },
 	{ "listen",	required_argument,	NULL, OPT_LISTEN },
 	{ "port",	required_argument,	NULL, OPT_PORT },
-	{ "foreground",	no_argument,		NULL, 'f' },
+	{ "foreground",	optional_argument,	NULL, 'f' },
 	{ "inline",	required_argument,	NULL, OPT_INLINE },
 	{ "credits",	required_argument,	NULL, OPT_CREDITS },
 	{ "drc-entries", required_argument,	NULL, OPT_DRC_ENTRIES },
 	{ "drc-per-client", required_argument,	NULL, OPT_DRC_PER_CLIENT },
 	{ "log-level",	required_argument,	NULL, OPT_LOG_LEVEL },
 	{ "pidfile",	required_argument,	NULL, OPT_PIDFILE },
+	{ "allow",	required_argument,	NULL, OPT_ALLOW },
+	{ "read-only",	optional_argument,	NULL, OPT_READ_ONLY },
+	{ "config",	required_argument,	NULL, OPT_CONFIG },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ "version",	no_argument,		NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Apply one option; 0 or -EINVAL after logging why. */
-static int apply_opt(struct orfs_config *cfg, int c, const char *arg)
+/* Where an option came from (for the override rules). */
+enum opt_src {
+	SRC_NONE,
+	SRC_FILE,
+	SRC_CMDLINE,
+};
+
+/**
+ * struct parse_state - what one orfs_config_parse() call tracks
+ * @port_src: who set cfg->port
+ * @listen_port_src: who set cfg->listen_port
+ * @allow_src: who added the entries now in cfg->acl
+ */
+struct parse_state {
+	enum opt_src	port_src;
+	enum opt_src	listen_port_src;
+	enum opt_src	allow_src;
+};
+
+const char *orfs_config_default_file = ORFS_CONFIG_DEFAULT;
+
+static const char *opt_name(int c)
 {
+	const struct option *o;
+
+	for (o = long_opts; o->name; o++)
+		if (o->val == c)
+			return o->name;
+	return "?";
+}
+
+/* "yes"/"no" and friends; a flag given without a value is "yes". */
+static int parse_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+	size_t i;
+
+	if (!s) {
+		*out = true;
+		return 0;
+	}
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (!strcasecmp(s, yes[i]) || !strcasecmp(s, no[i])) {
+			*out = !strcasecmp(s, yes[i]);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/**
+ * apply_opt() - apply one option, from the command line or the file
+ * @cfg: the configuration
+ * @ps: origins of what is set so far
+ * @src: SRC_CMDLINE or SRC_FILE
+ * @c: the option (long_opts[].val)
+ * @arg: its value (NULL for a flag given without one)
+ * @dash: "--" on the command line, "" in the file (for @msg)
+ * @msg: on error, gets "invalid --name 'value' (what is expected)"
+ * @msg_len: size of @msg
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+static int apply_opt(struct orfs_config *cfg, struct parse_state *ps,
+		     enum opt_src src, int c, const char *arg,
+		     const char *dash, char *msg, size_t msg_len)
+{
+	char bad[64];
 	unsigned long v;
+	int err;
 
 	switch (c) {
 	case OPT_EXPORT:
 		cfg->export_path = arg;
 		return 0;
 	case OPT_LISTEN:
-		if (!parse_listen(cfg, arg))
-			return 0;
-		log_err("invalid --listen '%s' (expected ADDR[:PORT])", arg);
-		return -EINVAL;
+		if (parse_listen(cfg, arg))
+			goto bad_listen;
+		ps->listen_port_src = cfg->listen_port ? src : SRC_NONE;
+		return 0;
 	case OPT_PORT:
-		if (!parse_num(arg, 1, 65535, &v)) {
-			cfg->port = (uint16_t)v;
-			return 0;
-		}
-		log_err("invalid --port '%s' (1..65535)", arg);
-		return -EINVAL;
+		if (parse_num(arg, 1, 65535, &v))
+			goto bad_port;
+		cfg->port = (uint16_t)v;
+		ps->port_src = src;
+		return 0;
 	case 'f':
-		cfg->foreground = true;
+		if (parse_bool(arg, &cfg->foreground))
+			goto bad_bool;
+		return 0;
+	case OPT_READ_ONLY:
+		if (parse_bool(arg, &cfg->read_only))
+			goto bad_bool;
 		return 0;
 	case OPT_INLINE:
-		if (!parse_num(arg, ORFS_INLINE_MIN, ORFS_INLINE_MAX, &v)) {
-			cfg->inline_max = (uint32_t)v & ~1023U;
-			return 0;
+		if (parse_num(arg, ORFS_INLINE_MIN, ORFS_INLINE_MAX, &v)) {
+			snprintf(msg, msg_len, "invalid %sinline '%s' (%u..%u)",
+				 dash, arg, ORFS_INLINE_MIN, ORFS_INLINE_MAX);
+			return -EINVAL;
 		}
-		log_err("invalid --inline '%s' (%u..%u)", arg, ORFS_INLINE_MIN,
-			ORFS_INLINE_MAX);
-		return -EINVAL;
+		cfg->inline_max = (uint32_t)v & ~1023U;
+		return 0;
 	case OPT_CREDITS:
-		if (!parse_num(arg, 1, ORFS_CREDITS_MAX, &v)) {
-			cfg->credits = (uint16_t)v;
-			return 0;
+		if (parse_num(arg, 1, ORFS_CREDITS_MAX, &v)) {
+			snprintf(msg, msg_len, "invalid %scredits '%s' (1..%u)",
+				 dash, arg, ORFS_CREDITS_MAX);
+			return -EINVAL;
 		}
-		log_err("invalid --credits '%s' (1..%u)", arg, ORFS_CREDITS_MAX);
-		return -EINVAL;
+		cfg->credits = (uint16_t)v;
+		return 0;
 	case OPT_DRC_ENTRIES:
-		if (!parse_num(arg, 0, ORFS_DRC_ENTRIES_MAX, &v)) {
-			cfg->drc_entries = (uint32_t)v;
-			return 0;
+		if (parse_num(arg, 0, ORFS_DRC_ENTRIES_MAX, &v)) {
+			snprintf(msg, msg_len, "invalid %sdrc-entries '%s' (0..%u)",
+				 dash, arg, ORFS_DRC_ENTRIES_MAX);
+			return -EINVAL;
 		}
-		log_err("invalid --drc-entries '%s' (0..%u)", arg,
-			ORFS_DRC_ENTRIES_MAX);
-		return -EINVAL;
+		cfg->drc_entries = (uint32_t)v;
+		return 0;
 	case OPT_DRC_PER_CLIENT:
-		if (!parse_num(arg, 1, ORFS_DRC_PER_CLIENT_MAX, &v)) {
-			cfg->drc_per_client = (uint32_t)v;
-			return 0;
+		if (parse_num(arg, 1, ORFS_DRC_PER_CLIENT_MAX, &v)) {
+			snprintf(msg, msg_len,
+				 "invalid %sdrc-per-client '%s' (1..%u)", dash,
+				 arg, ORFS_DRC_PER_CLIENT_MAX);
+			return -EINVAL;
 		}
-		log_err("invalid --drc-per-client '%s' (1..%u)", arg,
-			ORFS_DRC_PER_CLIENT_MAX);
-		return -EINVAL;
+		cfg->drc_per_client = (uint32_t)v;
+		return 0;
 	case OPT_LOG_LEVEL:
-		if (!orfs_log_parse_level(arg, &cfg->log_level))
-			return 0;
-		log_err("invalid --log-level '%s' (error, warn, info, debug)", arg);
-		return -EINVAL;
+		if (orfs_log_parse_level(arg, &cfg->log_level)) {
+			snprintf(msg, msg_len,
+				 "invalid %slog-level '%s' (error, warn, info, debug)",
+				 dash, arg);
+			return -EINVAL;
+		}
+		return 0;
 	case OPT_PIDFILE:
 		cfg->pidfile = arg;
+		return 0;
+	case OPT_ALLOW:
+		/* The command line's list replaces the file's. */
+		if (src == SRC_CMDLINE && ps->allow_src == SRC_FILE)
+			orfs_acl_clear(&cfg->acl);
+		ps->allow_src = src;
+		err = orfs_acl_add_list(&cfg->acl, arg, bad, sizeof(bad));
+		if (err == -ENOMEM) {
+			snprintf(msg, msg_len, "%sallow: out of memory", dash);
+			return err;
+		}
+		if (err) {
+			snprintf(msg, msg_len,
+				 "invalid %sallow '%s' (expected ADDR[/PREFIX], IPv4 or IPv6, prefix 0..32 or 0..128)",
+				 dash, bad[0] ? bad : arg);
+			return err;
+		}
+		return 0;
+	case OPT_CONFIG:
+		cfg->config_file = arg;
 		return 0;
 	case 'h':
 		cfg->help = true;
@@ -218,32 +340,197 @@ static int apply_opt(struct orfs_config *cfg, int c, const char *arg)
 		cfg->version = true;
 		return 0;
 	}
+	snprintf(msg, msg_len, "unknown option %s%s", dash, opt_name(c));
+	return -EINVAL;
+
+bad_listen:
+	snprintf(msg, msg_len, "invalid %slisten '%s' (expected ADDR[:PORT])",
+		 dash, arg);
+	return -EINVAL;
+bad_port:
+	snprintf(msg, msg_len, "invalid %sport '%s' (1..65535)", dash, arg);
+	return -EINVAL;
+bad_bool:
+	snprintf(msg, msg_len, "invalid %s%s '%s' (yes or no)", dash,
+		 opt_name(c), arg);
 	return -EINVAL;
 }
 
+/* ---- the config file ---- */
+
+/* Largest config file read; anything bigger is surely not one. */
+#define CONFIG_FILE_MAX	(1 << 20)
+
+/* Keys the file may not set (they only make sense on the command line). */
+static bool file_key_ok(int c)
+{
+	return c != OPT_CONFIG && c != 'h' && c != OPT_VERSION;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		*--e = '\0';
+	return s;
+}
+
+/* Cut a comment: '#' at the start of the line or after a blank. */
+static void strip_comment(char *s)
+{
+	char *p;
+
+	for (p = s; *p; p++) {
+		if (*p == '#' && (p == s || p[-1] == ' ' || p[-1] == '\t')) {
+			*p = '\0';
+			return;
+		}
+	}
+}
+
 /**
- * orfs_config_parse() - parse the command line
- * @cfg: filled with defaults, then the options
- * @argc: argument count
- * @argv: arguments
+ * file_line() - apply one line of the config file
+ * @cfg: the configuration
+ * @ps: origins
+ * @file: the file's name, for messages
+ * @lineno: the line's number, for messages
+ * @line: the line, NUL-terminated, modified in place (values stay pointed
+ *	to by @cfg, so the buffer must live as long as @cfg)
  *
- * Logs a message for every error.  --help and --version skip the checks
- * of the other options.
- *
- * Return: 0 or -EINVAL.
+ * Return: 0 or a negative errno after logging "FILE:LINE: problem".
  */
-int orfs_config_parse(struct orfs_config *cfg, int argc, char **argv)
+static int file_line(struct orfs_config *cfg, struct parse_state *ps,
+		     const char *file, unsigned int lineno, char *line)
+{
+	const struct option *o;
+	char msg[256];
+	char *key, *val, *eq;
+	int err;
+
+	strip_comment(line);
+	key = trim(line);
+	if (!*key)
+		return 0;
+	eq = strchr(key, '=');
+	if (!eq) {
+		log_err("%s:%u: expected 'key = value', got '%s'", file, lineno,
+			key);
+		return -EINVAL;
+	}
+	*eq = '\0';
+	val = trim(eq + 1);
+	key = trim(key);
+	if (!*key) {
+		log_err("%s:%u: missing key before '='", file, lineno);
+		return -EINVAL;
+	}
+	for (o = long_opts; o->name; o++)
+		if (!strcmp(o->name, key))
+			break;
+	if (!o->name) {
+		log_err("%s:%u: unknown key '%s'", file, lineno, key);
+		return -EINVAL;
+	}
+	if (!file_key_ok(o->val)) {
+		log_err("%s:%u: '%s' is a command line option only", file,
+			lineno, key);
+		return -EINVAL;
+	}
+	if (!*val) {
+		log_err("%s:%u: missing value for '%s'", file, lineno, key);
+		return -EINVAL;
+	}
+	err = apply_opt(cfg, ps, SRC_FILE, o->val, val, "", msg, sizeof(msg));
+	if (err)
+		log_err("%s:%u: %s", file, lineno, msg);
+	return err;
+}
+
+/* Read all of @path into a NUL-terminated buffer; NULL after logging why. */
+static char *read_file(const char *path)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f) {
+		log_err("config file %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	buf = malloc(CONFIG_FILE_MAX + 1);
+	if (!buf) {
+		log_err("config file %s: out of memory", path);
+		goto out;
+	}
+	len = fread(buf, 1, CONFIG_FILE_MAX + 1, f);
+	if (ferror(f)) {
+		log_err("config file %s: %s", path, strerror(errno ? errno : EIO));
+		goto fail;
+	}
+	if (len > CONFIG_FILE_MAX) {
+		log_err("config file %s: larger than %d bytes", path,
+			CONFIG_FILE_MAX);
+		goto fail;
+	}
+	if (memchr(buf, '\0', len)) {
+		log_err("config file %s: contains a NUL byte", path);
+		goto fail;
+	}
+	buf[len] = '\0';
+	goto out;
+fail:
+	free(buf);
+	buf = NULL;
+out:
+	fclose(f);
+	return buf;
+}
+
+/* Apply every line of @path; the text stays in cfg->file_text. */
+static int load_file(struct orfs_config *cfg, struct parse_state *ps,
+		     const char *path)
+{
+	unsigned int lineno = 0;
+	char *line, *nl;
+
+	cfg->file_text = read_file(path);
+	if (!cfg->file_text)
+		return -EINVAL;
+	cfg->config_used = path;
+	for (line = cfg->file_text; line; line = nl) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = '\0';
+		lineno++;
+		if (file_line(cfg, ps, path, lineno, line))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- the command line ---- */
+
+/* One command line option, as getopt returned it. */
+struct cmd_opt {
+	int		c;
+	const char	*arg;
+};
+
+/*
+ * Pass 1: collect the options without applying them (the file comes
+ * first), noting --config, --help and --version.
+ */
+static int collect_opts(struct orfs_config *cfg, int argc, char **argv,
+			struct cmd_opt *opts, int *nopts)
 {
 	int c;
 
-	memset(cfg, 0, sizeof(*cfg));
-	strcpy(cfg->listen_host, "0.0.0.0");
-	cfg->inline_max = ORFS_INLINE_DEFAULT;
-	cfg->credits = ORFS_CREDITS_DEFAULT;
-	cfg->drc_entries = ORFS_DRC_ENTRIES_DEFAULT;
-	cfg->drc_per_client = ORFS_DRC_PER_CLIENT_DEFAULT;
-	cfg->log_level = ORFS_LOG_INFO;
-
+	*nopts = 0;
 	optind = 0;	/* GNU: full re-initialisation, so tests can re-parse */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":fh", long_opts, NULL)) != -1) {
@@ -258,8 +545,14 @@ int orfs_config_parse(struct orfs_config *cfg, int argc, char **argv)
 			log_err("option '%s' requires an argument", argv[optind - 1]);
 			return -EINVAL;
 		}
-		if (apply_opt(cfg, c, optarg))
-			return -EINVAL;
+		if (c == 'h')
+			cfg->help = true;
+		else if (c == OPT_VERSION)
+			cfg->version = true;
+		else if (c == OPT_CONFIG)
+			cfg->config_file = optarg;
+		else
+			opts[(*nopts)++] = (struct cmd_opt){ c, optarg };
 	}
 	if (cfg->help || cfg->version)
 		return 0;
@@ -267,16 +560,128 @@ int orfs_config_parse(struct orfs_config *cfg, int argc, char **argv)
 		log_err("unexpected argument '%s'", argv[optind]);
 		return -EINVAL;
 	}
-	if (!cfg->export_path) {
-		log_err("--export DIR is required");
+	return 0;
+}
+
+/*
+ * --port and the port in --listen must agree, unless one comes from the
+ * file and the other from the command line, which then wins.
+ */
+static int check_ports(struct orfs_config *cfg, const struct parse_state *ps)
+{
+	if (!cfg->port || !cfg->listen_port || cfg->port == cfg->listen_port)
+		return 0;
+	if (ps->port_src == SRC_FILE && ps->listen_port_src == SRC_CMDLINE) {
+		cfg->port = 0;
+		return 0;
+	}
+	if (ps->listen_port_src == SRC_FILE && ps->port_src == SRC_CMDLINE) {
+		cfg->listen_port = 0;
+		return 0;
+	}
+	log_err("%sport %u disagrees with the port in %slisten (%u)%s%s",
+		ps->port_src == SRC_FILE ? "" : "--", cfg->port,
+		ps->port_src == SRC_FILE ? "" : "--", cfg->listen_port,
+		ps->port_src == SRC_FILE ? " in " : "",
+		ps->port_src == SRC_FILE ? cfg->config_used : "");
+	return -EINVAL;
+}
+
+/* Read the explicit --config file, or the default one if it exists. */
+static int load_config(struct orfs_config *cfg, struct parse_state *ps)
+{
+	const char *path = cfg->config_file;
+
+	if (!path) {
+		path = orfs_config_default_file;
+		if (!path || access(path, F_OK))
+			return 0;
+	}
+	if (!*path) {
+		log_err("--config: empty file name");
 		return -EINVAL;
 	}
-	if (cfg->port && cfg->listen_port && cfg->port != cfg->listen_port) {
-		log_err("--port %u disagrees with the port in --listen (%u)",
-			cfg->port, cfg->listen_port);
+	return load_file(cfg, ps, path);
+}
+
+static void set_defaults(struct orfs_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	strcpy(cfg->listen_host, "0.0.0.0");
+	cfg->inline_max = ORFS_INLINE_DEFAULT;
+	cfg->credits = ORFS_CREDITS_DEFAULT;
+	cfg->drc_entries = ORFS_DRC_ENTRIES_DEFAULT;
+	cfg->drc_per_client = ORFS_DRC_PER_CLIENT_DEFAULT;
+	cfg->log_level = ORFS_LOG_INFO;
+}
+
+/**
+ * orfs_config_parse() - read the config file, then the command line
+ * @cfg: filled with defaults, then the file's settings, then the options
+ * @argc: argument count
+ * @argv: arguments
+ *
+ * The file is --config FILE (which must exist), else
+ * orfs_config_default_file if it exists.  Options given on the command
+ * line override the file's; a command line --allow replaces the file's
+ * allow-list.  Logs a message for every error ("FILE:LINE: problem" for
+ * the file).  --help and --version skip the file and the checks.
+ *
+ * Return: 0, after which orfs_config_free() must be called, or -EINVAL
+ * (nothing to free).
+ */
+int orfs_config_parse(struct orfs_config *cfg, int argc, char **argv)
+{
+	struct parse_state ps = { 0 };
+	struct cmd_opt *opts;
+	char msg[256];
+	int i, nopts, err;
+
+	set_defaults(cfg);
+	opts = calloc((size_t)argc + 1, sizeof(*opts));
+	if (!opts) {
+		log_err("out of memory");
+		return -EINVAL;
+	}
+	err = collect_opts(cfg, argc, argv, opts, &nopts);
+	if (err || cfg->help || cfg->version)
+		goto out;
+	err = load_config(cfg, &ps);
+	if (err)
+		goto out;
+	for (i = 0; i < nopts; i++) {
+		err = apply_opt(cfg, &ps, SRC_CMDLINE, opts[i].c, opts[i].arg,
+				"--", msg, sizeof(msg));
+		if (err) {
+			log_err("%s", msg);
+			goto out;
+		}
+	}
+	if (!cfg->export_path) {
+		log_err("--export DIR is required%s", cfg->config_used ?
+			" (or 'export = DIR' in the config file)" : "");
+		err = -EINVAL;
+		goto out;
+	}
+	err = check_ports(cfg, &ps);
+out:
+	free(opts);
+	if (err) {
+		orfs_config_free(cfg);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* Free what orfs_config_parse() allocated (the file's text, the allow-list). */
+void orfs_config_free(struct orfs_config *cfg)
+{
+	orfs_acl_clear(&cfg->acl);
+	free(cfg->file_text);
+	cfg->file_text = NULL;
+	cfg->export_path = NULL;
+	cfg->pidfile = NULL;
+	cfg->config_used = NULL;
 }
 
 /**

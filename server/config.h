@@ -10,12 +10,24 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include "acl.h"
 #include "log.h"
 
 #define ORFSD_VERSION	"0.1"
 
+/* Config file read when no --config is given, if it exists. */
+#define ORFS_CONFIG_DEFAULT	"/etc/orfsd.conf"
+
+/* The default config file actually used (tests point it elsewhere or NULL). */
+extern const char *orfs_config_default_file;
+
 /**
- * struct orfs_config - parsed command line
+ * struct orfs_config - parsed config file and command line
+ *
+ * Every option except --config, --help and --version may also be a
+ * "key = value" line of the config file; strings point into argv or into
+ * @file_text.
+ *
  * @export_path: --export DIR (required)
  * @listen_host: host part of --listen (default "0.0.0.0")
  * @listen_port: port part of --listen, 0 if none was given
@@ -28,6 +40,11 @@
  * @drc_per_client: --drc-per-client N (replies kept per client id)
  * @log_level: --log-level
  * @pidfile: --pidfile FILE, or NULL
+ * @acl: --allow ADDR[/PREFIX] entries (empty: every address may connect)
+ * @read_only: --read-only: modifying requests get EROFS
+ * @config_file: --config FILE, or NULL
+ * @config_used: the config file read, or NULL if none
+ * @file_text: its contents, split into lines (owned)
  * @help: --help was given
  * @version: --version was given
  */
@@ -43,11 +60,17 @@ struct orfs_config {
 	uint32_t		drc_per_client;
 	enum orfs_log_level	log_level;
 	const char		*pidfile;
+	struct orfs_acl		acl;
+	bool			read_only;
+	const char		*config_file;
+	const char		*config_used;
+	char			*file_text;
 	bool			help;
 	bool			version;
 };
 
 int orfs_config_parse(struct orfs_config *cfg, int argc, char **argv);
+void orfs_config_free(struct orfs_config *cfg);
 int orfs_config_addr(const struct orfs_config *cfg,
 		     struct sockaddr_storage *ss, socklen_t *len,
 		     char *str, size_t str_len);

@@ -36,6 +36,8 @@
  * @whole_fs: the export root is the root of its filesystem (a mount point
  *	whose mountinfo root is "/"), so the st_dev check alone confines
  *	handles; otherwise directories are checked by walking ".."
+ * @read_only: --read-only: every modifying request gets EROFS before it
+ *	is decoded (set by main() after orfs_export_open())
  *
  * Immutable after orfs_export_open(), so it may be shared by threads.
  */
@@ -45,6 +47,7 @@ struct orfs_export {
 	dev_t	dev;
 	ino_t	ino;
 	bool	whole_fs;
+	bool	read_only;
 };
 
 int orfs_export_open(struct orfs_export *exp, const char *path);

@@ -2,7 +2,8 @@
 /*
  * orfsd - the ORFS server.
  *
- * Startup: parse options, open the export, then (unless --foreground) fork.
+ * Startup: read the config file and the options, open the export, then
+ * (unless --foreground) fork.
  * The child builds the RDMA listener and only then tells the parent, which
  * exits 0; if the child fails, its message is already on the terminal and
  * the parent exits with the child's status (1).  The child then detaches
@@ -120,6 +121,27 @@ static char *abs_path(const char *path)
 	return abs;
 }
 
+/* Log who may connect: the allow-list, or a warning that anyone may. */
+static void log_allow_list(const struct orfs_acl *acl, const char *addr)
+{
+	char buf[1024], e[ORFS_ACL_ENTRY_STRLEN];
+	size_t i, off = 0;
+
+	if (!acl->n) {
+		log_warn("no allow-list (--allow): every client that can reach %s may connect",
+			 addr);
+		return;
+	}
+	buf[0] = '\0';
+	for (i = 0; i < acl->n && off < sizeof(buf); i++) {
+		orfs_acl_format_entry(&acl->entries[i], e, sizeof(e));
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s",
+					i ? ", " : "", e);
+	}
+	log_info("clients allowed from: %s%s", buf,
+		 off >= sizeof(buf) ? " ..." : "");
+}
+
 /* Block SIGTERM/SIGINT (read from a signalfd); ignore SIGPIPE. */
 static void setup_signals(void)
 {
@@ -148,12 +170,14 @@ int main(int argc, char **argv)
 	}
 	if (cfg.help) {
 		orfs_usage(stdout);
-		return 0;
+		ret = 0;
+		goto out_config;
 	}
 	if (cfg.version) {
 		printf("orfsd %s (ORFS protocol %u..%u)\n", ORFSD_VERSION,
 		       ORFS_PROTO_MIN_VERSION, ORFS_PROTO_VERSION);
-		return 0;
+		ret = 0;
+		goto out_config;
 	}
 	orfs_log_set_level(cfg.log_level);
 	setup_signals();
@@ -161,9 +185,10 @@ int main(int argc, char **argv)
 	memset(&scfg, 0, sizeof(scfg));
 	if (orfs_config_addr(&cfg, &scfg.addr, &scfg.addr_len, scfg.addr_str,
 			     sizeof(scfg.addr_str)))
-		return 1;
+		goto out_config;
 	if (orfs_export_open(&exp, cfg.export_path))
-		return 1;
+		goto out_config;
+	exp.read_only = cfg.read_only;
 	if (cfg.pidfile) {
 		pidfile = abs_path(cfg.pidfile);	/* the daemon changes to "/" */
 		if (!pidfile) {
@@ -180,6 +205,7 @@ int main(int argc, char **argv)
 	scfg.inline_max = cfg.inline_max;
 	scfg.credits = cfg.credits;
 	scfg.drc = drc;
+	scfg.acl = &cfg.acl;
 
 	if (!cfg.foreground)
 		notify_fd = daemon_fork();
@@ -192,9 +218,13 @@ int main(int argc, char **argv)
 	}
 	if (notify_fd >= 0)
 		daemon_ready(notify_fd);
-	log_info("orfsd %s listening on %s, export %s (inline <= %u, credits <= %u, duplicate-request cache %u entries, %u per client)",
-		 ORFSD_VERSION, scfg.addr_str, exp.path, scfg.inline_max,
-		 scfg.credits, cfg.drc_entries, cfg.drc_per_client);
+	log_info("orfsd %s listening on %s, export %s%s (inline <= %u, credits <= %u, duplicate-request cache %u entries, %u per client)%s%s",
+		 ORFSD_VERSION, scfg.addr_str, exp.path,
+		 exp.read_only ? " read-only" : "", scfg.inline_max,
+		 scfg.credits, cfg.drc_entries, cfg.drc_per_client,
+		 cfg.config_used ? ", config " : "",
+		 cfg.config_used ? cfg.config_used : "");
+	log_allow_list(&cfg.acl, scfg.addr_str);
 
 	ret = orfs_server_run(srv) ? 1 : 0;
 	log_info("exiting");
@@ -206,5 +236,7 @@ out_export:
 	free(pidfile);
 	orfs_drc_destroy(drc);
 	orfs_export_close(&exp);
+out_config:
+	orfs_config_free(&cfg);
 	return ret;
 }

@@ -451,6 +451,37 @@ const char *orfs_op_name(uint16_t opcode)
 	return "UNKNOWN";
 }
 
+/**
+ * orfs_op_modifies() - does @opcode change the export?
+ * @opcode: a request opcode
+ *
+ * These get EROFS on a read-only export.  COMMIT is not one: it changes
+ * nothing a client wrote through a read-only export (there is nothing to
+ * flush), and clients send it on close.
+ *
+ * Return: true for WRITE, the creations, removals, RENAME, LINK, SETATTR,
+ * SETXATTR and REMOVEXATTR.
+ */
+bool orfs_op_modifies(uint16_t opcode)
+{
+	switch (opcode) {
+	case ORFS_OP_WRITE:
+	case ORFS_OP_CREATE:
+	case ORFS_OP_MKDIR:
+	case ORFS_OP_MKNOD:
+	case ORFS_OP_SYMLINK:
+	case ORFS_OP_UNLINK:
+	case ORFS_OP_RMDIR:
+	case ORFS_OP_RENAME:
+	case ORFS_OP_LINK:
+	case ORFS_OP_SETATTR:
+	case ORFS_OP_SETXATTR:
+	case ORFS_OP_REMOVEXATTR:
+		return true;
+	}
+	return false;
+}
+
 /* Encode an error reply (no body) into @rep; return its length. */
 static uint32_t reply_error(const struct orfs_req_ctx *ctx, uint16_t opcode,
 			    uint64_t xid, int status, void *rep)
@@ -565,6 +596,9 @@ static uint32_t execute(const struct orfs_req_ctx *ctx,
  * @rep_size: its size, at least ORFS_REPLY_MIN; READ and READDIR data are
  *	bounded by it as well as by the negotiated inline size
  *
+ * On a read-only export, a modifying request (orfs_op_modifies()) gets
+ * EROFS before its body is decoded, and is not cached.
+ *
  * Non-idempotent requests (orfs_drc_cacheable()) go through the duplicate-
  * request cache: a retransmission whose original reply is cached gets that
  * reply again, with its own xid, and is not executed; every executed one
@@ -602,6 +636,11 @@ uint32_t orfs_handle_request(const struct orfs_req_ctx *ctx, const void *req,
 		log_ratelimited(ORFS_LOG_WARN, "%s: unknown opcode %u (xid %llu)",
 				ctx->peer, opcode, (unsigned long long)xid);
 		return reply_error(ctx, opcode, xid, EOPNOTSUPP, rep);
+	}
+	if (ctx->exp && ctx->exp->read_only && orfs_op_modifies(opcode)) {
+		log_debug("%s: %s xid %llu -> read-only export", ctx->peer,
+			  orfs_op_name(opcode), (unsigned long long)xid);
+		return reply_error(ctx, opcode, xid, EROFS, rep);
 	}
 	if (!orfs_drc_cacheable(opcode))
 		return execute(ctx, h, rep, rep_size);

@@ -689,8 +689,10 @@ static int conn_accept(struct orfs_conn *conn, uint16_t version,
  * @pdata: the client's private data (zero padded to struct orfs_conn_req)
  * @plen: bytes of private data received
  *
- * Validates the request, builds the connection and accepts, or rejects with
- * struct orfs_conn_rej and destroys @id.
+ * Checks the peer's address against the allow-list (NOT_ALLOWED, before
+ * the private data is even looked at), validates the request, builds the
+ * connection and accepts, or rejects with struct orfs_conn_rej and
+ * destroys @id.
  */
 static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 			       const struct rdma_conn_param *req_param,
@@ -703,6 +705,13 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 	int reason, err;
 
 	format_addr(rdma_get_peer_addr(id), peer, sizeof(peer));
+	if (!orfs_acl_allows(srv->cfg.acl, rdma_get_peer_addr(id))) {
+		log_ratelimited(ORFS_LOG_WARN,
+				"%s: rejected: not on the allow-list", peer);
+		reject(id, ORFS_REJ_NOT_ALLOWED);
+		rdma_destroy_id(id);
+		return;
+	}
 	reason = orfs_conn_req_check(pdata, plen, &version);
 	if (reason) {
 		log_warn("%s: rejected: %s", peer, orfs_rej_str((uint16_t)reason));

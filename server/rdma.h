@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "acl.h"
 #include "drc.h"
 #include "export.h"
 
@@ -20,6 +21,8 @@
  * @inline_max: largest inline threshold granted (ORFS_INLINE_MIN..MAX)
  * @credits: most requests one client may have in flight
  * @drc: the duplicate-request cache every connection shares, or NULL
+ * @acl: the allow-list (empty or NULL: every address may connect); read
+ *	only while the server runs
  */
 struct orfs_server_cfg {
 	const struct orfs_export	*exp;
@@ -29,6 +32,7 @@ struct orfs_server_cfg {
 	uint32_t			inline_max;
 	uint16_t			credits;
 	struct orfs_drc			*drc;
+	const struct orfs_acl		*acl;
 };
 
 struct orfs_server;

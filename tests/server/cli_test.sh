@@ -51,7 +51,8 @@ has_rdma() {
 st=$?
 missing=
 for o in --export --listen --port --foreground -f --inline --credits \
-	 --drc-entries --drc-per-client --log-level --pidfile --help --version; do
+	 --drc-entries --drc-per-client --log-level --pidfile --help --version \
+	 --config --allow --read-only "config file"; do
 	grep -qF -- "$o" "$T/out" || missing="$missing $o"
 done
 if [ "$st" -eq 0 ] && [ -z "$missing" ]; then
@@ -75,7 +76,37 @@ check "missing export (foreground)" 1 \
 check "missing export (daemon)" 1 \
 	"orfsd: export directory /nonexistent/orfs: No such file or directory" \
 	-- --export /nonexistent/orfs
+# The config file and the allow-list.
+printf 'export = /tmp\n# comment\ncredits = 8\nfrobnicate = 1\n' >"$T/bad.conf"
+check "bad config line" 1 "orfsd: $T/bad.conf:4: unknown key 'frobnicate'" \
+	-- --config "$T/bad.conf"
+printf 'export = /tmp\ncredits = 0\n' >"$T/bad2.conf"
+check "bad config value" 1 "orfsd: $T/bad2.conf:2: invalid credits '0' (1..256)" \
+	-- --config "$T/bad2.conf"
+printf 'export = /tmp\nallow = 10.0.0.1, 10.0.0.0/40\n' >"$T/bad3.conf"
+check "bad allow in config" 1 "orfsd: $T/bad3.conf:2: invalid allow '10.0.0.0/40'" \
+	-- --config "$T/bad3.conf"
+check "missing --config file" 1 \
+	"orfsd: config file $T/none.conf: No such file or directory" \
+	-- --config "$T/none.conf" --export /tmp
+check "bad --allow" 1 "orfsd: invalid --allow '192.0.2.0/33'" \
+	-- --export /tmp --allow 10.0.0.1 --allow 192.0.2.0/33
+check "bad --allow (host name)" 1 "orfsd: invalid --allow 'localhost'" \
+	-- --export /tmp --allow 10.0.0.1,localhost
+# The command line overrides the file: the file's export does not exist,
+# the command line's is a file, and that is what the error names.
+printf 'export = /nonexistent/orfs\nread-only = yes\n' >"$T/ovr.conf"
 echo x >"$T/file"
+check "command line overrides the file" 1 \
+	"orfsd: export directory $T/file: Not a directory" \
+	-- --config "$T/ovr.conf" --export "$T/file" -f
+check "config file is read" 1 \
+	"orfsd: export directory /nonexistent/orfs: No such file or directory" \
+	-- --config "$T/ovr.conf" -f
+printf 'export = /tmp\ncredits = 0\n' >"$T/ovr2.conf"
+check "bad file value is an error even when overridden" 1 \
+	"$T/ovr2.conf:2: invalid credits" -- --config "$T/ovr2.conf" --credits 4
+
 check "export is a file" 1 "orfsd: export directory $T/file: Not a directory" \
 	-- --export "$T/file" -f
 mkdir "$T/export"
@@ -84,6 +115,10 @@ if ! has_rdma; then
 	check "no RDMA device (foreground)" 1 \
 		"orfsd: no RDMA device found; load a driver (e.g. rdma_rxe) first" \
 		-- --export "$T/export" -f
+	printf 'export = %s\nallow = 192.0.2.0/24\nread-only = yes\n' \
+		"$T/export" >"$T/good.conf"
+	check "good config file (no RDMA device)" 1 \
+		"orfsd: no RDMA device found" -- --config "$T/good.conf" -f
 	# Daemon mode: the child's error still reaches the terminal, exit 1.
 	check "no RDMA device (daemon)" 1 \
 		"orfsd: no RDMA device found; load a driver (e.g. rdma_rxe) first" \

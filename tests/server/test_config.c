@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Unit tests for orfsd's command line parsing (server/config.c).
+ * Unit tests for orfsd's command line and config file (server/config.c).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "config.h"
@@ -22,10 +23,36 @@
 #define ARGC(...)	((int)(sizeof((char *[]){ "orfsd", __VA_ARGS__ }) / sizeof(char *)))
 #define PARSE(cfg, ...)	orfs_config_parse(cfg, ARGC(__VA_ARGS__), ARGV(__VA_ARGS__))
 
+static char conf_path[64];
+
 static int setup(void **state)
 {
+	int fd;
+
 	orfs_log_set_level(getenv("ORFS_TEST_DEBUG") ? ORFS_LOG_DEBUG : ORFS_LOG_ERROR + 0);
+	orfs_config_default_file = NULL;	/* not the host's /etc/orfsd.conf */
+	strcpy(conf_path, "/tmp/orfsd-test-conf-XXXXXX");
+	fd = mkstemp(conf_path);
+	if (fd < 0)
+		return -1;
+	close(fd);
 	return 0;
+}
+
+static int teardown(void **state)
+{
+	unlink(conf_path);
+	return 0;
+}
+
+/* Make conf_path hold @text. */
+static void write_conf(const char *text)
+{
+	FILE *f = fopen(conf_path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
 }
 
 static void test_defaults(void **state)
@@ -184,6 +211,183 @@ static void test_addr(void **state)
 	assert_int_equal(orfs_config_addr(&c, &ss, &len, str, sizeof(str)), -EINVAL);
 }
 
+static void test_allow_option(void **state)
+{
+	struct orfs_config c;
+
+	assert_int_equal(PARSE(&c, "--export", "/e"), 0);
+	assert_int_equal(c.acl.n, 0);
+	assert_false(c.read_only);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--allow", "192.0.2.0/24",
+			       "--allow=10.1.2.3,2001:db8::/32", "--read-only"), 0);
+	assert_int_equal(c.acl.n, 3);
+	assert_true(c.read_only);
+	orfs_config_free(&c);
+	assert_int_equal(c.acl.n, 0);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--allow", "10.0.0.0/33"),
+			 -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--allow", "10.0.0.1",
+			       "--allow", "host.example"), -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--allow", ","), -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--read-only=no",
+			       "--foreground=yes"), 0);
+	assert_false(c.read_only);
+	assert_true(c.foreground);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--read-only=maybe"),
+			 -EINVAL);
+}
+
+static void test_config_file(void **state)
+{
+	struct orfs_config c;
+
+	write_conf("# orfsd.conf\n"
+		   "\n"
+		   "export = /srv/orfs   # trailing comment\n"
+		   "  listen=10.0.0.1:999\n"
+		   "inline = 4096\r\n"
+		   "\tcredits\t=\t64\n"
+		   "drc-entries = 100\n"
+		   "drc-per-client = 10\n"
+		   "log-level = debug\n"
+		   "pidfile = /run/orfsd#1.pid\n"
+		   "allow = 192.0.2.0/24, 10.1.2.3\n"
+		   "allow = 2001:db8::/32\n"
+		   "read-only = yes\n"
+		   "foreground = on\n");
+	assert_int_equal(PARSE(&c, "--config", conf_path), 0);
+	assert_string_equal(c.config_used, conf_path);
+	assert_string_equal(c.export_path, "/srv/orfs");
+	assert_string_equal(c.listen_host, "10.0.0.1");
+	assert_int_equal(c.listen_port, 999);
+	assert_int_equal(c.inline_max, 4096);
+	assert_int_equal(c.credits, 64);
+	assert_int_equal(c.drc_entries, 100);
+	assert_int_equal(c.drc_per_client, 10);
+	assert_int_equal(c.log_level, ORFS_LOG_DEBUG);
+	assert_string_equal(c.pidfile, "/run/orfsd#1.pid");
+	assert_int_equal(c.acl.n, 3);	/* allow lines add up */
+	assert_true(c.read_only);
+	assert_true(c.foreground);
+	orfs_config_free(&c);
+
+	/* An empty file (or only comments) is fine. */
+	write_conf("# nothing\n   \n");
+	assert_int_equal(PARSE(&c, "--config", conf_path, "--export", "/e"), 0);
+	assert_int_equal(c.credits, ORFS_CREDITS_DEFAULT);
+	orfs_config_free(&c);
+	write_conf("");
+	assert_int_equal(PARSE(&c, "--config", conf_path, "--export", "/e"), 0);
+	orfs_config_free(&c);
+}
+
+static void test_cmdline_overrides_file(void **state)
+{
+	struct orfs_config c;
+
+	write_conf("export = /file\n"
+		   "credits = 8\n"
+		   "port = 1000\n"
+		   "allow = 192.0.2.0/24, 10.1.2.3\n"
+		   "read-only = yes\n"
+		   "log-level = error\n");
+	assert_int_equal(PARSE(&c, "--credits", "16", "--config", conf_path,
+			       "--export", "/cmd", "--allow", "::1",
+			       "--read-only=no", "--log-level", "warn"), 0);
+	assert_string_equal(c.export_path, "/cmd");
+	assert_int_equal(c.credits, 16);
+	assert_int_equal(c.port, 1000);	/* not overridden: kept */
+	assert_int_equal(c.acl.n, 1);	/* the command line's list replaces */
+	assert_false(c.read_only);
+	assert_int_equal(c.log_level, ORFS_LOG_WARN);
+	orfs_config_free(&c);
+
+	/* A port on the command line beats one from the file, either way. */
+	assert_int_equal(PARSE(&c, "--config", conf_path, "--listen",
+			       "127.0.0.1:2000"), 0);
+	assert_int_equal(c.listen_port, 2000);
+	assert_int_equal(c.port, 0);
+	orfs_config_free(&c);
+	write_conf("export = /file\nlisten = 127.0.0.1:3000\n");
+	assert_int_equal(PARSE(&c, "--config", conf_path, "--port", "4000"), 0);
+	assert_int_equal(c.port, 4000);
+	assert_int_equal(c.listen_port, 0);
+	orfs_config_free(&c);
+	/* Within the file, they must agree. */
+	write_conf("export = /file\nlisten = 127.0.0.1:3000\nport = 4000\n");
+	assert_int_equal(PARSE(&c, "--config", conf_path), -EINVAL);
+	/* A later line overrides an earlier one. */
+	write_conf("export = /a\nexport = /b\n");
+	assert_int_equal(PARSE(&c, "--config", conf_path), 0);
+	assert_string_equal(c.export_path, "/b");
+	orfs_config_free(&c);
+}
+
+static void test_config_file_errors(void **state)
+{
+	static const char *const bad[] = {
+		"export = /e\nfrobnicate = 1\n",	/* unknown key */
+		"export = /e\ncredits 5\n",		/* no '=' */
+		"export = /e\ncredits =\n",		/* no value */
+		"export = /e\ncredits = 0\n",
+		"export = /e\ninline = lots\n",
+		"export = /e\nallow = 10.0.0.0/33\n",
+		"export = /e\nallow = 10.0.0.1, nothost\n",
+		"export = /e\nallow = ,\n",
+		"export = /e\nread-only = perhaps\n",
+		"export = /e\nlog-level = loud\n",
+		"export = /e\nlisten = [::1\n",
+		"export = /e\nconfig = /etc/other.conf\n",	/* command line only */
+		"export = /e\nhelp = yes\n",
+		"export = /e\nversion = yes\n",
+		"export = /e\n= 5\n",
+		"export = /e\nCredits = 5\n",		/* keys are case-sensitive */
+		"export = /e\n--credits = 5\n",
+		"credits = 5\n",			/* no export anywhere */
+	};
+	struct orfs_config c;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_conf(bad[i]);
+		if (PARSE(&c, "--config", conf_path) != -EINVAL)
+			fail_msg("config '%s' was accepted", bad[i]);
+	}
+	/* An explicit config file must exist. */
+	assert_int_equal(PARSE(&c, "--config", "/nonexistent/orfsd.conf",
+			       "--export", "/e"), -EINVAL);
+	assert_int_equal(PARSE(&c, "--config", "", "--export", "/e"), -EINVAL);
+	assert_int_equal(PARSE(&c, "--config", "/tmp", "--export", "/e"),
+			 -EINVAL);	/* a directory */
+	assert_int_equal(PARSE(&c, "--export", "/e", "--config"), -EINVAL);
+	/* --help does not read the file. */
+	assert_int_equal(PARSE(&c, "--config", "/nonexistent", "--help"), 0);
+	assert_true(c.help);
+}
+
+static void test_default_file(void **state)
+{
+	struct orfs_config c;
+
+	/* A default file that does not exist is skipped. */
+	orfs_config_default_file = "/nonexistent/orfsd.conf";
+	assert_int_equal(PARSE(&c, "--export", "/e"), 0);
+	assert_null(c.config_used);
+	orfs_config_free(&c);
+
+	write_conf("export = /dflt\ncredits = 3\n");
+	orfs_config_default_file = conf_path;
+	assert_int_equal(orfs_config_parse(&c, 1, (char *[]){ "orfsd", NULL }), 0);
+	assert_string_equal(c.export_path, "/dflt");
+	assert_int_equal(c.credits, 3);
+	assert_string_equal(c.config_used, conf_path);
+	orfs_config_free(&c);
+	/* --config replaces the default file. */
+	assert_int_equal(PARSE(&c, "--config", "/nonexistent/x"), -EINVAL);
+	orfs_config_default_file = NULL;
+}
+
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -194,7 +398,13 @@ int main(void)
 		cmocka_unit_test(test_drc_options),
 		cmocka_unit_test(test_listen_forms),
 		cmocka_unit_test(test_addr),
+		cmocka_unit_test(test_allow_option),
+		cmocka_unit_test(test_config_file),
+		cmocka_unit_test(test_cmdline_overrides_file),
+		cmocka_unit_test(test_config_file_errors),
+		cmocka_unit_test(test_default_file),
 	};
 
-	return cmocka_run_group_tests_name("orfsd_config", tests, setup, NULL);
+	return cmocka_run_group_tests_name("orfsd_config", tests, setup,
+					   teardown);
 }

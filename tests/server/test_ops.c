@@ -196,6 +196,7 @@ static int group_setup(void **state)
  */
 static int reset_ctx(void **state)
 {
+	exp.read_only = false;
 	ctx.exp = &exp;
 	ctx.inline_size = ORFS_INLINE_DEFAULT;
 	ctx.credits = 17;
@@ -3485,6 +3486,273 @@ static void test_fuzz(void **state)
 	assert_int_equal(orfs_cpu32(((const struct orfs_readdir_rep *)rep_body())->count), 9);
 }
 
+/* ---- read-only export ---- */
+
+/**
+ * struct ro_fix - a scratch directory for one read-only test
+ * @dir: export/rw/NAME
+ * @file: NAME/f, holding "data" and the attribute xn("ro") = "v"
+ * @sub: NAME/d, an empty directory
+ * @name: NAME
+ * @dir_st: lstat of @dir before the request
+ * @file_st: lstat of @file before the request
+ */
+struct ro_fix {
+	struct orfs_fh	dir, file, sub;
+	const char	*name;
+	struct stat	dir_st, file_st;
+};
+
+static void ro_rel(const struct ro_fix *f, const char *leaf, char *out)
+{
+	snprintf(out, PATH_MAX, "%s%s%s", f->name, leaf ? "/" : "",
+		 leaf ? leaf : "");
+}
+
+/* Build the fixture (read-write), then make the export read-only. */
+static void ro_setup(struct ro_fix *f, const char *name)
+{
+	char rel[PATH_MAX];
+
+	f->name = name;
+	f->dir = scratch(name);
+	f->file = new_file(&f->dir, "f");
+	assert_int_equal(do_write(&f->file, 0, "data", 4, 0, NULL), 0);
+	assert_int_equal(do_create(ORFS_OP_MKDIR, &f->dir, "d", 0755, 0, NULL,
+				   &f->sub, NULL), 0);
+	assert_int_equal(do_setxattr(&f->file, xn("ro"), "v", 1, 0), 0);
+	ro_rel(f, NULL, rel);
+	lstat_rw(rel, &f->dir_st);
+	ro_rel(f, "f", rel);
+	lstat_rw(rel, &f->file_st);
+	exp.read_only = true;
+}
+
+static void assert_same_stat(const struct stat *a, const struct stat *b)
+{
+	assert_int_equal(a->st_ino, b->st_ino);
+	assert_int_equal(a->st_mode, b->st_mode);
+	assert_int_equal(a->st_nlink, b->st_nlink);
+	assert_int_equal(a->st_uid, b->st_uid);
+	assert_int_equal(a->st_gid, b->st_gid);
+	assert_int_equal(a->st_size, b->st_size);
+	assert_int_equal(a->st_mtim.tv_sec, b->st_mtim.tv_sec);
+	assert_int_equal(a->st_mtim.tv_nsec, b->st_mtim.tv_nsec);
+	assert_int_equal(a->st_ctim.tv_sec, b->st_ctim.tv_sec);
+	assert_int_equal(a->st_ctim.tv_nsec, b->st_ctim.tv_nsec);
+}
+
+/*
+ * The request in reqbuf must get EROFS and leave the fixture exactly as it
+ * was: same directory (entries f and d only), same file, data, attribute.
+ */
+static void ro_expect_erofs(struct ro_fix *f)
+{
+	char rel[PATH_MAX], p[PATH_MAX], buf[16];
+	struct dirent *de;
+	struct stat st;
+	unsigned int n = 0;
+	DIR *d;
+
+	assert_int_equal(run(), EROFS);
+	exp.read_only = false;
+	ro_rel(f, NULL, rel);
+	lstat_rw(rel, &st);
+	assert_same_stat(&st, &f->dir_st);
+	ro_rel(f, "f", rel);
+	lstat_rw(rel, &st);
+	assert_same_stat(&st, &f->file_st);
+	assert_int_equal(local_xattr(rel, xn("ro"), buf, sizeof(buf)), 1);
+	assert_int_equal(buf[0], 'v');
+	ro_rel(f, NULL, rel);
+	rw_path(p, rel);
+	d = opendir(p);
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	}
+	closedir(d);
+	assert_int_equal(n, 2);
+	ro_rel(f, "d", rel);
+	assert_true(exists_rw(rel));
+}
+
+static void test_ro_write(void **state)
+{
+	struct ro_fix f;
+
+	ro_setup(&f, "ro-write");
+	build_write(&f.file, 0, "XXXX", 4, ORFS_IO_STABLE);
+	ro_expect_erofs(&f);
+}
+
+static void test_ro_create(void **state)
+{
+	struct ro_fix f;
+
+	ro_setup(&f, "ro-create");
+	build_create(ORFS_OP_CREATE, &f.dir, "new", 0644, 0, 0, 0, NULL);
+	ro_expect_erofs(&f);
+	/* Without EXCL, even an existing name (which would be a no-op). */
+	exp.read_only = true;
+	build_create(ORFS_OP_CREATE, &f.dir, "f", 0644, 0, 0, 0, NULL);
+	ro_expect_erofs(&f);
+}
+
+static void test_ro_mkdir(void **state)
+{
+	struct ro_fix f;
+
+	ro_setup(&f, "ro-mkdir");
+	build_create(ORFS_OP_MKDIR, &f.dir, "new", 0755, 0, 0, 0, NULL);
+	ro_expect_erofs(&f);
+}
+
+static void test_ro_mknod(void **state)
+{
+	struct ro_fix f;
+
+	ro_setup(&f, "ro-mknod");
+	build_create(ORFS_OP_MKNOD, &f.dir, "fifo", S_IFIFO | 0644, 0, 0, 0,
+		     NULL);
+	ro_expect_erofs(&f);
+}
+
+static void test_ro_symlink(void **state)
+{
+	struct ro_fix f;
+
+	ro_setup(&f, "ro-symlink");
+	build_create(ORFS_OP_SYMLINK, &f.dir, "ln", 0777, 0, 0, 0, "f");
+	ro_expect_erofs(&f);
+}
+
+static void test_ro_unlink(void **state)
+{
+	struct ro_fix f;
+
+	ro_setup(&f, "ro-unlink");
+	build_remove(ORFS_OP_UNLINK, &f.dir, "f");
+	ro_expect_erofs(&f);
+}
+
+static void test_ro_rmdir(void **state)
+{
+	struct ro_fix f;
+
+	ro_setup(&f, "ro-rmdir");
+	build_remove(ORFS_OP_RMDIR, &f.dir, "d");
+	ro_expect_erofs(&f);
+}
+
+static void test_ro_rename(void **state)
+{
+	struct ro_fix f;
+
+	ro_setup(&f, "ro-rename");
+	build_rename(&f.dir, "f", &f.dir, "g", 0);
+	ro_expect_erofs(&f);
+	exp.read_only = true;
+	build_rename(&f.dir, "f", &f.sub, "f", ORFS_RN_NOREPLACE);
+	ro_expect_erofs(&f);
+}
+
+static void test_ro_link(void **state)
+{
+	struct ro_fix f;
+
+	ro_setup(&f, "ro-link");
+	build_link(&f.file, &f.dir, "g");
+	ro_expect_erofs(&f);
+}
+
+static void test_ro_setattr(void **state)
+{
+	struct orfs_setattr_req q;
+	struct ro_fix f;
+
+	ro_setup(&f, "ro-setattr");
+	q = sa_req(&f.file, ORFS_SA_SIZE | ORFS_SA_MODE | ORFS_SA_MTIME_NOW);
+	q.size = 0;
+	q.mode = orfs_le32(0600);
+	*(struct orfs_setattr_req *)req_start(ORFS_OP_SETATTR, sizeof(q)) = q;
+	ro_expect_erofs(&f);
+}
+
+static void test_ro_setxattr(void **state)
+{
+	struct ro_fix f;
+
+	ro_setup(&f, "ro-setxattr");
+	build_setxattr(&f.file, xn("ro"), "w", 1, 0);
+	ro_expect_erofs(&f);
+	exp.read_only = true;
+	build_setxattr(&f.file, xn("other"), "w", 1, ORFS_XA_CREATE);
+	ro_expect_erofs(&f);
+}
+
+static void test_ro_removexattr(void **state)
+{
+	struct ro_fix f;
+
+	ro_setup(&f, "ro-removexattr");
+	build_xattr(ORFS_OP_REMOVEXATTR, &f.file, xn("ro"), 0, 0);
+	ro_expect_erofs(&f);
+}
+
+/* EROFS comes before any decoding: even a malformed request gets it. */
+static void test_ro_before_decode(void **state)
+{
+	struct orfs_fh bad;
+	struct ro_fix f;
+
+	ro_setup(&f, "ro-early");
+	memset(&bad, 0xee, sizeof(bad));
+	build_remove(ORFS_OP_UNLINK, &bad, "..");
+	ro_expect_erofs(&f);
+	exp.read_only = true;
+	build_write(&f.file, 0, "XXXX", 4, 0);
+	REQ->data_len = orfs_le32(3);	/* data_len != count */
+	ro_expect_erofs(&f);
+}
+
+/*
+ * What only reads still works on a read-only export, COMMIT included; an
+ * EROFS is not kept in the duplicate-request cache.
+ */
+static void test_ro_reads_allowed(void **state)
+{
+	struct orfs_attr attr;
+	struct orfs_fh fh;
+	uint32_t len;
+	struct ro_fix f;
+
+	ro_setup(&f, "ro-reads");
+	assert_int_equal(do_getattr(&f.file, &attr), 0);
+	assert_int_equal(orfs_cpu64(attr.size), 4);
+	assert_int_equal(do_lookup(&f.dir, "f", &fh, NULL), 0);
+	assert_int_equal(do_read(&f.file, 0, 16), 0);
+	assert_int_equal(read_count(), 4);
+	assert_int_equal(do_readdir(&f.dir, 0, 4096), 0);
+	assert_int_equal(do_fh_op(ORFS_OP_COMMIT, &f.file), 0);
+	assert_int_equal(do_fh_op(ORFS_OP_STATFS, &f.dir), 0);
+	assert_int_equal(do_getxattr(&f.file, xn("ro"), 16, &len), 0);
+	assert_int_equal(len, 1);
+	assert_int_equal(do_listxattr(&f.file, 0, &len), 0);
+
+	/* A retransmitted CREATE refused with EROFS is not cached ... */
+	build_create(ORFS_OP_CREATE, &f.dir, "late", 0644, ORFS_CR_EXCL, 0, 0,
+		     NULL);
+	req_ident(4242, 3, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run(), EROFS);
+	/* ... so once writable, the same retransmission runs. */
+	exp.read_only = false;
+	assert_int_equal(run_create(NULL, NULL), 0);
+	assert_true(exists_rw("ro-reads/late"));
+}
+
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -3552,6 +3820,20 @@ int main(void)
 		cmocka_unit_test_teardown(test_xattr_malformed, reset_ctx),
 		cmocka_unit_test_teardown(test_xattr_drc, reset_ctx),
 		cmocka_unit_test_teardown(test_fuzz, reset_ctx),
+		cmocka_unit_test_teardown(test_ro_write, reset_ctx),
+		cmocka_unit_test_teardown(test_ro_create, reset_ctx),
+		cmocka_unit_test_teardown(test_ro_mkdir, reset_ctx),
+		cmocka_unit_test_teardown(test_ro_mknod, reset_ctx),
+		cmocka_unit_test_teardown(test_ro_symlink, reset_ctx),
+		cmocka_unit_test_teardown(test_ro_unlink, reset_ctx),
+		cmocka_unit_test_teardown(test_ro_rmdir, reset_ctx),
+		cmocka_unit_test_teardown(test_ro_rename, reset_ctx),
+		cmocka_unit_test_teardown(test_ro_link, reset_ctx),
+		cmocka_unit_test_teardown(test_ro_setattr, reset_ctx),
+		cmocka_unit_test_teardown(test_ro_setxattr, reset_ctx),
+		cmocka_unit_test_teardown(test_ro_removexattr, reset_ctx),
+		cmocka_unit_test_teardown(test_ro_before_decode, reset_ctx),
+		cmocka_unit_test_teardown(test_ro_reads_allowed, reset_ctx),
 	};
 
 	return cmocka_run_group_tests_name("orfsd_ops", tests, group_setup,
