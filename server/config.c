@@ -65,7 +65,7 @@ void orfs_usage(FILE *f)
 "Runs as root (file handles need CAP_DAC_READ_SEARCH).  SIGTERM or SIGINT\n"
 "disconnects the clients and exits with status 0.  Startup errors exit 1.\n",
 		ORFS_DEFAULT_PORT, ORFS_INLINE_MIN, ORFS_INLINE_MAX,
-		ORFS_INLINE_DEFAULT, ORFS_CREDITS_MAX, ORFS_CREDITS_DEFAULT,
+		ORFS_INLINE_MAX, ORFS_CREDITS_MAX, ORFS_CREDITS_DEFAULT,
 		ORFS_DRC_ENTRIES_MAX, ORFS_DRC_ENTRIES_DEFAULT,
 		orfs_drc_entry_bytes(), ORFS_DRC_PER_CLIENT_MAX,
 		ORFS_DRC_PER_CLIENT_DEFAULT);
@@ -608,7 +608,7 @@ static void set_defaults(struct orfs_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	strcpy(cfg->listen_host, "0.0.0.0");
-	cfg->inline_max = ORFS_INLINE_DEFAULT;
+	cfg->inline_max = ORFS_INLINE_MAX;	/* grant what a client asks for */
 	cfg->credits = ORFS_CREDITS_DEFAULT;
 	cfg->drc_entries = ORFS_DRC_ENTRIES_DEFAULT;
 	cfg->drc_per_client = ORFS_DRC_PER_CLIENT_DEFAULT;

@@ -65,7 +65,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.listen_port, 0);
 	assert_int_equal(c.port, 0);
 	assert_false(c.foreground);
-	assert_int_equal(c.inline_max, ORFS_INLINE_DEFAULT);
+	assert_int_equal(c.inline_max, ORFS_INLINE_MAX);
 	assert_int_equal(c.credits, ORFS_CREDITS_DEFAULT);
 	assert_int_equal(c.log_level, ORFS_LOG_INFO);
 	assert_null(c.pidfile);

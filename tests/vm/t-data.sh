@@ -1,0 +1,100 @@
+#!/bin/bash
+# The buffered data path: large sequential files, batching, partial pages
+# at odd offsets, mmap, truncate/extend, append, fsync; every byte verified
+# against the server's copy and after dropping the client's caches.
+. "$(dirname "$0")/lib.sh"
+set -e
+exp=$ORFS_WORK/export
+mnt=$ORFS_WORK/mnt
+mkdir -p "$exp"
+orfs_insmod
+orfs_server_start "$exp"
+orfs_mount "$mnt" / inline=65536
+sys=/sys/fs/orfs/$(stat -c '%Hd:%Ld' "$mnt")
+count() { awk -v k="$1" '$1 == k { print $2 }' "$sys/requests"; }
+
+# 8 MiB sequential: batched 64 KiB WRITEs and READs.
+head -c 8388608 /dev/urandom >"$ORFS_WORK/src"
+w0=$(count write)
+dd if="$ORFS_WORK/src" of="$mnt/seq" bs=1M conv=fsync status=none
+writes=$(( $(count write) - w0 ))
+cmp "$ORFS_WORK/src" "$exp/seq" || fail "server copy differs"
+note "8 MiB written in $writes WRITE requests"
+[ "$writes" -le 256 ] || fail "write-back was not batched ($writes requests for 8 MiB)"
+echo 3 >/proc/sys/vm/drop_caches
+r0=$(count read)
+cmp "$ORFS_WORK/src" "$mnt/seq" || fail "read-back differs"
+reads=$(( $(count read) - r0 ))
+note "8 MiB read in $reads READ requests"
+[ "$reads" -le 256 ] || fail "readahead was not batched ($reads requests for 8 MiB)"
+[ "$(awk '$1 == "mr_registrations" { print $2 }' "$sys/counters")" -eq 0 ] ||
+	fail "the buffered path registered memory"
+
+# Partial pages at odd offsets, through the mount and checked on the server.
+python3 - "$mnt/odd" "$exp/odd" <<'PY'
+import os, random, sys
+m, e = sys.argv[1], sys.argv[2]
+random.seed(7)
+ref = bytearray(200000)
+fd = os.open(m, os.O_CREAT | os.O_RDWR, 0o644)
+for _ in range(300):
+    off = random.randrange(0, 190000)
+    data = os.urandom(random.randrange(1, 9000))
+    os.pwrite(fd, data, off)
+    ref[off:off + len(data)] = data
+    size = max(len(ref), off + len(data))
+end = max(i for i in range(len(ref)) if ref[i]) + 1 if any(ref) else 0
+os.fsync(fd)
+os.close(fd)
+got = open(e, "rb").read()
+want = bytes(ref[:len(got)])
+assert got == want, "server copy differs after odd writes"
+with open("/proc/sys/vm/drop_caches", "w") as f:
+    f.write("3")
+assert open(m, "rb").read() == got, "mount differs after drop_caches"
+print("odd-offset writes ok (%d bytes)" % len(got))
+PY
+
+# mmap: write through a shared mapping, msync, verify on the server.
+python3 - "$mnt/map" "$exp/map" <<'PY'
+import mmap, os, sys
+m, e = sys.argv[1], sys.argv[2]
+fd = os.open(m, os.O_CREAT | os.O_RDWR, 0o644)
+os.ftruncate(fd, 3 * 4096 + 100)
+mm = mmap.mmap(fd, 3 * 4096 + 100)
+mm[10:20] = b"0123456789"
+mm[4096 * 3 + 50:4096 * 3 + 60] = b"abcdefghij"
+mm.flush()
+mm.close()
+os.close(fd)
+d = open(e, "rb").read()
+assert d[10:20] == b"0123456789" and d[4096 * 3 + 50:4096 * 3 + 60] == b"abcdefghij", "mmap write lost"
+mm = mmap.mmap(os.open(m, os.O_RDONLY), 0, prot=mmap.PROT_READ)
+assert mm[10:20] == b"0123456789"
+print("mmap ok")
+PY
+
+# Truncate and extend: the tail reads as zeroes; append goes to the end.
+printf 'abcdefghij' >"$mnt/t"
+truncate -s 4 "$mnt/t"
+truncate -s 8192 "$mnt/t"
+[ "$(head -c 4 "$mnt/t")" = abcd ] || fail "truncate lost the head"
+[ "$(tail -c +5 "$mnt/t" | tr -d '\0' | wc -c)" -eq 0 ] || fail "extended tail is not zero"
+printf 'END' >>"$mnt/t"
+[ "$(stat -c %s "$exp/t")" -eq 8195 ] || fail "append landed at the wrong place"
+[ "$(tail -c 3 "$exp/t")" = END ] || fail "append data wrong"
+
+# Data written through one mount and read through another.
+orfs_mount "$ORFS_WORK/m2"
+cmp "$ORFS_WORK/src" "$ORFS_WORK/m2/seq" || fail "second mount reads different data"
+umount "$ORFS_WORK/m2"
+umount "$mnt"
+
+# The same with the default 4 KiB threshold.
+orfs_mount "$mnt"
+cmp "$ORFS_WORK/src" "$mnt/seq" || fail "read with inline=4096 differs"
+cp "$ORFS_WORK/src" "$mnt/seq2"
+sync
+cmp "$ORFS_WORK/src" "$exp/seq2" || fail "write with inline=4096 differs"
+umount "$mnt"
+exit 0
