@@ -652,6 +652,37 @@ static inline int orfs_body_min(uint16_t opcode, int reply)
 }
 
 /**
+ * orfs_op_modifies() - does a request change the file system?
+ * @opcode: the opcode
+ *
+ * A read-only export refuses these; all but WRITE (which is idempotent)
+ * are answered from the duplicate-request cache when retransmitted.
+ *
+ * Return: 1 for WRITE, the creations, removals, RENAME, LINK, SETATTR,
+ * SETXATTR and REMOVEXATTR; else 0.
+ */
+static inline int orfs_op_modifies(uint16_t opcode)
+{
+	switch (opcode) {
+	case ORFS_OP_WRITE:
+	case ORFS_OP_CREATE:
+	case ORFS_OP_MKDIR:
+	case ORFS_OP_MKNOD:
+	case ORFS_OP_SYMLINK:
+	case ORFS_OP_UNLINK:
+	case ORFS_OP_RMDIR:
+	case ORFS_OP_RENAME:
+	case ORFS_OP_LINK:
+	case ORFS_OP_SETATTR:
+	case ORFS_OP_SETXATTR:
+	case ORFS_OP_REMOVEXATTR:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/**
  * orfs_hdr_check() - validate a received message header
  * @h: the message, at least @len bytes readable
  * @len: bytes received

@@ -266,22 +266,7 @@ static uint64_t make_seed(void)
  */
 bool orfs_drc_cacheable(uint16_t opcode)
 {
-	switch (opcode) {
-	case ORFS_OP_CREATE:
-	case ORFS_OP_MKDIR:
-	case ORFS_OP_MKNOD:
-	case ORFS_OP_SYMLINK:
-	case ORFS_OP_UNLINK:
-	case ORFS_OP_RMDIR:
-	case ORFS_OP_RENAME:
-	case ORFS_OP_LINK:
-	case ORFS_OP_SETATTR:
-	case ORFS_OP_SETXATTR:
-	case ORFS_OP_REMOVEXATTR:
-		return true;
-	default:
-		return false;
-	}
+	return orfs_op_modifies(opcode) && opcode != ORFS_OP_WRITE;
 }
 
 /* Worst-case bytes one entry costs: itself, a client record, two buckets. */

@@ -451,37 +451,6 @@ const char *orfs_op_name(uint16_t opcode)
 	return "UNKNOWN";
 }
 
-/**
- * orfs_op_modifies() - does @opcode change the export?
- * @opcode: a request opcode
- *
- * These get EROFS on a read-only export.  COMMIT is not one: it changes
- * nothing a client wrote through a read-only export (there is nothing to
- * flush), and clients send it on close.
- *
- * Return: true for WRITE, the creations, removals, RENAME, LINK, SETATTR,
- * SETXATTR and REMOVEXATTR.
- */
-bool orfs_op_modifies(uint16_t opcode)
-{
-	switch (opcode) {
-	case ORFS_OP_WRITE:
-	case ORFS_OP_CREATE:
-	case ORFS_OP_MKDIR:
-	case ORFS_OP_MKNOD:
-	case ORFS_OP_SYMLINK:
-	case ORFS_OP_UNLINK:
-	case ORFS_OP_RMDIR:
-	case ORFS_OP_RENAME:
-	case ORFS_OP_LINK:
-	case ORFS_OP_SETATTR:
-	case ORFS_OP_SETXATTR:
-	case ORFS_OP_REMOVEXATTR:
-		return true;
-	}
-	return false;
-}
-
 /* Encode an error reply (no body) into @rep; return its length. */
 static uint32_t reply_error(const struct orfs_req_ctx *ctx, uint16_t opcode,
 			    uint64_t xid, int status, void *rep)

@@ -55,6 +55,5 @@ struct orfs_req_ctx {
 uint32_t orfs_handle_request(const struct orfs_req_ctx *ctx, const void *req,
 			     uint32_t len, void *rep, uint32_t rep_size);
 const char *orfs_op_name(uint16_t opcode);
-bool orfs_op_modifies(uint16_t opcode);
 
 #endif /* ORFSD_OPS_H */

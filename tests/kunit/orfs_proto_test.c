@@ -1119,6 +1119,26 @@ static void orfs_negotiate_inline_test(struct kunit *test)
 	}
 }
 
+/* Exactly the requests that change the file system count as modifying. */
+static void orfs_op_modifies_test(struct kunit *test)
+{
+	static const u16 modifying[] = {
+		ORFS_OP_WRITE, ORFS_OP_CREATE, ORFS_OP_MKDIR, ORFS_OP_MKNOD,
+		ORFS_OP_SYMLINK, ORFS_OP_UNLINK, ORFS_OP_RMDIR, ORFS_OP_RENAME,
+		ORFS_OP_LINK, ORFS_OP_SETATTR, ORFS_OP_SETXATTR, ORFS_OP_REMOVEXATTR,
+	};
+	unsigned int i, n = 0;
+	u16 op;
+
+	for (i = 0; i < ARRAY_SIZE(modifying); i++)
+		KUNIT_EXPECT_EQ(test, orfs_op_modifies(modifying[i]), 1);
+	for (op = 0; op < ORFS_OP_MAX + 5; op++)
+		n += orfs_op_modifies(op);
+	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(modifying));
+	KUNIT_EXPECT_EQ(test, orfs_op_modifies(ORFS_OP_READ), 0);
+	KUNIT_EXPECT_EQ(test, orfs_op_modifies(ORFS_OP_COMMIT), 0);
+}
+
 static void orfs_rej_errno_test(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, orfs_rej_errno(ORFS_REJ_VERSION), -EPROTONOSUPPORT);
@@ -1175,6 +1195,7 @@ static struct kunit_case orfs_proto_test_cases[] = {
 	KUNIT_CASE(orfs_conn_rep_test_valid),
 	KUNIT_CASE(orfs_conn_rep_test_invalid),
 	KUNIT_CASE(orfs_negotiate_inline_test),
+	KUNIT_CASE(orfs_op_modifies_test),
 	KUNIT_CASE(orfs_rej_errno_test),
 	{}
 };
