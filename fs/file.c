@@ -103,7 +103,7 @@ static void orfs_read_batch(struct inode *inode, struct folio **folios, u32 nr)
 		.opcode = ORFS_OP_READ, .body = &req, .body_len = sizeof(req),
 	};
 	const struct orfs_read_rep *rr;
-	struct orfs_reply rep;
+	struct orfs_reply rep = {};	/* put below whether or not it arrived */
 	u32 i, n = 0, want = nr << PAGE_SHIFT;
 	int ret;
 
@@ -132,8 +132,7 @@ static void orfs_read_batch(struct inode *inode, struct folio **folios, u32 nr)
 		}
 		folio_unlock(folios[i]);
 	}
-	if (!ret || ret == -EIO)
-		orfs_reply_put(&rep);
+	orfs_reply_put(&rep);
 }
 
 /**
