@@ -1,0 +1,184 @@
+#!/bin/bash
+# ORFS benchmark, the guest side: tools/bench/run.sh boots the test VM
+# (tools/vm/run) with this script.  It sets up NFS/RDMA and ORFS on the rxe
+# pair, runs the raw rxe limits and the file system jobs (tools/bench/jobs.sh)
+# ORFS_BENCH_REPEAT times, and writes raw results under $ORFS_VM_SHARE/raw/.
+# The host side (report.py) turns them into the table, CSV and chart.
+#
+# Exit status: 0 when the raw limits and NFS/RDMA worked (ORFS jobs may have
+# failed: they show as "error"); 1 when a step that must work broke (raw
+# perftest, NFS/RDMA, loading or mounting ORFS), after running everything
+# else it could.  See Documentation/benchmarks.md.
+set -uo pipefail
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# run.sh runs a snapshot of tools/bench from the results directory.
+BENCH_TOP=${ORFS_BENCH_TOP:-$(cd "$BENCH_DIR/../.." && pwd)}
+BENCH_OUT=${ORFS_VM_SHARE:?not inside the ORFS VM (ORFS_VM_SHARE unset)}
+export BENCH_DIR BENCH_TOP BENCH_OUT
+. "$BENCH_DIR/lib.sh"
+. "$BENCH_DIR/jobs.sh"
+. "$BENCH_DIR/setup.sh"
+
+[ "${ORFS_VM:-}" = 1 ] || { echo "guest.sh runs inside the VM: use tools/bench/run.sh" >&2; exit 2; }
+mkdir -p "$BENCH_RAW" "$BENCH_LOG" "$BENCH_TMP"
+# The guest's fresh /dev has no /dev/fd (bash process substitution, tools).
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+: >"$BENCH_TSV"
+: >"$BENCH_RAW/steps.tsv"
+
+die() { echo "bench: FATAL: $*" >&2; exit 1; }
+posint() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1=$2: not a positive number"; }
+
+# --- knobs (Documentation/benchmarks.md) ------------------------------------------
+BENCH_SIZE=$(size_bytes "${ORFS_BENCH_SIZE:-128M}") || die "ORFS_BENCH_SIZE=${ORFS_BENCH_SIZE}: not a size"
+if [ $((BENCH_SIZE % 1048576)) != 0 ] || [ "$BENCH_SIZE" -lt 1048576 ]; then
+	die "ORFS_BENCH_SIZE must be a whole number of MiB"
+fi
+BENCH_FILES=${ORFS_BENCH_FILES:-10000}
+BENCH_REPEAT=${ORFS_BENCH_REPEAT:-1}
+BENCH_RUNTIME=${ORFS_BENCH_RUNTIME:-120}
+BENCH_RAND_RUNTIME=${ORFS_BENCH_RAND_RUNTIME:-20}
+BENCH_PINGS=${ORFS_BENCH_PINGS:-1000}
+BENCH_STEP_TIMEOUT=${ORFS_BENCH_STEP_TIMEOUT:-600}
+BENCH_TAR_DIR=${ORFS_BENCH_TAR_DIR:-/usr/include}
+BENCH_SYSTEMS=${ORFS_BENCH_SYSTEMS:-orfs nfs}
+BENCH_JOBS=${ORFS_BENCH_JOBS:-}
+for v in BENCH_FILES BENCH_REPEAT BENCH_RUNTIME BENCH_RAND_RUNTIME BENCH_PINGS BENCH_STEP_TIMEOUT; do
+	posint "ORFS_$v" "${!v}"
+done
+export BENCH_SIZE BENCH_FILES BENCH_RUNTIME BENCH_RAND_RUNTIME BENCH_PINGS
+
+info() { printf '%s=%s\n' "$1" "$2" >>"$BENCH_RAW/info.txt"; }
+: >"$BENCH_RAW/info.txt"
+info started "$(date '+%Y-%m-%d %H:%M:%S')"
+info kernel "$(uname -r)"
+info cpus "$(nproc)"
+info mem_mb $(($(awk '/MemTotal/ { print $2 }' /proc/meminfo) / 1024))
+info size_bytes "$BENCH_SIZE"
+info files "$BENCH_FILES"
+info repeat "$BENCH_REPEAT"
+info runtime_cap_s "$BENCH_RUNTIME"
+info rand_runtime_s "$BENCH_RAND_RUNTIME"
+info pings "$BENCH_PINGS"
+info step_timeout_s "$BENCH_STEP_TIMEOUT"
+info systems "$BENCH_SYSTEMS"
+info jobs "${BENCH_JOBS:-all}"
+
+# selected JOBNAME: true if ORFS_BENCH_JOBS is empty or names it.
+selected() { [ -z "$BENCH_JOBS" ] || [[ " $BENCH_JOBS " == *" $1 "* ]]; }
+has_system() { [[ " $BENCH_SYSTEMS " == *" $1 "* ]]; }
+
+declare -A BROKEN		# system -> why its jobs are not run any more
+FAILURES=()			# steps that must work and broke
+loud() {
+	FAILURES+=("$*")
+	echo "bench: FAILED: $*" >&2
+}
+
+watchdog_init
+
+# --- setup ---------------------------------------------------------------------------
+T_START=$SECONDS
+bench_note "sizes: file $((BENCH_SIZE / 1048576)) MiB, $BENCH_FILES files, tar of $BENCH_TAR_DIR, $BENCH_REPEAT repetition(s)"
+
+if has_system nfs; then
+	bench_note "starting kernel nfsd with RDMA on $BENCH_SRV:$BENCH_NFS_PORT"
+	nfs_server_start || { loud "$SETUP_ERR"; BROKEN[nfs]="NFS server setup failed"; }
+fi
+
+# The tar jobs' input: a tarball of ORFS_BENCH_TAR_DIR in the guest's tmpfs.
+BENCH_TARBALL=$BENCH_TMP/tarsrc.tar
+if tar -cvf "$BENCH_TARBALL" -C "$(dirname "$BENCH_TAR_DIR")" "$(basename "$BENCH_TAR_DIR")" \
+	>"$BENCH_TMP/tarball.list" 2>"$BENCH_LOG/tarball.err"; then
+	BENCH_TAR_ENTRIES=$(wc -l <"$BENCH_TMP/tarball.list")
+else
+	BENCH_TAR_ENTRIES=0
+	bench_warn "cannot make a tarball of $BENCH_TAR_DIR: $(head -c 200 "$BENCH_LOG/tarball.err")"
+fi
+export BENCH_TARBALL BENCH_TAR_ENTRIES BENCH_TAR_DIR
+info tar_dir "$BENCH_TAR_DIR"
+info tar_entries "$BENCH_TAR_ENTRIES"
+info tar_bytes "$(stat -c %s "$BENCH_TARBALL" 2>/dev/null || echo 0)"
+
+if has_system orfs; then
+	bench_note "loading orfs.ko, starting orfsd on $BENCH_SRV:$BENCH_ORFS_PORT, mounting $BENCH_ORFS_MNT"
+	if orfs_start; then
+		info orfs_mount "$ORFS_MOUNT_OPTS"
+		bench_note "ORFS: $ORFS_MOUNT_OPTS"
+	else
+		loud "$SETUP_ERR"
+		BROKEN[orfs]="ORFS setup failed: $SETUP_ERR"
+		info orfs_mount "failed: $SETUP_ERR"
+	fi
+	info orfs_ko "${BENCH_KO:-}"
+	info orfsd "${BENCH_ORFSD:-}"
+fi
+
+if has_system nfs && [ -z "${BROKEN[nfs]:-}" ]; then
+	bench_note "mounting NFS over RDMA on $BENCH_NFS_MNT"
+	if nfs_mount; then
+		info nfs_mount "$NFS_MOUNT_OPTS"
+		bench_note "NFS: $NFS_MOUNT_OPTS"
+	else
+		loud "$SETUP_ERR"
+		BROKEN[nfs]=$SETUP_ERR
+		info nfs_mount "failed: $SETUP_ERR"
+	fi
+fi
+info setup_s $((SECONDS - T_START))
+
+# --- the jobs ------------------------------------------------------------------------
+dmesg_before=$(dmesg | wc -l)
+for rep in $(seq 1 "$BENCH_REPEAT"); do
+	if [ "${ORFS_BENCH_RAW:-1}" != 0 ]; then
+		for spec in "${RAW_JOBS[@]}"; do
+			run_job "$rep" raw "$spec"
+		done
+	fi
+	for spec in "${FS_JOBS[@]}"; do
+		read -r name _ <<<"$spec"
+		selected "$name" || continue
+		for sys in $BENCH_SYSTEMS; do
+			run_job "$rep" "$sys" "$spec"
+		done
+	done
+done
+info jobs_s $((SECONDS - T_START))
+
+# --- teardown and checks ---------------------------------------------------------------
+# Anything a job left behind (D state: stuck in the kernel).
+ps -eo pid,stat,wchan:24,args | grep -E 'jobrun|fio|ib_(send|read|write)|meta.py|tar ' |
+	grep -v grep >"$BENCH_LOG/leftovers.txt"
+[ -s "$BENCH_LOG/leftovers.txt" ] &&
+	bench_warn "processes left behind by jobs: $(wc -l <"$BENCH_LOG/leftovers.txt") (raw/logs/leftovers.txt)"
+if has_system orfs; then
+	bounded 120 orfs_stop || bench_warn "ORFS teardown did not finish"
+fi
+if has_system nfs; then
+	bounded 120 nfs_stop || bench_warn "NFS teardown did not finish"
+fi
+dmesg >"$BENCH_LOG/dmesg.txt"
+warn=$(tail -n +"$((dmesg_before + 1))" "$BENCH_LOG/dmesg.txt" |
+	grep -cE 'WARNING:|BUG:|Oops|general protection|Call Trace|rxe_reg_fast_mr') || true
+info kernel_warnings "$warn"
+[ "$warn" = 0 ] || bench_warn "the kernel log has $warn warning line(s) from the run: see raw/logs/dmesg.txt"
+
+# Raw limits and NFS/RDMA must work; ORFS jobs may fail (shown as "error").
+# (awk, not read: IFS=tab would merge the empty fields of an error line.)
+bad=$(awk -F'\t' '($3 == "raw" || $3 == "nfs") && $4 == "error" {
+	printf "%s on %s (rep %s): %s\n", $2, $3, $1, $10 }' "$BENCH_TSV")
+while IFS= read -r line; do
+	[ -n "$line" ] && loud "$line"
+done <<<"$bad"
+info failures "${#FAILURES[@]}"
+info finished "$(date '+%Y-%m-%d %H:%M:%S')"
+info total_s $((SECONDS - T_START))
+sync
+
+if [ ${#FAILURES[@]} -gt 0 ]; then
+	echo "bench: ${#FAILURES[@]} step(s) that must work FAILED:" >&2
+	printf 'bench:   %s\n' "${FAILURES[@]}" >&2
+	exit 1
+fi
+exit 0

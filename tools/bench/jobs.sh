@@ -1,0 +1,293 @@
+# shellcheck shell=bash disable=SC2034 # the lists and EMIT_NOTE are read elsewhere
+# ORFS benchmark: the jobs (sourced by guest.sh and jobrun.sh).
+#
+# A job is a function job_NAME SYSTEM MNT SRVDIR plus one line in RAW_JOBS
+# (raw rxe limits, SYSTEM "raw", no MNT/SRVDIR) or FS_JOBS (run once per file
+# system: SYSTEM "orfs" or "nfs", MNT the client mount, SRVDIR the same
+# directory seen locally on the server side, a tmpfs).
+#
+# The list line is "NAME [METRIC...]": the metrics the job reports (default:
+# NAME).  The driver uses them to record "error" for whatever a job that
+# died or timed out did not report.
+#
+# A job reports with emit METRIC VALUE UNIT higher|lower [RAWREF...],
+# emit_error METRIC REASON or emit_na METRIC REASON (tools/bench/lib.sh).
+# RAWREFs are raw metrics the figure is divided by in the table.  Each job
+# runs in its own process under a deadline (ORFS_BENCH_STEP_TIMEOUT); it
+# should clean up what it created, on success and on failure.
+#
+# Sizes and counts come from the environment: BENCH_SIZE (bytes),
+# BENCH_FILES, BENCH_RUNTIME, BENCH_RAND_RUNTIME, BENCH_PINGS, BENCH_TARBALL,
+# BENCH_TAR_ENTRIES (set by guest.sh from the ORFS_BENCH_* knobs).
+
+RAW_JOBS=(
+	"raw_lat	ib_send_lat_2b raw_rtt_2b ib_send_lat_4k raw_rtt_rate_4k ib_send_lat_2b_ev raw_rtt_2b_ev"
+	"raw_read_bw	ib_read_bw_4k ib_read_bw_1m"
+	"raw_write_bw	ib_write_bw_4k ib_write_bw_1m"
+)
+
+FS_JOBS=(
+	"seqwrite"
+	"seqread"
+	"randread"
+	"meta		meta_create meta_stat meta_unlink"
+	"tar_x"
+	"tar_c"
+	"null_rtt"
+)
+
+# --- raw rxe limits -------------------------------------------------------------
+
+# perf_pair TOOL OUT ARGS...: perftest server on rxe0, client on rxe1 to
+# the server's address; the client's output in OUT.  Extra arguments for
+# both: ORFS_BENCH_PERFTEST_ARGS.  Server and client are pinned to different
+# vCPUs: two busy-polling processes that the guest scheduler puts on one
+# vCPU take turns at each 4 ms tick, and the latency jumps from ~25 us to
+# ~4000 us.  A random port: a pair left over from a killed job cannot
+# answer the next one.
+perf_pair() {
+	local tool=$1 out=$2 spid rc port=$((30000 + RANDOM % 10000)) pin0='' pin1=''
+	shift 2
+	if [ "$(nproc)" -ge 2 ]; then
+		pin0="taskset -c 0" pin1="taskset -c 1"
+	fi
+	# shellcheck disable=SC2086 # word splitting of pin and extra arguments
+	to 60 $pin0 "$tool" -d rxe0 -F -p $port "$@" ${ORFS_BENCH_PERFTEST_ARGS:-} \
+		>"$out.server" 2>&1 &
+	spid=$!
+	for _ in $(seq 1 150); do
+		ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
+		kill -0 $spid 2>/dev/null || break
+		sleep 0.1
+	done
+	# shellcheck disable=SC2086
+	to 60 $pin1 "$tool" -d rxe1 -F -p $port "$@" ${ORFS_BENCH_PERFTEST_ARGS:-} \
+		"$BENCH_SRV" >"$out" 2>&1
+	rc=$?
+	wait $spid || { [ $rc != 0 ] || rc=1; }
+	if [ $rc -ne 0 ]; then
+		PERF_ERR="$tool $*: exit $rc: $(tail -n 2 "$out" | tr '\n' ' ')"
+		return 1
+	fi
+}
+
+# ib_send_lat, 2 B and 4 KiB, busy-polling (the raw limit) and, for 2 B,
+# event-driven (-e: the process sleeps on a completion channel and is woken
+# by an interrupt, as a kernel client is).  The latency is perftest's
+# t_typical (the median): with retransmissions in a run, t_avg is dominated
+# by the few 67 ms retry timeouts.  ib_send_lat reports half a round trip.
+job_raw_lat() {
+	local s mode out r lat n=2000 why tag
+	for s in 2 4096 2e; do
+		mode=
+		case $s in
+		2) tag=2b ;;
+		4096) tag=4k ;;
+		2e) tag=2b_ev s=2 mode=-e ;;
+		esac
+		out=$BENCH_LOG/raw-ib_send_lat-$tag-r$BENCH_REP.txt
+		# shellcheck disable=SC2086
+		if perf_pair ib_send_lat "$out" -s $s -n $n $mode &&
+			r=$(python3 "$BENCH_DIR/parse.py" perftest "$out" lat); then
+			lat=$(kv t_typical "$r")
+			EMIT_NOTE="one-way (half round trip) median of $n; mean $(kv t_avg "$r") us, max $(kv t_max "$r") us"
+			emit ib_send_lat_$tag "$lat" us lower
+			EMIT_NOTE=
+			case $tag in
+			2b | 2b_ev)
+				EMIT_KEEP=1 EMIT_NOTE="2 x ib_send_lat_$tag" \
+					emit raw_rtt_$tag "$(awk -v a="$lat" 'BEGIN { printf "%.2f", 2 * a }')" us lower ;;
+			4k)
+				EMIT_KEEP=1 EMIT_NOTE="1e6 / (2 x ib_send_lat_4k)" \
+					emit raw_rtt_rate_4k "$(awk -v a="$lat" 'BEGIN { printf "%.1f", 1e6 / (2 * a) }')" ops/s higher ;;
+			esac
+		else
+			why=${PERF_ERR:-no result in $out}
+			emit_error ib_send_lat_$tag "$why"
+			case $tag in
+			2b | 2b_ev) EMIT_KEEP=1 emit_error raw_rtt_$tag "$why" ;;
+			4k) EMIT_KEEP=1 emit_error raw_rtt_rate_4k "$why" ;;
+			esac
+		fi
+	done
+}
+
+# raw_bw TOOL: 4 KiB and 1 MiB messages, about 20 MiB and 100 MiB.
+raw_bw() {
+	local tool=$1 s n out r tag
+	for s in 4096 1048576; do
+		if [ $s = 4096 ]; then n=5000 tag=4k; else n=100 tag=1m; fi
+		out=$BENCH_LOG/raw-$tool-$s-r$BENCH_REP.txt
+		if perf_pair "$tool" "$out" -s $s -n $n &&
+			r=$(python3 "$BENCH_DIR/parse.py" perftest "$out" bw) &&
+			[ "$(kv bw_avg "$r")" != 0.00 ]; then
+			EMIT_NOTE="perftest BW average, $n x $s B; peak $(kv bw_peak "$r")" \
+				emit "${tool}_$tag" "$(kv bw_avg "$r")" MiB/s higher
+		else
+			emit_error "${tool}_$tag" "${PERF_ERR:-no (or a zero) result in $out}"
+		fi
+	done
+}
+job_raw_read_bw() { raw_bw ib_read_bw; }
+job_raw_write_bw() { raw_bw ib_write_bw; }
+
+# --- file system jobs -------------------------------------------------------------
+
+# server_file SRVDIR: the read jobs' input file, written on the server side
+# (so it is in the server's memory, the export being a tmpfs, and not in the
+# client's page cache).  Made once per boot.
+server_file() {
+	local f=$1/bench-read.dat
+	if [ "$(stat -c %s "$f" 2>/dev/null)" != "$BENCH_SIZE" ]; then
+		rm -f "$f"
+		dd if=/dev/urandom of="$f" bs=1M count=$((BENCH_SIZE / 1048576)) \
+			status=none || return 1
+	fi
+	echo "$f"
+}
+
+job_seqwrite() {
+	local sys=$1 mnt=$2 f out
+	f=$mnt/bench-seqwrite.dat
+	to 60 rm -f "$f"
+	drop_caches
+	export BENCH_FILE=$f
+	if fio_job seqwrite seqwrite.fio; then
+		out=$FIO_OUT
+		[ "$(kv write_bytes "$out")" = "$BENCH_SIZE" ] ||
+			EMIT_NOTE="only $(kv write_bytes "$out") bytes in the ${BENCH_RUNTIME}s cap"
+		emit seqwrite "$(kv write_mibs "$out")" MiB/s higher ib_write_bw_1m
+		EMIT_NOTE=
+	else
+		emit_error seqwrite "$FIO_ERR"
+	fi
+	to 60 rm -f "$f"
+}
+
+job_seqread() {
+	local sys=$1 mnt=$2 srv=$3 f out
+	f=$(server_file "$srv") || { emit_error seqread "cannot write the input file on the server"; return; }
+	drop_caches
+	export BENCH_FILE=$mnt/${f##*/}
+	if fio_job seqread seqread.fio; then
+		out=$FIO_OUT
+		[ "$(kv read_bytes "$out")" = "$BENCH_SIZE" ] ||
+			EMIT_NOTE="only $(kv read_bytes "$out") bytes in the ${BENCH_RUNTIME}s cap"
+		emit seqread "$(kv read_mibs "$out")" MiB/s higher ib_read_bw_1m ib_write_bw_1m
+		EMIT_NOTE=
+	else
+		emit_error seqread "$FIO_ERR"
+	fi
+}
+
+job_randread() {
+	local sys=$1 mnt=$2 srv=$3 f out
+	f=$(server_file "$srv") || { emit_error randread "cannot write the input file on the server"; return; }
+	drop_caches
+	export BENCH_FILE=$mnt/${f##*/}
+	if fio_job randread randread.fio; then
+		out=$FIO_OUT
+		EMIT_NOTE="$(kv read_bytes "$out") bytes in $(kv read_runtime_s "$out") s" \
+			emit randread "$(kv read_iops "$out")" ops/s higher raw_rtt_rate_4k
+	else
+		emit_error randread "$FIO_ERR"
+	fi
+}
+
+job_meta() {
+	local sys=$1 mnt=$2 d=$2/bench-meta op r failed=
+	to 300 rm -rf "$d"
+	r=$(mkdir "$d" 2>&1) || failed="mkdir: ${r:0:200}"
+	for op in create stat unlink; do
+		if [ -n "$failed" ]; then
+			emit_error meta_$op "not run: $failed"
+			continue
+		fi
+		# stat and unlink start from a cold client cache (every name is
+		# looked up again); create starts from an empty directory.
+		[ $op = create ] || drop_caches
+		if r=$(python3 "$BENCH_DIR/meta.py" $op "$d" "$BENCH_FILES" 2>&1); then
+			r=${r// /$'\n'}
+			EMIT_NOTE="$BENCH_FILES files in $(kv seconds "$r") s" \
+				emit meta_$op "$(kv rate "$r")" ops/s higher
+		else
+			emit_error meta_$op "${r:0:200}"
+			failed="$op failed"
+		fi
+	done
+	to 300 rm -rf "$d"
+}
+
+# files_per_s ENTRIES SECONDS
+files_per_s() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.1f", (s > 0 ? n / s : 0) }'; }
+
+# tar_x: unpack the tarball (from the guest's local tmpfs) into the mount,
+# then syncfs: the data is on the server when the clock stops.
+job_tar_x() {
+	local sys=$1 mnt=$2 d=$2/bench-tarx t0 s errf=$BENCH_TMP/tar_x.err
+	[ "$BENCH_TAR_ENTRIES" -gt 0 ] || { emit_error tar_x "no tarball of $BENCH_TAR_DIR"; return; }
+	to 300 rm -rf "$d"
+	drop_caches
+	t0=$(now)
+	if mkdir "$d" 2>"$errf" && tar -xf "$BENCH_TARBALL" -C "$d" 2>>"$errf" &&
+		sync -f "$d" 2>>"$errf"; then
+		s=$(elapsed "$t0")
+		EMIT_NOTE="$BENCH_TAR_ENTRIES entries in $s s" \
+			emit tar_x "$(files_per_s "$BENCH_TAR_ENTRIES" "$s")" files/s higher
+	else
+		emit_error tar_x "tar x: $(head -c 200 "$errf")"
+	fi
+	to 300 rm -rf "$d"
+}
+
+# tar_c: the same tree, unpacked on the server side, archived through the
+# mount with a cold client cache into a pipe (not /dev/null, which GNU tar
+# would not even read).
+job_tar_c() {
+	local sys=$1 mnt=$2 srv=$3 d=bench-tarc t0 s rc errf=$BENCH_TMP/tar_c.err
+	[ "$BENCH_TAR_ENTRIES" -gt 0 ] || { emit_error tar_c "no tarball of $BENCH_TAR_DIR"; return; }
+	rm -rf "${srv:?}/$d"
+	if ! { mkdir "$srv/$d" && tar -xf "$BENCH_TARBALL" -C "$srv/$d"; }; then
+		emit_error tar_c "cannot unpack on the server side"
+		rm -rf "${srv:?}/$d"
+		return
+	fi
+	drop_caches
+	t0=$(now)
+	tar -cf - -C "$mnt/$d" . 2>"$errf" | cat >/dev/null
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" = 0 ] && [ ! -s "$errf" ]; then
+		s=$(elapsed "$t0")
+		EMIT_NOTE="$BENCH_TAR_ENTRIES entries in $s s" \
+			emit tar_c "$(files_per_s "$BENCH_TAR_ENTRIES" "$s")" files/s higher
+	else
+		emit_error tar_c "tar c: exit $rc: $(head -c 200 "$errf")"
+	fi
+	rm -rf "${srv:?}/$d"
+}
+
+# null_rtt: ORFS's NULL request, N synchronous round trips through
+# /sys/fs/orfs/<dev>/ping, against 2 x ib_send_lat 2 B.
+job_null_rtt() {
+	local sys=$1 mnt=$2 dev f line r
+	if [ "$sys" != orfs ]; then
+		emit_na null_rtt "no NULL-request interface"
+		return
+	fi
+	dev=$(mountpoint -d "$mnt") || { emit_error null_rtt "$mnt is not mounted"; return; }
+	f=/sys/fs/orfs/$dev/ping
+	if [ ! -e "$f" ]; then
+		emit_na null_rtt "this orfs.ko has no $f"
+		return
+	fi
+	if ! to 120 bash -c 'echo "$1" >"$2"' _ "$BENCH_PINGS" "$f"; then
+		emit_error null_rtt "writing $BENCH_PINGS to $f failed"
+		return
+	fi
+	read -r line <"$f"
+	if r=$(python3 "$BENCH_DIR/parse.py" ping "$line"); then
+		EMIT_NOTE="$line" emit null_rtt "$(kv mean_us "$r")" us lower raw_rtt_2b raw_rtt_2b_ev
+	else
+		emit_error null_rtt "unexpected ping output: ${line:0:100}"
+	fi
+}

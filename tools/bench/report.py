@@ -1,0 +1,411 @@
+#!/usr/bin/env python3
+"""ORFS benchmark report (tools/bench/run.sh runs it on the host).
+
+  report.py OUTDIR
+
+Reads OUTDIR/raw/results.tsv (written in the guest by tools/bench/lib.sh),
+raw/info.txt and raw/steps.tsv; writes OUTDIR/results.csv, results.txt (and
+prints it), chart.dat, chart.gp and chart.png (gnuplot).  Repetitions are
+reduced to medians; retry counters are summed over repetitions.
+Exit status 0 when the files were written, even when figures are "error".
+"""
+import csv
+import os
+import statistics
+import subprocess
+import sys
+
+# rxe hardware counters that mean "something was lost or retransmitted"
+# (both devices summed).  A figure with any of these non-zero measured
+# recovery as well as the file system.
+RETRY_COUNTERS = [
+    "completer_retry_err",   # requester timed out waiting for an ACK, resent
+    "duplicate_request",     # responder saw a retransmitted request
+    "out_of_seq_request",    # responder saw a PSN gap (lost packet)
+    "rcvd_seq_err",          # requester got a sequence-error NAK
+    "retry_exceeded_err",    # retries exhausted: the QP broke
+    "rcvd_rnr_err",          # requester got receiver-not-ready NAKs
+    "send_rnr_err",          # responder sent RNR NAKs (no receive posted)
+    "retry_rnr_exceeded_err",
+]
+SHORT = {
+    "completer_retry_err": "cmpl_retry",
+    "duplicate_request": "dup_req",
+    "out_of_seq_request": "oos_req",
+    "rcvd_seq_err": "seq_nak",
+    "retry_exceeded_err": "retry_exc",
+    "rcvd_rnr_err": "rnr_rcvd",
+    "send_rnr_err": "rnr_sent",
+    "retry_rnr_exceeded_err": "rnr_exc",
+}
+EXTRA_COUNTERS = ["sent_pkts", "lo_tx_bytes"]
+SYSTEMS = ["orfs", "nfs"]
+SYSNAME = {"orfs": "ORFS", "nfs": "NFS/RDMA", "raw": "raw"}
+
+
+def read_info(path):
+    info = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                k, _, v = line.rstrip("\n").partition("=")
+                if k:
+                    info[k] = v
+    except OSError:
+        pass
+    return info
+
+
+class Result:
+    """One (metric, system) over all repetitions."""
+
+    def __init__(self, job, system):
+        self.job, self.system = job, system
+        self.values, self.errors, self.nas = [], [], []
+        self.unit = self.better = ""
+        self.rawrefs = []
+        self.counters = {}
+        self.notes = []
+        self.reps = 0
+
+    def add(self, status, value, unit, better, rawrefs, counters, note):
+        self.reps += 1
+        if status == "ok":
+            try:
+                self.values.append(float(value))
+            except ValueError:
+                status, note = "error", "unparsable value %r" % value
+        if status == "ok":
+            self.unit, self.better = unit, better
+            if rawrefs:
+                self.rawrefs = [r for r in rawrefs.split(",") if r]
+            if note:
+                self.notes.append(note)
+        elif status == "na":
+            self.nas.append(note)
+        else:
+            self.errors.append(note)
+        for kv in counters.split(","):
+            k, _, v = kv.partition("=")
+            if k:
+                try:
+                    self.counters[k] = self.counters.get(k, 0) + int(v)
+                except ValueError:
+                    pass
+
+    @property
+    def status(self):
+        if self.values:
+            return "ok"
+        if self.nas and not self.errors:
+            return "na"
+        return "error"
+
+    @property
+    def value(self):
+        return statistics.median(self.values) if self.values else None
+
+    def retries(self):
+        return {k: self.counters.get(k, 0) for k in RETRY_COUNTERS if self.counters.get(k, 0)}
+
+
+def load(outdir):
+    results, order = {}, []
+    path = os.path.join(outdir, "raw", "results.tsv")
+    with open(path, errors="replace") as f:
+        for line in f:
+            p = line.rstrip("\n").split("\t")
+            if len(p) < 10:
+                continue
+            rep, job, system, status, value, unit, better, rawrefs, counters, note = p[:10]
+            key = (job, system)
+            if key not in results:
+                results[key] = Result(job, system)
+                order.append(key)
+            results[key].add(status, value, unit, better, rawrefs, counters, note)
+    return results, order
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    a = abs(v)
+    if a >= 1000:
+        return "%.0f" % v
+    if a >= 100:
+        return "%.1f" % v
+    if a >= 10:
+        return "%.2f" % v
+    return "%.3f" % v
+
+
+def fmt_ratio(v):
+    return "-" if v is None else "%.2f" % v
+
+
+def shown(r):
+    """A result as a table cell: the value, "error" or "n/a"; "*" marks
+    retries during the measurement."""
+    if r is None:
+        return "-"
+    if r.status == "ok":
+        s = fmt(r.value)
+        if r.errors:
+            s += "?"       # some repetitions failed
+        if r.retries():
+            s += "*"
+        return s
+    return "n/a" if r.status == "na" else "error"
+
+
+def ratio(a, b):
+    if a is None or b is None or a.status != "ok" or b.status != "ok" or not b.value:
+        return None
+    return a.value / b.value
+
+
+def retry_text(r):
+    if r is None:
+        return "-"
+    rt = r.retries()
+    return str(sum(rt.values())) if rt else "0"
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write(__doc__)
+        return 2
+    outdir = argv[1]
+    info = read_info(os.path.join(outdir, "raw", "info.txt"))
+    info.update(read_info(os.path.join(outdir, "host.txt")))
+    results, order = load(outdir)
+    raw = {job: r for (job, system), r in results.items() if system == "raw"}
+    fs_jobs = []
+    for job, system in order:
+        if system != "raw" and job not in fs_jobs:
+            fs_jobs.append(job)
+
+    def get(job, system):
+        return results.get((job, system))
+
+    def refs_of(job):
+        for s in SYSTEMS:
+            r = get(job, s)
+            if r is not None and r.rawrefs:
+                return r.rawrefs
+        return []
+
+    # --- CSV: one row per (job, system) ------------------------------------
+    cols = ["job", "system", "value", "unit", "better", "status", "ratio_to_raw", "raw_ref",
+            "ratio_to_raw_alt", "raw_ref_alt", "ratio_to_nfs", "reps", "reps_ok",
+            "retries"] + RETRY_COUNTERS + EXTRA_COUNTERS + ["note"]
+    rows = []
+    for job, system in order:
+        r = results[(job, system)]
+        refs = r.rawrefs or (refs_of(job) if system != "raw" else [])
+        row = {
+            "job": job, "system": system, "status": r.status,
+            "value": "" if r.value is None else "%g" % r.value,
+            "unit": r.unit, "better": r.better, "reps": r.reps, "reps_ok": len(r.values),
+            "retries": sum(r.retries().values()),
+        }
+        for i, ref in enumerate(refs[:2]):
+            sfx = "" if i == 0 else "_alt"
+            row["raw_ref" + sfx] = ref
+            q = ratio(r, raw.get(ref))
+            row["ratio_to_raw" + sfx] = "" if q is None else "%.4f" % q
+        if system == "orfs":
+            q = ratio(r, get(job, "nfs"))
+            row["ratio_to_nfs"] = "" if q is None else "%.4f" % q
+        for k in RETRY_COUNTERS + EXTRA_COUNTERS:
+            row[k] = r.counters.get(k, 0)
+        notes = r.errors if r.status == "error" else (r.nas if r.status == "na" else r.notes)
+        row["note"] = " | ".join(dict.fromkeys(n for n in notes if n))
+        rows.append(row)
+    with open(os.path.join(outdir, "results.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
+        w.writeheader()
+        for row in rows:
+            w.writerow(row)
+
+    # --- the table ------------------------------------------------------------
+    L = []
+    L.append("ORFS benchmark, %s, kernel %s, %s vCPUs, %s MB (soft-RoCE rxe1 -> rxe0, emulated)"
+             % (info.get("started", "?"), info.get("kernel", "?"), info.get("cpus", "?"),
+                info.get("mem_mb", "?")))
+    size = int(info.get("size_bytes", "0") or 0)
+    L.append("file %d MiB, %s files, tar of %s (%s entries), %s repetition(s), medians"
+             % (size >> 20, info.get("files", "?"), info.get("tar_dir", "?"),
+                info.get("tar_entries", "?"), info.get("repeat", "?")))
+    L.append("host: %s CPUs, load average %s at the start, %s at the end, %s other VM(s) running"
+             % (info.get("host_cpus", "?"), info.get("host_load_start", "?"),
+                info.get("host_load_end", "?"), info.get("host_other_vms", "?")))
+    L.append("ORFS:     %s" % info.get("orfs_mount", "not run"))
+    L.append("NFS/RDMA: %s" % info.get("nfs_mount", "not run"))
+    L.append("Only ratios within this run mean anything: the VM is emulated and rxe copies on its CPU.")
+    L.append("")
+    L.append("Raw rxe limits (perftest, server rxe0, client rxe1)")
+    for job, system in order:
+        if system != "raw":
+            continue
+        r = results[(job, system)]
+        L.append("  %-18s %10s %-6s retries %s" % (job, shown(r), r.unit, retry_text(r)))
+    L.append("")
+    hdr = ("%-12s %-7s %-6s %10s %10s %9s  %-16s %9s %9s %9s  %s"
+           % ("job", "unit", "better", "ORFS", "NFS/RDMA", "ORFS/NFS", "raw limit", "raw",
+              "ORFS/raw", "NFS/raw", "retries ORFS/NFS"))
+    L.append(hdr)
+    L.append("-" * len(hdr))
+    for job in fs_jobs:
+        o, n = get(job, "orfs"), get(job, "nfs")
+        any_r = o if o is not None and o.status == "ok" else n
+        unit = any_r.unit if any_r is not None and any_r.unit else ""
+        better = any_r.better if any_r is not None and any_r.better else ""
+        refs = refs_of(job) or [None]
+        for i, ref in enumerate(refs):
+            rr = raw.get(ref) if ref else None
+            if i == 0:
+                head = "%-12s %-7s %-6s %10s %10s %9s" % (
+                    job, unit, better, shown(o), shown(n), fmt_ratio(ratio(o, n)))
+                tail = "  %s/%s" % (retry_text(o), retry_text(n))
+            else:
+                head = " " * (12 + 1 + 7 + 1 + 6 + 1 + 10 + 1 + 10 + 1 + 9)
+                tail = ""
+            if ref:
+                L.append("%s  %-16s %9s %9s %9s%s" % (
+                    head, ref, shown(rr), fmt_ratio(ratio(o, rr)), fmt_ratio(ratio(n, rr)), tail))
+            else:
+                L.append("%s  %-16s %9s %9s %9s%s" % (head, "", "", "", "", tail))
+    L.append("")
+    L.append("ORFS/NFS and ORFS/raw are plain quotients of the two figures: for \"better: higher\"")
+    L.append("above 1 means ORFS is ahead; for \"better: lower\" (latencies) below 1 does.")
+    L.append("* = rxe counted retries or losses during that measurement (it measured recovery too);")
+    L.append("? = some repetitions failed (median of the others).  raw_rtt_2b = 2 x ib_send_lat 2 B;")
+    L.append("raw_rtt_rate_4k = 1e6 / (2 x ib_send_lat 4 KiB): ib_send_lat reports half a round trip.")
+
+    width = max([len(job) for job, _ in order] + [12])
+    retried = [(k, results[k]) for k in order if results[k].retries()]
+    if retried:
+        L.append("")
+        L.append("rxe retry/loss counters that moved (summed over both devices and repetitions):")
+        for (job, system), r in retried:
+            L.append("  %-*s %-8s %s" % (width, job, SYSNAME.get(system, system), " ".join(
+                "%s=%d" % (SHORT.get(k, k), v) for k, v in r.retries().items())))
+    errs = [(k, results[k]) for k in order if results[k].errors or results[k].status == "na"]
+    if errs:
+        L.append("")
+        L.append("errors and n/a:")
+        for (job, system), r in errs:
+            why = r.errors if r.errors else r.nas
+            tag = "error" if r.errors else "n/a"
+            msg = " | ".join(dict.fromkeys(w for w in why if w)) or "(no reason recorded)"
+            L.append("  %-*s %-8s %-5s %s" % (width, job, SYSNAME.get(system, system), tag, msg[:160]))
+    if info.get("kernel_warnings", "0") not in ("0", ""):
+        L.append("")
+        L.append("kernel log: %s warning line(s) during the jobs, see raw/logs/dmesg.txt"
+                 % info["kernel_warnings"])
+    L.append("")
+    L.append("setup %s s, jobs and setup %s s in the guest"
+             % (info.get("setup_s", "?"), info.get("jobs_s", "?")))
+    text = "\n".join(L) + "\n"
+    with open(os.path.join(outdir, "results.txt"), "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+
+    chart(outdir, fs_jobs, get, raw, refs_of)
+    return 0
+
+
+def goodness(a, b, better):
+    """a relative to b, as "higher is better"."""
+    if a is None or b is None or a.status != "ok" or b.status != "ok" or not a.value or not b.value:
+        return None
+    return a.value / b.value if better != "lower" else b.value / a.value
+
+
+def chart(outdir, fs_jobs, get, raw, refs_of):
+    """Two panels, both "higher is better" (latencies inverted): each system
+    as a fraction of the raw limit (jobs that have one), and ORFS relative
+    to NFS/RDMA (every job).  Missing figures are labelled error or n/a."""
+    def label(r):
+        if r is None:
+            return "-"
+        return {"ok": "", "na": "n/a"}.get(r.status, "error")
+
+    def num(v):
+        return "NaN" if v is None else "%.4f" % v
+
+    lines_a, lines_b, labels_a, labels_b = [], [], [], []
+    vals_a, vals_b = [], []
+    for job in fs_jobs:
+        o, n = get(job, "orfs"), get(job, "nfs")
+        ref = (refs_of(job) or [None])[0]
+        better = next((r.better for r in (o, n) if r is not None and r.better), "higher")
+        if ref and ref in raw:
+            x = len(lines_a)
+            go, gn = goodness(o, raw[ref], better), goodness(n, raw[ref], better)
+            lines_a.append('%d "%s\\n/ %s" %s %s' % (x, job, ref, num(go), num(gn)))
+            for dx, g, r in ((-0.2, go, o), (0.2, gn, n)):
+                if g is None:
+                    labels_a.append((x + dx, label(r)))
+                else:
+                    vals_a.append(g)
+        x = len(lines_b)
+        g = goodness(o, n, better)
+        lines_b.append('%d "%s" %s' % (x, job, num(g)))
+        if g is None:
+            labels_b.append((x, "ORFS %s" % label(o) if label(o) else "NFS %s" % label(n)))
+        else:
+            vals_b.append(g)
+    with open(os.path.join(outdir, "chart.dat"), "w") as f:
+        f.write("# x job orfs_vs_raw nfs_vs_raw (higher is better)\n")
+        f.write("\n".join(lines_a or ['0 "none" NaN NaN']) + "\n\n\n")
+        f.write("# x job orfs_vs_nfs (higher is better)\n")
+        f.write("\n".join(lines_b or ['0 "none" NaN']) + "\n")
+    # Head room above the tallest bar for the key.
+    ymax_a = max([1.0] + vals_a) * 1.25
+    ymax_b = max([1.0] + vals_b) * 1.3
+
+    def set_labels(labels, ymax):
+        return "".join('set label "%s" at %.2f,%.4f rotate left front tc rgb "#a00000"\n'
+                       % (t, x, ymax * 0.03) for x, t in labels if t)
+
+    gp = """# gnuplot script written by tools/bench/report.py
+set terminal pngcairo size 1400,600 font "sans,10" noenhanced
+set output "chart.png"
+set multiplot layout 1,2 title "ORFS vs NFS/RDMA on soft-RoCE, one run (higher is better; latencies inverted)"
+set style fill solid 0.8 border -1
+set boxwidth 0.38
+set grid ytics
+set xtics nomirror scale 0
+set key top center horizontal
+set bmargin 5
+set title "Fraction of the raw rxe limit (figure / raw)"
+set xrange [-0.6:%.1f]
+set yrange [0:%.3f]
+%splot "chart.dat" index 0 using ($1-0.2):3:xtic(2) with boxes lc rgb "#1f77b4" title "ORFS", \\
+     "" index 0 using ($1+0.2):4 with boxes lc rgb "#ff7f0e" title "NFS/RDMA"
+unset label
+set title "ORFS relative to NFS/RDMA (above 1: ORFS ahead)"
+set xrange [-0.6:%.1f]
+set yrange [0:%.3f]
+set xtics rotate by -30
+set boxwidth 0.6
+set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "black" front
+%splot "chart.dat" index 1 using 1:3:xtic(2) with boxes lc rgb "#2ca02c" title "ORFS / NFS"
+unset multiplot
+""" % (max(len(lines_a), 1) - 0.4, ymax_a, set_labels(labels_a, ymax_a),
+       max(len(lines_b), 1) - 0.4, ymax_b, set_labels(labels_b, ymax_b))
+    with open(os.path.join(outdir, "chart.gp"), "w") as f:
+        f.write(gp)
+    try:
+        p = subprocess.run(["gnuplot", "chart.gp"], cwd=outdir, capture_output=True, text=True,
+                           timeout=60)
+        if p.returncode != 0:
+            sys.stderr.write("report: gnuplot failed:\n" + p.stderr)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        sys.stderr.write("report: gnuplot: %s\n" % e)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
