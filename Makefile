@@ -3,6 +3,7 @@
 #   make                build orfs.ko (here), server/orfsd and the tools
 #   make check          run the whole test suite (installs what it needs)
 #   make demo           build, boot a VM, serve an export, mount it, use it
+#   make bench          raw rxe vs ORFS vs NFS/RDMA in one VM boot (build/bench/)
 #   make install        install orfs.ko, orfsd and mount.orfs
 #   make W=1 / C=1      extra warnings / sparse, passed to kbuild
 #
