@@ -2,11 +2,13 @@
 /*
  * ORFS regular files: buffered I/O through the page cache.
  *
- * This is the inline data path: READ replies carry the data in the SEND and
- * it is copied into the folio; WRITE gathers the page-cache page straight
- * into the SEND (the page is DMA-mapped for the send and used with the
- * local DMA lkey, never registered).  Requests are cut at the negotiated
- * inline threshold.
+ * Readahead sends the whole window (up to rsize) as one READ and writeback
+ * gathers up to wsize of consecutive dirty pages into one WRITE.  The
+ * transport moves the pages (net/transport.c): inline in the SEND or the
+ * reply up to the inline threshold, else by the client's own RDMA READ or
+ * WRITE through a staging buffer of the server.  Either way the pages are
+ * DMA-mapped for that one request and used with the local DMA lkey; they
+ * are never registered.
  */
 #define pr_fmt(fmt) "orfs: " fmt
 
@@ -16,8 +18,8 @@
 #include <linux/uio.h>
 #include "orfs_fs.h"
 
-/* The most folios one request carries: ORFS_INLINE_MAX in 4 KiB pages. */
-#define ORFS_BATCH_MAX	16
+/* Folios per request when a bigger batch cannot be allocated. */
+#define ORFS_BATCH_MIN	16
 
 static int orfs_read_folio(struct file *file, struct folio *folio);
 
@@ -76,63 +78,125 @@ static int orfs_read_page(struct inode *inode, struct folio *folio)
 	return ret;
 }
 
-/* Folios per READ or WRITE request: what one inline message can carry. */
-static u32 orfs_batch_pages(struct orfs_clnt *clnt)
+/**
+ * orfs_batch_pages() - pages one READ or WRITE request carries
+ * @inode: the file
+ * @write: for write-back (wsize) rather than reads (rsize)
+ *
+ * What the connection moves per request (orfs_clnt_io_max(): a staging
+ * buffer, or the inline threshold), capped at rsize or wsize.  0 when
+ * that is less than a page: pages then go in several requests each.
+ */
+static u32 orfs_batch_pages(struct inode *inode, bool write)
 {
-	return min_t(u32, orfs_clnt_inline_size(clnt) >> PAGE_SHIFT,
-		     min_t(u32, orfs_clnt_max_data_sge(clnt), ORFS_BATCH_MAX));
+	const struct orfs_mount_opts *o = &ORFS_SB(inode->i_sb)->opts;
+	u32 bytes = orfs_clnt_io_max(orfs_clnt_of(inode));
+
+	bytes = min(bytes, write ? READ_ONCE(o->wsize) : READ_ONCE(o->rsize));
+	return bytes >> PAGE_SHIFT;
+}
+
+/**
+ * struct orfs_batch - page arrays for one request
+ * @pages: the pages (readahead: locked folios; write-back: under writeback)
+ * @bv: one fragment per page, for the transport
+ * @max: capacity
+ * @small_pages: fallback storage for @pages
+ * @small_bv: fallback storage for @bv
+ */
+struct orfs_batch {
+	struct page	**pages;
+	struct bio_vec	*bv;
+	u32		max;
+	struct page	*small_pages[ORFS_BATCH_MIN];
+	struct bio_vec	small_bv[ORFS_BATCH_MIN];
+};
+
+/*
+ * Sizes @b for @want pages; falls back to ORFS_BATCH_MIN pages (smaller
+ * requests, same data) if memory is short.
+ */
+static void orfs_batch_init(struct orfs_batch *b, u32 want)
+{
+	void *mem = NULL;
+
+	if (want > ORFS_BATCH_MIN)
+		mem = kmalloc_array(want, sizeof(*b->pages) + sizeof(*b->bv), GFP_NOFS);
+	if (mem) {
+		b->bv = mem;
+		b->pages = mem + want * sizeof(*b->bv);
+		b->max = want;
+	} else {
+		b->bv = b->small_bv;
+		b->pages = b->small_pages;
+		b->max = min_t(u32, want, ORFS_BATCH_MIN);
+	}
+}
+
+static void orfs_bvec_page(struct bio_vec *bv, struct page *page, u32 len)
+{
+	bv->bv_page = page;
+	bv->bv_offset = 0;
+	bv->bv_len = len;
+}
+
+static void orfs_batch_free(struct orfs_batch *b)
+{
+	if (b->bv != b->small_bv)
+		kfree(b->bv);
 }
 
 /**
  * orfs_read_batch() - fill consecutive locked folios with one READ
  * @inode: the file
- * @folios: single-page folios at consecutive indices, locked
- * @nr: how many (at most orfs_batch_pages())
+ * @b: the batch; pages[0..nr) are single-page folios at consecutive
+ *	indices, locked
+ * @nr: how many
  *
- * Each folio is marked up to date (bytes past end of file zeroed) and
- * unlocked; on error they are unlocked without being marked, so a later
- * read_folio retries them.
+ * The transport lands the data in the pages, inline or by RDMA READ.  Each
+ * folio is marked up to date (bytes past end of file zeroed) and unlocked;
+ * on error they are unlocked without being marked, so a later read_folio
+ * retries them.
  *
  * Context: process; sleeps on the network.
+ * Return: 0 or a negative errno.
  */
-static void orfs_read_batch(struct inode *inode, struct folio **folios, u32 nr)
+static int orfs_read_batch(struct inode *inode, struct orfs_batch *b, u32 nr)
 {
-	struct orfs_clnt *clnt = orfs_clnt_of(inode);
 	struct orfs_io_req req = { .fh = ORFS_I(inode)->fh };
 	struct orfs_msg msg = {
 		.opcode = ORFS_OP_READ, .body = &req, .body_len = sizeof(req),
+		.bvec = b->bv, .nr_bvec = nr,
 	};
 	const struct orfs_read_rep *rr;
-	struct orfs_reply rep = {};	/* put below whether or not it arrived */
-	u32 i, n = 0, want = nr << PAGE_SHIFT;
+	struct orfs_reply rep = {};
+	u32 i, n = 0;
 	int ret;
 
-	req.offset = cpu_to_le64(folio_pos(folios[0]));
-	req.count = cpu_to_le32(want);
-	ret = orfs_call(clnt, &msg, &rep);
+	for (i = 0; i < nr; i++)
+		orfs_bvec_page(&b->bv[i], b->pages[i], PAGE_SIZE);
+	req.offset = cpu_to_le64(page_offset(b->pages[0]));
+	req.count = cpu_to_le32(nr << PAGE_SHIFT);
+	ret = orfs_call(orfs_clnt_of(inode), &msg, &rep);
 	if (!ret) {
 		rr = rep.body;
-		n = le32_to_cpu(rr->count);
-		if (n > want || n > rep.data_len) {
-			pr_warn_ratelimited("READ reply claims %u bytes, carries %u\n",
-					    n, rep.data_len);
-			ret = -EIO;
-		}
+		n = le32_to_cpu(rr->count);	/* checked by the transport */
+		orfs_reply_put(&rep);
 	}
 	for (i = 0; i < nr; i++) {
+		struct folio *folio = page_folio(b->pages[i]);
+
 		if (!ret) {
 			u32 off = i << PAGE_SHIFT;
 			u32 len = n > off ? min_t(u32, n - off, PAGE_SIZE) : 0;
-			void *kaddr = kmap_local_folio(folios[i], 0);
 
-			memcpy(kaddr, rep.data + off, len);
-			memset(kaddr + len, 0, PAGE_SIZE - len);
-			kunmap_local(kaddr);
-			folio_mark_uptodate(folios[i]);
+			if (len < PAGE_SIZE)
+				folio_zero_segment(folio, len, PAGE_SIZE);
+			folio_mark_uptodate(folio);
 		}
-		folio_unlock(folios[i]);
+		folio_unlock(folio);
 	}
-	orfs_reply_put(&rep);
+	return ret;
 }
 
 /**
@@ -144,8 +208,8 @@ static void orfs_read_batch(struct inode *inode, struct folio **folios, u32 nr)
 static void orfs_readahead(struct readahead_control *rac)
 {
 	struct inode *inode = rac->mapping->host;
-	u32 max = orfs_batch_pages(orfs_clnt_of(inode));
-	struct folio *folios[ORFS_BATCH_MAX];
+	u32 max = orfs_batch_pages(inode, false);
+	struct orfs_batch b;
 	struct folio *folio;
 	u32 nr = 0;
 
@@ -155,21 +219,31 @@ static void orfs_readahead(struct readahead_control *rac)
 			orfs_read_folio(NULL, folio);
 		return;
 	}
+	orfs_batch_init(&b, min_t(u32, max, readahead_count(rac)));
 	while ((folio = readahead_folio(rac))) {
-		folios[nr++] = folio;
-		if (nr == max) {
-			orfs_read_batch(inode, folios, nr);
+		b.pages[nr++] = &folio->page;
+		if (nr == b.max) {
+			orfs_read_batch(inode, &b, nr);
 			nr = 0;
 		}
 	}
 	if (nr)
-		orfs_read_batch(inode, folios, nr);
+		orfs_read_batch(inode, &b, nr);
+	orfs_batch_free(&b);
 }
 
 static int orfs_read_folio(struct file *file, struct folio *folio)
 {
-	int ret = orfs_read_page(folio->mapping->host, folio);
+	struct inode *inode = folio->mapping->host;
+	struct orfs_batch b;
+	int ret;
 
+	if (orfs_batch_pages(inode, false)) {
+		orfs_batch_init(&b, 1);
+		b.pages[0] = &folio->page;
+		return orfs_read_batch(inode, &b, 1);
+	}
+	ret = orfs_read_page(inode, folio);
 	if (!ret)
 		folio_mark_uptodate(folio);
 	folio_unlock(folio);
@@ -250,19 +324,17 @@ static int orfs_writepage_single(struct page *page, struct writeback_control *wb
 /**
  * struct orfs_wb_batch - consecutive dirty pages gathered for one WRITE
  * @inode: the file
- * @pages: pages under write-back, each with a reference held
+ * @b: the pages, under write-back, each with a reference held
  * @nr: how many
- * @max: the most one WRITE may carry
  * @len: bytes to write from the last page (the rest are full pages)
  * @err: the first error, for the return of ->writepages
  */
 struct orfs_wb_batch {
-	struct inode	*inode;
-	struct page	*pages[ORFS_BATCH_MAX];
-	u32		nr;
-	u32		max;
-	u32		len;
-	int		err;
+	struct inode		*inode;
+	struct orfs_batch	b;
+	u32			nr;
+	u32			len;
+	int			err;
 };
 
 /* Sends the batch as one WRITE gathering its pages, and ends write-back. */
@@ -270,7 +342,8 @@ static void orfs_wb_flush(struct orfs_wb_batch *b)
 {
 	struct orfs_clnt *clnt = orfs_clnt_of(b->inode);
 	struct orfs_io_req req = { .fh = ORFS_I(b->inode)->fh };
-	struct bio_vec bv[ORFS_BATCH_MAX];
+	struct bio_vec *bv = b->b.bv;
+	struct page **pages = b->b.pages;
 	struct orfs_msg msg = {
 		.opcode = ORFS_OP_WRITE, .body = &req, .body_len = sizeof(req),
 		.bvec = bv, .nr_bvec = b->nr,
@@ -283,12 +356,10 @@ static void orfs_wb_flush(struct orfs_wb_batch *b)
 	if (!b->nr)
 		return;
 	for (i = 0; i < b->nr; i++) {
-		bv[i].bv_page = b->pages[i];
-		bv[i].bv_offset = 0;
-		bv[i].bv_len = i == b->nr - 1 ? b->len : PAGE_SIZE;
+		orfs_bvec_page(&bv[i], pages[i], i == b->nr - 1 ? b->len : PAGE_SIZE);
 		count += bv[i].bv_len;
 	}
-	req.offset = cpu_to_le64(page_offset(b->pages[0]));
+	req.offset = cpu_to_le64(page_offset(pages[0]));
 	req.count = cpu_to_le32(count);
 	ret = orfs_call(clnt, &msg, &rep);
 	if (!ret) {
@@ -302,13 +373,13 @@ static void orfs_wb_flush(struct orfs_wb_batch *b)
 	if (ret) {
 		mapping_set_error(b->inode->i_mapping, ret);
 		pr_warn_ratelimited("write-back of inode %lu at %lld failed: %d\n",
-				    b->inode->i_ino, page_offset(b->pages[0]), ret);
+				    b->inode->i_ino, page_offset(pages[0]), ret);
 		if (!b->err)
 			b->err = ret;
 	}
 	for (i = 0; i < b->nr; i++) {
-		end_page_writeback(b->pages[i]);
-		put_page(b->pages[i]);
+		end_page_writeback(pages[i]);
+		put_page(pages[i]);
 	}
 	b->nr = 0;
 }
@@ -326,13 +397,13 @@ static int orfs_writepage_one(struct page *page, struct writeback_control *wbc,
 		unlock_page(page);
 		return 0;
 	}
-	if (b->nr && (b->nr == b->max || b->len != PAGE_SIZE ||
-		      page->index != b->pages[b->nr - 1]->index + 1))
+	if (b->nr && (b->nr == b->b.max || b->len != PAGE_SIZE ||
+		      page->index != b->b.pages[b->nr - 1]->index + 1))
 		orfs_wb_flush(b);
 	set_page_writeback(page);
 	unlock_page(page);
 	get_page(page);
-	b->pages[b->nr++] = page;
+	b->b.pages[b->nr++] = page;
 	b->len = min_t(loff_t, PAGE_SIZE, isize - pos);
 	return 0;
 }
@@ -342,8 +413,10 @@ static int orfs_writepage_one(struct page *page, struct writeback_control *wbc,
  * @mapping: the file's pages
  * @wbc: what to write
  *
- * Consecutive dirty pages are gathered into one WRITE, as many as one
- * inline message carries; each page is an SGE of the SEND.
+ * Consecutive dirty pages are gathered into one WRITE of up to wsize (or
+ * what one inline message carries, if the server granted no staging
+ * buffers): the transport RDMA-writes them into a staging buffer, or
+ * gathers them into the SEND.
  *
  * Context: process; sleeps on the network.
  */
@@ -351,13 +424,15 @@ static int orfs_writepages(struct address_space *mapping,
 			   struct writeback_control *wbc)
 {
 	struct orfs_wb_batch b = { .inode = mapping->host };
+	u32 max = orfs_batch_pages(b.inode, true);
 	int ret;
 
-	b.max = max_t(u32, orfs_batch_pages(orfs_clnt_of(b.inode)), 1);
-	if (orfs_clnt_inline_size(orfs_clnt_of(b.inode)) < PAGE_SIZE)
+	if (!max)
 		return write_cache_pages(mapping, wbc, orfs_writepage_single, NULL);
+	orfs_batch_init(&b.b, max);
 	ret = write_cache_pages(mapping, wbc, orfs_writepage_one, &b);
 	orfs_wb_flush(&b);
+	orfs_batch_free(&b.b);
 	return ret ? ret : b.err;
 }
 

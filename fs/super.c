@@ -395,6 +395,7 @@ static int orfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	copts.retrans = sbi->opts.retrans;
 	copts.soft = sbi->opts.soft;
 	copts.keepalive = sbi->opts.keepalive;
+	copts.io_size = min_t(u32, max(sbi->opts.rsize, sbi->opts.wsize), ORFS_IO_MAX);
 	ret = orfs_stats_init(&sbi->stats);
 	if (ret)
 		return ret;

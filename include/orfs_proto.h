@@ -71,6 +71,8 @@ typedef uint8_t u8;
 #define ORFS_CREDITS_DEFAULT	32U
 #define ORFS_CREDITS_MAX	256U
 #define ORFS_FH_DATA		48U
+#define ORFS_IO_MAX		(4U << 20)	/* largest READ/WRITE by RDMA */
+#define ORFS_GRANTS_MAX		64U	/* staging buffers per connection */
 
 /* Opcodes.  Numbers are wire ABI: never renumber, only append. */
 enum orfs_opcode {
@@ -215,6 +217,9 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_attr) == 96);
  * @credits: requests the client would like to keep in flight
  * @max_sge: the client's send SGE limit
  * @flags: ORFS_CF_*
+ * @io_size: the largest READ or WRITE the client will move by RDMA (its
+ *	rsize/wsize), 0 for inline I/O only; the server grants staging
+ *	buffers of at least this size, or none
  * @client_id: random, chosen at mount time and kept across reconnects; the
  *	server's duplicate-request cache is keyed by it
  * @reserved: zero
@@ -229,7 +234,7 @@ struct orfs_conn_req {
 	__le16	credits;
 	__le16	max_sge;
 	__le32	flags;
-	__le32	reserved0;
+	__le32	io_size;
 	__le64	client_id;
 	__le32	reserved[4];
 };
@@ -243,10 +248,19 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_conn_req) == 48);
  *	that many receives plus one reserved for credit-only messages
  * @inline_size: agreed inline threshold (<= the client's request)
  * @max_sge: the server's SGE limit
- * @grants: staging buffers granted to this client for RDMA WRITE
- * @grant_size: bytes in each staging buffer
+ * @grants: staging buffers granted to this connection; 0 means inline
+ *	I/O only.  They are @grant_size bytes each, back to back from
+ *	@grant_addr in the server's registered arena, reachable with
+ *	@grant_rkey.  The client owns them for the life of the connection:
+ *	it names one in each READ or WRITE that moves data by RDMA and
+ *	reuses it once that request is complete, so the server never
+ *	needs to be told a buffer is free again
+ * @grant_size: bytes in each staging buffer (a multiple of 4 KiB)
  * @flags: ORFS_CF_*
  * @boot_id: changes each time orfsd starts; lets a client notice restarts
+ * @grant_addr: remote address of staging buffer 0
+ * @grant_rkey: rkey of the arena
+ * @reserved: zero
  */
 struct orfs_conn_rep {
 	__le32	magic;
@@ -258,7 +272,9 @@ struct orfs_conn_rep {
 	__le32	grant_size;
 	__le32	flags;
 	__le64	boot_id;
-	__le32	reserved[4];
+	__le64	grant_addr;
+	__le32	grant_rkey;
+	__le32	reserved;
 };
 ORFS_STATIC_ASSERT(sizeof(struct orfs_conn_rep) == 48);
 
@@ -488,27 +504,44 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_readlink_rep) == 8);
 
 /* orfs_io_req.flags */
 #define ORFS_IO_STABLE		0x1	/* WRITE: reach stable storage before replying */
-#define ORFS_IO_KNOWN		0x1
+/*
+ * The data moves through staging buffer @grant instead of inline: a WRITE's
+ * data was RDMA-written there by the client before the SEND (RC ordering
+ * makes it land first); a READ asks the server to fill it, and the client
+ * RDMA-reads it after the reply.  See struct orfs_conn_rep for the grants.
+ */
+#define ORFS_IO_GRANT		0x2
+#define ORFS_IO_KNOWN		0x3
 
 /**
  * struct orfs_io_req - READ and WRITE
  * @fh: the file
  * @offset: byte offset
- * @count: bytes; at most the negotiated inline threshold for inline I/O.
- *	A WRITE carries exactly @count bytes of inline data.
+ * @count: bytes: at most the inline threshold for inline I/O, at most the
+ *	grant size with ORFS_IO_GRANT.  An inline WRITE carries exactly
+ *	@count bytes of inline data; a granted one none.
  * @flags: ORFS_IO_*
+ * @grant: with ORFS_IO_GRANT, the staging buffer (0..grants-1); else 0
+ * @reserved: zero
  */
 struct orfs_io_req {
 	struct orfs_fh	fh;
 	__le64		offset;
 	__le32		count;
 	__le32		flags;
+	__le32		grant;
+	__le32		reserved;
 };
-ORFS_STATIC_ASSERT(sizeof(struct orfs_io_req) == 80);
+ORFS_STATIC_ASSERT(sizeof(struct orfs_io_req) == 88);
 
 #define ORFS_RF_EOF		0x1	/* the read reached end of file */
+/* the data is in the request's staging buffer, not inline */
+#define ORFS_RF_GRANT		0x2
 
-/* READ reply body; the data follows inline (count bytes). */
+/*
+ * READ reply body: @count bytes follow inline, or, with ORFS_RF_GRANT, sit
+ * at the start of the request's staging buffer.
+ */
 struct orfs_read_rep {
 	__le32	count;
 	__le32	flags;		/* ORFS_RF_* */
@@ -910,6 +943,8 @@ static inline int orfs_conn_req_check(const struct orfs_conn_req *r, uint32_t le
 		return ORFS_REJ_MALFORMED;
 	if (orfs_cpu32(r->flags) & ~ORFS_CF_KNOWN)
 		return ORFS_REJ_MALFORMED;
+	if (orfs_cpu32(r->io_size) > ORFS_IO_MAX)
+		return ORFS_REJ_MALFORMED;
 	if (hi < ORFS_PROTO_MIN_VERSION || lo > ORFS_PROTO_VERSION)
 		return ORFS_REJ_VERSION;
 	*version = hi < ORFS_PROTO_VERSION ? hi : ORFS_PROTO_VERSION;
@@ -946,8 +981,8 @@ static inline uint32_t orfs_negotiate_inline(uint32_t asked, uint32_t server_max
 static inline int orfs_conn_rep_check(const struct orfs_conn_rep *r, uint32_t len,
 				      uint32_t asked_inline)
 {
+	uint32_t il, gsize, grants;
 	uint16_t v;
-	uint32_t il;
 
 	if (len < sizeof(*r) || orfs_cpu32(r->magic) != ORFS_MAGIC)
 		return -EPROTO;
@@ -958,6 +993,13 @@ static inline int orfs_conn_rep_check(const struct orfs_conn_rep *r, uint32_t le
 	if (il < ORFS_INLINE_MIN || il > ORFS_INLINE_MAX || il > asked_inline)
 		return -EPROTO;
 	if (orfs_cpu16(r->credits) == 0 || orfs_cpu16(r->credits) > ORFS_CREDITS_MAX)
+		return -EPROTO;
+	grants = orfs_cpu16(r->grants);
+	gsize = orfs_cpu32(r->grant_size);
+	if (grants > ORFS_GRANTS_MAX)
+		return -EPROTO;
+	if (grants && (gsize < 4096 || gsize > ORFS_IO_MAX || (gsize & 4095) ||
+		       orfs_cpu64(r->grant_addr) > ~(uint64_t)0 - (uint64_t)grants * gsize))
 		return -EPROTO;
 	return 0;
 }

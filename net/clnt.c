@@ -44,6 +44,12 @@ static struct workqueue_struct *orfs_wq;
  * @inline_size: the smallest inline threshold any connection negotiated
  * @max_data_sge: data SGEs per SEND, from the first connection
  * @credits: credits of the first connection
+ * @io_max: bytes one READ or WRITE may move, from the first connection:
+ *	its staging-buffer size capped at opts.io_size, or the inline
+ *	threshold if it got no staging buffers
+ * @outage: jiffies (| 1) when the last live connection went down, 0 while
+ *	one is up; soft requests give up at once once it is older than
+ *	timeo * retrans
  * @aborted: umount -f: fail everything with EIO
  * @dying: the client is being destroyed; stop reconnecting
  * @reconnect_work: replaces connections that went down
@@ -61,6 +67,8 @@ struct orfs_clnt {
 	u32			inline_size;
 	u32			max_data_sge;
 	u16			credits;
+	u32			io_max;
+	unsigned long		outage;
 	bool			aborted;
 	bool			dying;
 	struct delayed_work	reconnect_work;
@@ -84,10 +92,17 @@ u16 orfs_clnt_credits(const struct orfs_clnt *clnt)
 	return clnt->credits;
 }
 
+u32 orfs_clnt_io_max(const struct orfs_clnt *clnt)
+{
+	return clnt->io_max;
+}
+
 /* Called by a connection that went down; any context. */
 static void orfs_clnt_conn_down(void *ctx)
 {
 	struct orfs_clnt *clnt = ctx;
+
+	cmpxchg(&clnt->outage, 0, jiffies | 1);
 
 	if (!READ_ONCE(clnt->dying))
 		mod_delayed_work(orfs_wq, &clnt->reconnect_work, 0);
@@ -125,6 +140,7 @@ static int orfs_clnt_install(struct orfs_clnt *clnt, unsigned int i,
 	spin_lock(&clnt->lock);
 	clnt->conns[i] = conn;
 	clnt->inline_size = min(clnt->inline_size, orfs_conn_inline_size(conn));
+	WRITE_ONCE(clnt->outage, 0);
 	spin_unlock(&clnt->lock);
 	wake_up_all(&clnt->wq);
 	return 0;
@@ -251,6 +267,20 @@ static struct orfs_conn *orfs_clnt_wait_conn(struct orfs_clnt *clnt, bool soft,
 	*err = 0;
 	conn = orfs_clnt_get_conn(clnt, err);
 	while (!conn && !*err) {
+		unsigned long outage = READ_ONCE(clnt->outage);
+
+		/*
+		 * A soft mount whose server has been gone for a whole
+		 * timeo * retrans fails new requests at once, so that
+		 * write-back of many pages does not wait that long for
+		 * each one.
+		 */
+		if (soft && outage &&
+		    time_after_eq(jiffies, outage + READ_ONCE(clnt->opts.timeo) *
+				  READ_ONCE(clnt->opts.retrans))) {
+			*err = -EIO;
+			break;
+		}
 		left = soft ? (long)(deadline - jiffies) : MAX_SCHEDULE_TIMEOUT;
 		if (left <= 0) {
 			*err = -EIO;
@@ -415,6 +445,11 @@ int orfs_clnt_create(const struct orfs_conn_opts *opts, struct orfs_clnt **clntp
 	clnt->inline_size = orfs_conn_inline_size(conn);
 	clnt->max_data_sge = orfs_conn_max_data_sge(conn);
 	clnt->credits = orfs_conn_credits(conn);
+	clnt->io_max = orfs_conn_io_max(conn);
+	if (clnt->io_max > clnt->inline_size)
+		clnt->opts.io_required = clnt->io_max;
+	else
+		clnt->io_max = clnt->inline_size;
 	clnt->conns[0] = conn;
 	for (i = 1; i < clnt->opts.nconnect; i++) {
 		if (orfs_conn_open(&clnt->opts, &conn))

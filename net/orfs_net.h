@@ -30,6 +30,10 @@ struct orfs_recv;
  * @connect_timeo: timeout for address/route resolution and connect, ms
  * @stats: the mount's counters; outlives every connection
  * @client_id: identifies the mount to the server across reconnects
+ * @io_size: the largest READ or WRITE to move by RDMA (rsize/wsize), 0 for
+ *	inline I/O only; rounded down to pages
+ * @io_required: a connection whose staging buffers cannot carry this many
+ *	bytes is refused (the mount's requests are already sized for it)
  * @down: called (any context) when a live connection goes down
  * @down_ctx: its argument
  * @nconnect: client only: connections per mount
@@ -46,6 +50,8 @@ struct orfs_conn_opts {
 	unsigned int		connect_timeo;
 	struct orfs_stats	*stats;
 	u64			client_id;
+	u32			io_size;
+	u32			io_required;
 	void			(*down)(void *ctx);
 	void			*down_ctx;
 	unsigned int		nconnect;
@@ -61,9 +67,14 @@ struct orfs_conn_opts {
  * @body_len: its size
  * @tail: an optional variable tail (name, path) sent right after the body
  * @tail_len: its size
- * @bvec: inline data pages, gathered straight into the SEND (a WRITE's
- *	page-cache pages); DMA-mapped for the send only, never registered
- * @nr_bvec: entries in @bvec, at most orfs_clnt_max_data_sge()
+ * @bvec: a WRITE's data, or where a READ's data goes: page-cache pages,
+ *	DMA-mapped for this request only and never registered.  Up to the
+ *	inline threshold (and orfs_clnt_max_data_sge() fragments) a WRITE
+ *	gathers them straight into the SEND; above it they move by RDMA
+ *	through a staging buffer, up to orfs_clnt_io_max() bytes.  A READ
+ *	with @bvec finds its data there on return, whichever way it came;
+ *	the reply's count says how much
+ * @nr_bvec: entries in @bvec
  */
 struct orfs_msg {
 	u16			opcode;
@@ -119,6 +130,7 @@ void orfs_reply_put(struct orfs_reply *rep);
 u32 orfs_clnt_inline_size(const struct orfs_clnt *clnt);
 u32 orfs_clnt_max_data_sge(const struct orfs_clnt *clnt);
 u16 orfs_clnt_credits(const struct orfs_clnt *clnt);
+u32 orfs_clnt_io_max(const struct orfs_clnt *clnt);
 int orfs_clnt_ping(struct orfs_clnt *clnt, u32 count, struct orfs_ping_result *res);
 void orfs_clnt_set_timeouts(struct orfs_clnt *clnt, unsigned long timeo,
 			    unsigned int retrans, bool soft);
@@ -137,6 +149,7 @@ int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
 u32 orfs_conn_inline_size(const struct orfs_conn *conn);
 u32 orfs_conn_max_data_sge(const struct orfs_conn *conn);
 u16 orfs_conn_credits(const struct orfs_conn *conn);
+u32 orfs_conn_io_max(const struct orfs_conn *conn);
 int orfs_transport_init(void);
 void orfs_transport_exit(void);
 

@@ -21,6 +21,7 @@ enum orfs_counter {
 	ORFS_CTR_BYTES_CLIENT_READ,	/* file data moved by client RDMA READ */
 	ORFS_CTR_BYTES_CLIENT_WRITE,	/* file data moved by client RDMA WRITE */
 	ORFS_CTR_BYTES_SERVER_RDMA,	/* file data moved by the server's RDMA */
+	ORFS_CTR_GRANT_STALLS,		/* an RDMA READ/WRITE waited for a staging buffer */
 	ORFS_CTR_NR
 };
 

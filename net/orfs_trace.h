@@ -76,6 +76,25 @@ TRACE_EVENT(orfs_wc_error,
 		  __entry->vendor_err)
 );
 
+TRACE_EVENT(orfs_rdma,
+	TP_PROTO(const void *conn, const char *what, u32 grant, u32 bytes),
+	TP_ARGS(conn, what, grant, bytes),
+	TP_STRUCT__entry(
+		__field(const void *, conn)
+		__string(what, what)
+		__field(u32, grant)
+		__field(u32, bytes)
+	),
+	TP_fast_assign(
+		__entry->conn = conn;
+		__assign_str(what, what);
+		__entry->grant = grant;
+		__entry->bytes = bytes;
+	),
+	TP_printk("conn=%p rdma %s staging buffer %u, %u bytes",
+		  __entry->conn, __get_str(what), __entry->grant, __entry->bytes)
+);
+
 TRACE_EVENT(orfs_request_error,
 	TP_PROTO(const void *conn, u64 xid, u16 opcode, int error),
 	TP_ARGS(conn, xid, opcode, error),

@@ -18,6 +18,7 @@ static const char * const orfs_counter_names[ORFS_CTR_NR] = {
 	[ORFS_CTR_BYTES_CLIENT_READ]	= "bytes_client_rdma_read",
 	[ORFS_CTR_BYTES_CLIENT_WRITE]	= "bytes_client_rdma_write",
 	[ORFS_CTR_BYTES_SERVER_RDMA]	= "bytes_server_rdma",
+	[ORFS_CTR_GRANT_STALLS]		= "grant_stalls",
 };
 
 static const char * const orfs_op_names[ORFS_OP_MAX] = {

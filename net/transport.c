@@ -11,6 +11,15 @@
  * server-initiated control messages, so neither side can run out of
  * receive buffers (no RNR retries) and no reply can be lost.
  *
+ * File data larger than the inline threshold moves by RDMA through staging
+ * buffers the server granted at connect time (struct orfs_conn_rep), which
+ * this connection owns: a WRITE posts a chain of RDMA WRITEs gathering the
+ * page-cache pages into a staging buffer, followed by the SEND naming it
+ * (RC ordering makes the data land first); a READ names a staging buffer
+ * for the server to fill, and once the reply is in, a chain of RDMA READs
+ * scatters it into the pages.  Pages are DMA-mapped for the one transfer
+ * and used with the local DMA lkey; nothing is registered.
+ *
  * Connection set-up follows rdma_cm's event order, as nvme-rdma does:
  * ADDR_RESOLVED (allocate PD, CQ, QP and buffers) -> ROUTE_RESOLVED
  * (connect with struct orfs_conn_req as private data) -> ESTABLISHED
@@ -33,6 +42,8 @@
 #define ORFS_RESOLVE_MS		5000
 #define ORFS_ACK_TIMEOUT	17	/* 4.096 us * 2^17 ~= 0.5 s */
 #define ORFS_RD_ATOM_MAX	16
+#define ORFS_RDMA_SGE_MAX	32	/* SGEs per RDMA READ/WRITE work request */
+#define ORFS_CLNT_GRANTS_MAX	16	/* staging buffers a connection uses */
 /* Data SGEs per SEND: enough for ORFS_INLINE_MAX in 4 KiB pages. */
 #define ORFS_DATA_SGE_MAX	(ORFS_INLINE_MAX / 4096)
 
@@ -89,6 +100,39 @@ struct orfs_slot {
 };
 
 /**
+ * struct orfs_grant - one staging buffer the server granted, and the state
+ *	of the RDMA transfer using it
+ * @done_cqe: completion of the last RDMA READ of a chain (signaled)
+ * @err_cqe: completion of the unsignaled work requests: errors only
+ * @conn: owner
+ * @done: completed by @done_cqe
+ * @status: its work-completion status
+ * @idx: the staging buffer's index, as the server numbers them
+ * @nr_map: page fragments mapped for the current transfer
+ * @dma: their DMA addresses
+ * @dma_len: their lengths
+ * @dir: their DMA direction
+ * @sge: one SGE per fragment
+ * @wr: the work-request chain, conn->grant_wrs long
+ *
+ * A grant is used by one request at a time (conn->grant_free).
+ */
+struct orfs_grant {
+	struct ib_cqe		done_cqe;
+	struct ib_cqe		err_cqe;
+	struct orfs_conn	*conn;
+	struct completion	done;
+	enum ib_wc_status	status;
+	u32			idx;
+	u32			nr_map;
+	u64			*dma;
+	u32			*dma_len;
+	enum dma_data_direction	dir;
+	struct ib_sge		*sge;
+	struct ib_rdma_wr	*wr;
+};
+
+/**
  * struct orfs_conn - one RDMA connection to orfsd
  * @opts: what the caller asked for
  * @cm_id: rdma_cm identifier
@@ -96,11 +140,12 @@ struct orfs_slot {
  * @pd: protection domain; only its local_dma_lkey is used
  * @cq: one CQ for sends and receives, polled in softirq
  * @qp: the RC queue pair (cm_id->qp)
- * @lock: protects @state, @slot_free and every slot's @xid,
- *	@rx and @error
+ * @lock: protects @state, @slot_free, @grant_free and every slot's
+ *	@xid, @rx and @error
  * @state: enum orfs_conn_state
  * @slot_free: bitmap of free slots
- * @slot_wq: callers waiting for a free slot or for the connection to die
+ * @slot_wq: callers waiting for a free slot or staging buffer, or for the
+ *	connection to die
  * @cm_done: completed when connection set-up has succeeded or failed
  * @cm_error: set-up result
  * @nslots: requests that may be in flight (credits)
@@ -115,6 +160,19 @@ struct orfs_slot {
  * @ref: references: the owner's plus one per caller and per held reply
  * @last_rx: jiffies of the last completion received (keepalive)
  * @dev_node: on orfs_conn_list while @dev is set
+ * @ngrants: staging buffers in use by this client (0: inline I/O only)
+ * @grant_size: bytes per staging buffer, as granted
+ * @grant_addr: remote address of staging buffer 0
+ * @grant_rkey: their rkey
+ * @grant_free: bitmap of staging buffers not in use
+ * @grants: @ngrants staging buffers
+ * @io_pages: page fragments one transfer may carry
+ * @rdma_sge: SGEs per RDMA WRITE work request
+ * @rd_sge: SGEs per RDMA READ work request
+ * @grant_wrs: work requests one transfer may need
+ * @disc_work: moves the QP to the error state after a failure, so every
+ *	posted work request completes (flushed) and nobody waits forever
+ * @disc_queued: @disc_work has been queued
  */
 struct orfs_conn {
 	struct orfs_conn_opts	opts;
@@ -144,7 +202,23 @@ struct orfs_conn {
 	struct kref		ref;
 	unsigned long		last_rx;
 	struct list_head	dev_node;
+
+	u32			ngrants;
+	u32			grant_size;
+	u64			grant_addr;
+	u32			grant_rkey;
+	unsigned long		*grant_free;
+	struct orfs_grant	*grants;
+	u32			io_pages;
+	u32			rdma_sge;
+	u32			rd_sge;
+	u32			grant_wrs;
+	struct work_struct	disc_work;
+	atomic_t		disc_queued;
 };
+
+/* Runs disc_work: tearing a QP down must not wait behind other work. */
+static struct workqueue_struct *orfs_xprt_wq;
 
 /* Every connection bound to a device, so that removing the device can tear
  * them down before rdma_cm lets it go (see orfs_ib_remove()).
@@ -175,6 +249,11 @@ u32 orfs_conn_max_data_sge(const struct orfs_conn *conn)
 u16 orfs_conn_credits(const struct orfs_conn *conn)
 {
 	return conn->nslots;
+}
+
+u32 orfs_conn_io_max(const struct orfs_conn *conn)
+{
+	return conn->ngrants ? min(conn->grant_size, conn->io_pages << PAGE_SHIFT) : 0;
 }
 
 /* xid = request sequence number << 16 | slot index.  The sequence number is
@@ -227,8 +306,23 @@ void orfs_conn_fail(struct orfs_conn *conn, int err)
 	}
 	spin_unlock_irqrestore(&conn->lock, flags);
 	wake_up_all(&conn->slot_wq);
+	/* Flush whatever is still posted; not needed (nor possible) once
+	 * the last reference is gone, since release disconnects itself.
+	 */
+	if (!atomic_xchg(&conn->disc_queued, 1) && kref_get_unless_zero(&conn->ref))
+		queue_work(orfs_xprt_wq, &conn->disc_work);
 	if (was_up && conn->opts.down)
 		conn->opts.down(conn->opts.down_ctx);
+}
+
+/* Context: process (orfs_xprt_wq).  Holds the reference conn_fail took. */
+static void orfs_conn_disc_work(struct work_struct *work)
+{
+	struct orfs_conn *conn = container_of(work, struct orfs_conn, disc_work);
+
+	if (conn->qp)
+		rdma_disconnect(conn->cm_id);	/* QP to error: flush */
+	orfs_conn_put(conn);
 }
 
 static int orfs_post_recv(struct orfs_conn *conn, struct orfs_recv *rx)
@@ -362,6 +456,25 @@ static void orfs_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&slot->send_done);
 }
 
+static void orfs_free_grants(struct orfs_conn *conn)
+{
+	u32 i;
+
+	for (i = 0; conn->grants && i < conn->ngrants; i++) {
+		struct orfs_grant *g = &conn->grants[i];
+
+		kfree(g->dma);
+		kfree(g->dma_len);
+		kfree(g->sge);
+		kfree(g->wr);
+	}
+	kfree(conn->grants);
+	conn->grants = NULL;
+	bitmap_free(conn->grant_free);
+	conn->grant_free = NULL;
+	conn->ngrants = 0;
+}
+
 static void orfs_free_buffers(struct orfs_conn *conn)
 {
 	struct ib_device *dev = orfs_dev(conn);
@@ -393,6 +506,7 @@ static void orfs_free_buffers(struct orfs_conn *conn)
 	}
 	bitmap_free(conn->slot_free);
 	conn->slot_free = NULL;
+	orfs_free_grants(conn);
 }
 
 /* Allocates and maps one buffer; returns 0 or -ENOMEM. */
@@ -470,9 +584,15 @@ static int orfs_create_qp(struct orfs_conn *conn)
 	list_add(&conn->dev_node, &orfs_conn_list);
 	mutex_unlock(&orfs_conn_list_lock);
 	conn->max_data_sge = min_t(u32, ORFS_DATA_SGE_MAX, dev->attrs.max_send_sge - 1);
+	conn->rdma_sge = min_t(u32, ORFS_RDMA_SGE_MAX, dev->attrs.max_send_sge);
+	conn->rd_sge = min_t(u32, conn->rdma_sge, dev->attrs.max_sge_rd);
 	conn->nslots = conn->opts.credits;
 	conn->nrecv = conn->nslots + 1;
 	conn->rx_size = ORFS_META_MAX + conn->opts.inline_size;
+	/* One more fragment than pages: an unaligned transfer spans two. */
+	conn->io_pages = conn->opts.io_size >> PAGE_SHIFT;
+	conn->grant_wrs = conn->io_pages ?
+		DIV_ROUND_UP(conn->io_pages + 1, min(conn->rdma_sge, conn->rd_sge)) : 0;
 
 	conn->pd = ib_alloc_pd(dev, 0);
 	if (IS_ERR(conn->pd)) {
@@ -480,7 +600,11 @@ static int orfs_create_qp(struct orfs_conn *conn)
 		conn->pd = NULL;
 		return ret;
 	}
-	conn->cq = ib_alloc_cq(dev, conn, conn->nslots + conn->nrecv + 1,
+	/* Room for a completion of every work request that can be posted:
+	 * unsignaled ones complete too when they fail or are flushed.
+	 */
+	conn->cq = ib_alloc_cq(dev, conn, conn->nslots + 1 + conn->nrecv + 1 +
+			       ORFS_CLNT_GRANTS_MAX * conn->grant_wrs,
 			       0, IB_POLL_SOFTIRQ);
 	if (IS_ERR(conn->cq)) {
 		ret = PTR_ERR(conn->cq);
@@ -491,9 +615,10 @@ static int orfs_create_qp(struct orfs_conn *conn)
 	attr.event_handler = NULL;
 	attr.send_cq = conn->cq;
 	attr.recv_cq = conn->cq;
-	attr.cap.max_send_wr = conn->nslots + 1;	/* +1 for the drain WR */
+	/* +1 for the drain WR */
+	attr.cap.max_send_wr = conn->nslots + 1 + ORFS_CLNT_GRANTS_MAX * conn->grant_wrs;
 	attr.cap.max_recv_wr = conn->nrecv + 1;
-	attr.cap.max_send_sge = 1 + conn->max_data_sge;
+	attr.cap.max_send_sge = max(1 + conn->max_data_sge, conn->rdma_sge);
 	attr.cap.max_recv_sge = 1;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
@@ -563,6 +688,7 @@ static int orfs_connect(struct orfs_conn *conn)
 	req.credits = cpu_to_le16(conn->opts.credits);
 	req.max_sge = cpu_to_le16(min_t(u32, dev->attrs.max_send_sge, U16_MAX));
 	req.client_id = cpu_to_le64(conn->opts.client_id);
+	req.io_size = cpu_to_le32(conn->io_pages << PAGE_SHIFT);
 
 	param.private_data = &req;
 	param.private_data_len = sizeof(req);
@@ -571,6 +697,50 @@ static int orfs_connect(struct orfs_conn *conn)
 	param.retry_count = 7;
 	param.rnr_retry_count = 7;
 	return rdma_connect_locked(conn->cm_id, &param);
+}
+
+static void orfs_grant_done(struct ib_cq *cq, struct ib_wc *wc);
+static void orfs_grant_err(struct ib_cq *cq, struct ib_wc *wc);
+
+/* Allocates the transfer state of each staging buffer the server granted. */
+static int orfs_alloc_grants(struct orfs_conn *conn)
+{
+	u32 n = min_t(u32, le16_to_cpu(conn->rep.grants), ORFS_CLNT_GRANTS_MAX);
+	u32 frags = conn->io_pages + 1;
+	u32 i;
+
+	conn->grant_size = le32_to_cpu(conn->rep.grant_size);
+	conn->grant_addr = le64_to_cpu(conn->rep.grant_addr);
+	conn->grant_rkey = le32_to_cpu(conn->rep.grant_rkey);
+	if (!n || !conn->io_pages)
+		return 0;
+	if (conn->grant_size < (conn->io_pages << PAGE_SHIFT)) {
+		pr_warn("server's staging buffers (%u bytes) are smaller than rsize/wsize; using inline I/O\n",
+			conn->grant_size);
+		return 0;
+	}
+	conn->grants = kcalloc(n, sizeof(*conn->grants), GFP_KERNEL);
+	conn->grant_free = bitmap_zalloc(n, GFP_KERNEL);
+	if (!conn->grants || !conn->grant_free)
+		return -ENOMEM;
+	conn->ngrants = n;
+	for (i = 0; i < n; i++) {
+		struct orfs_grant *g = &conn->grants[i];
+
+		g->conn = conn;
+		g->idx = i;
+		g->done_cqe.done = orfs_grant_done;
+		g->err_cqe.done = orfs_grant_err;
+		init_completion(&g->done);
+		g->dma = kcalloc(frags, sizeof(*g->dma), GFP_KERNEL);
+		g->dma_len = kcalloc(frags, sizeof(*g->dma_len), GFP_KERNEL);
+		g->sge = kcalloc(frags, sizeof(*g->sge), GFP_KERNEL);
+		g->wr = kcalloc(conn->grant_wrs, sizeof(*g->wr), GFP_KERNEL);
+		if (!g->dma || !g->dma_len || !g->sge || !g->wr)
+			return -ENOMEM;
+	}
+	bitmap_fill(conn->grant_free, n);
+	return 0;
 }
 
 /* Checks the server's accept data and shrinks the slot count to its grant. */
@@ -588,6 +758,13 @@ static int orfs_established(struct orfs_conn *conn, const struct rdma_cm_event *
 	memcpy(&conn->rep, pd, sizeof(conn->rep));
 	conn->inline_size = le32_to_cpu(conn->rep.inline_size);
 	granted = le16_to_cpu(conn->rep.credits);
+	if (orfs_alloc_grants(conn))
+		return -ENOMEM;
+	if (conn->opts.io_required && orfs_conn_io_max(conn) < conn->opts.io_required) {
+		pr_warn_ratelimited("server granted no staging buffers of %u bytes on the new connection\n",
+				    conn->opts.io_required);
+		return -ENOBUFS;
+	}
 
 	spin_lock_irqsave(&conn->lock, flags);
 	if (granted < conn->nslots) {
@@ -729,6 +906,7 @@ int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp)
 	spin_lock_init(&conn->lock);
 	init_waitqueue_head(&conn->slot_wq);
 	init_completion(&conn->cm_done);
+	INIT_WORK(&conn->disc_work, orfs_conn_disc_work);
 
 	conn->cm_id = rdma_create_id(&init_net, orfs_cm_handler, conn,
 				     RDMA_PS_TCP, IB_QPT_RC);
@@ -761,7 +939,10 @@ int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp)
 	return 0;
 
 out_free:
-	orfs_conn_free(conn);
+	/* Not orfs_conn_free(): a failure may have queued disc_work, which
+	 * holds a reference of its own.
+	 */
+	orfs_conn_put(conn);
 	return ret;
 }
 
@@ -875,25 +1056,303 @@ static int orfs_map_data(struct orfs_conn *conn, struct orfs_slot *slot,
 	return 0;
 }
 
+/* ---- staging buffers: client RDMA READ and WRITE ---- */
+
+/* Takes a free staging buffer; NULL if none or the link is down. */
+static struct orfs_grant *orfs_grant_try_get(struct orfs_conn *conn, int *err)
+{
+	struct orfs_grant *g = NULL;
+	unsigned long flags;
+	u32 idx;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	if (conn->state != ORFS_CONN_UP) {
+		*err = -ENOTCONN;
+	} else {
+		idx = find_first_bit(conn->grant_free, conn->ngrants);
+		if (idx < conn->ngrants) {
+			clear_bit(idx, conn->grant_free);
+			g = &conn->grants[idx];
+		}
+	}
+	spin_unlock_irqrestore(&conn->lock, flags);
+	return g;
+}
+
+/**
+ * orfs_grant_get() - wait for a free staging buffer
+ * @conn: the connection, which has staging buffers
+ * @gp: filled with the buffer
+ *
+ * Context: process; sleeps, killable.
+ * Return: 0, -ENOTCONN or -EINTR.
+ */
+static int orfs_grant_get(struct orfs_conn *conn, struct orfs_grant **gp)
+{
+	struct orfs_grant *g;
+	int err = 0;
+
+	g = orfs_grant_try_get(conn, &err);
+	if (!g && !err) {
+		orfs_stat_add(conn->stats, ORFS_CTR_GRANT_STALLS, 1);
+		if (wait_event_killable(conn->slot_wq,
+					(g = orfs_grant_try_get(conn, &err)) || err))
+			return -EINTR;
+	}
+	*gp = g;
+	return g ? 0 : err;
+}
+
+static void orfs_grant_put(struct orfs_conn *conn, struct orfs_grant *g)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	set_bit(g->idx, conn->grant_free);
+	spin_unlock_irqrestore(&conn->lock, flags);
+	wake_up(&conn->slot_wq);
+}
+
+static void orfs_grant_unmap(struct orfs_conn *conn, struct orfs_grant *g)
+{
+	u32 i;
+
+	for (i = 0; i < g->nr_map; i++)
+		ib_dma_unmap_page(orfs_dev(conn), g->dma[i], g->dma_len[i], g->dir);
+	g->nr_map = 0;
+}
+
+/**
+ * orfs_grant_map() - DMA-map the first @bytes of @bvec for one transfer
+ * @conn: the connection
+ * @g: the staging buffer the transfer uses
+ * @bvec: page fragments
+ * @nr: how many
+ * @bytes: bytes to map, at most their total and the buffer's size
+ * @dir: DMA_TO_DEVICE (RDMA WRITE) or DMA_FROM_DEVICE (RDMA READ)
+ *
+ * Fills @g's SGEs with the local DMA lkey: the pages are never registered.
+ *
+ * Return: 0, -EMSGSIZE (more fragments than a transfer carries) or -ENOMEM.
+ */
+static int orfs_grant_map(struct orfs_conn *conn, struct orfs_grant *g,
+			  const struct bio_vec *bvec, u32 nr, u32 bytes,
+			  enum dma_data_direction dir)
+{
+	struct ib_device *dev = orfs_dev(conn);
+	u32 i, len;
+	u64 dma;
+
+	g->dir = dir;
+	g->nr_map = 0;
+	for (i = 0; i < nr && bytes; i++) {
+		if (i > conn->io_pages) {
+			orfs_grant_unmap(conn, g);
+			return -EMSGSIZE;
+		}
+		len = min(bvec[i].bv_len, bytes);
+		dma = ib_dma_map_page(dev, bvec[i].bv_page, bvec[i].bv_offset, len, dir);
+		if (ib_dma_mapping_error(dev, dma)) {
+			orfs_grant_unmap(conn, g);
+			return -ENOMEM;
+		}
+		g->dma[i] = dma;
+		g->dma_len[i] = len;
+		g->sge[i].addr = dma;
+		g->sge[i].length = len;
+		g->sge[i].lkey = conn->pd->local_dma_lkey;
+		g->nr_map = i + 1;
+		bytes -= len;
+	}
+	return 0;
+}
+
+/**
+ * orfs_grant_chain() - build the RDMA READ or WRITE chain of a transfer
+ * @conn: the connection
+ * @g: the staging buffer, with its fragments mapped
+ * @opcode: IB_WR_RDMA_READ or IB_WR_RDMA_WRITE
+ *
+ * Each work request carries as many fragments as the device allows, at
+ * consecutive offsets of the staging buffer.  All are unsignaled; the
+ * caller signals or extends the last one.
+ *
+ * Return: the last work request of the chain.
+ */
+static struct ib_rdma_wr *orfs_grant_chain(struct orfs_conn *conn,
+					   struct orfs_grant *g,
+					   enum ib_wr_opcode opcode)
+{
+	u32 per_wr = opcode == IB_WR_RDMA_READ ? conn->rd_sge : conn->rdma_sge;
+	u64 raddr = conn->grant_addr + (u64)g->idx * conn->grant_size;
+	struct ib_rdma_wr *wr = NULL;
+	u32 i, k, n, w = 0;
+
+	for (i = 0; i < g->nr_map; i += n, w++) {
+		n = min(per_wr, g->nr_map - i);
+		wr = &g->wr[w];
+		memset(wr, 0, sizeof(*wr));
+		wr->wr.wr_cqe = &g->err_cqe;
+		wr->wr.opcode = opcode;
+		wr->wr.sg_list = &g->sge[i];
+		wr->wr.num_sge = n;
+		wr->remote_addr = raddr;
+		wr->rkey = conn->grant_rkey;
+		if (w)
+			g->wr[w - 1].wr.next = &wr->wr;
+		for (k = 0; k < n; k++)
+			raddr += g->sge[i + k].length;
+	}
+	return wr;
+}
+
+/* The signaled last RDMA READ of a chain completed (or was flushed). */
+static void orfs_grant_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct orfs_grant *g = container_of(wc->wr_cqe, struct orfs_grant, done_cqe);
+
+	g->status = wc->status;
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			trace_orfs_wc_error(g->conn, "rdma read", wc->status, wc->vendor_err);
+			pr_err_ratelimited("RDMA READ failed: %s (%d)\n",
+					   ib_wc_status_msg(wc->status), wc->status);
+		}
+		orfs_conn_fail(g->conn, -ENOTCONN);
+	}
+	complete(&g->done);
+}
+
+/* An unsignaled RDMA READ or WRITE completed: only failures get here. */
+static void orfs_grant_err(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct orfs_grant *g = container_of(wc->wr_cqe, struct orfs_grant, err_cqe);
+
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
+		trace_orfs_wc_error(g->conn, "rdma", wc->status, wc->vendor_err);
+		pr_err_ratelimited("RDMA transfer failed: %s (%d)\n",
+				   ib_wc_status_msg(wc->status), wc->status);
+	}
+	if (wc->status != IB_WC_SUCCESS)
+		orfs_conn_fail(g->conn, -ENOTCONN);
+}
+
+/**
+ * orfs_grant_read() - RDMA READ a staging buffer into the request's pages
+ * @conn: the connection
+ * @g: the staging buffer the server filled
+ * @msg: the READ request, whose bvec receives the data
+ * @bytes: bytes the reply says are there
+ * @timeo: how long the transfer may take
+ *
+ * Context: process; sleeps.  Once posted the transfer is always waited
+ * for: a timeout fails the connection, whose QP then flushes it, so the
+ * pages are unmapped only after the device is done with them.
+ * Return: 0, -ENOTCONN, -ETIMEDOUT, -ENOMEM.
+ */
+static int orfs_grant_read(struct orfs_conn *conn, struct orfs_grant *g,
+			   const struct orfs_msg *msg, u32 bytes, unsigned long timeo)
+{
+	struct ib_rdma_wr *last;
+	int ret;
+
+	if (!bytes)
+		return 0;
+	ret = orfs_grant_map(conn, g, msg->bvec, msg->nr_bvec, bytes, DMA_FROM_DEVICE);
+	if (ret)
+		return ret;
+	last = orfs_grant_chain(conn, g, IB_WR_RDMA_READ);
+	last->wr.wr_cqe = &g->done_cqe;
+	last->wr.send_flags = IB_SEND_SIGNALED;
+	reinit_completion(&g->done);
+	trace_orfs_rdma(conn, "read", g->idx, bytes);
+	ret = ib_post_send(conn->qp, &g->wr[0].wr, NULL);
+	if (ret) {
+		orfs_grant_unmap(conn, g);
+		orfs_conn_fail(conn, -ENOTCONN);
+		return -ENOTCONN;
+	}
+	if (!wait_for_completion_timeout(&g->done, timeo)) {
+		orfs_stat_add(conn->stats, ORFS_CTR_TIMEOUTS, 1);
+		orfs_conn_fail(conn, -ETIMEDOUT);
+		wait_for_completion(&g->done);
+		ret = -ETIMEDOUT;
+	} else if (g->status != IB_WC_SUCCESS) {
+		ret = -ENOTCONN;
+	}
+	orfs_grant_unmap(conn, g);
+	if (!ret)
+		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_CLIENT_READ, bytes);
+	return ret;
+}
+
+/* ---- requests ---- */
+
+/* Total bytes of a message's data fragments. */
+static u32 orfs_msg_bytes(const struct orfs_msg *msg)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < msg->nr_bvec; i++)
+		n += msg->bvec[i].bv_len;
+	return n;
+}
+
+/**
+ * orfs_post_request() - post a request's SEND, after an RDMA WRITE chain
+ * @conn: the connection
+ * @slot: the request's slot
+ * @msg: the request
+ * @hflags: header flags
+ * @g: the staging buffer a READ or WRITE moves its data through, or NULL
+ *	for inline data
+ *
+ * With @g, the body's orfs_io_req is marked ORFS_IO_GRANT and names it; a
+ * WRITE's pages are RDMA-written into it by a chain posted in front of the
+ * SEND.  Without, a WRITE's pages are gathered into the SEND itself.
+ *
+ * Context: any; does not sleep.
+ */
 static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
-			     const struct orfs_msg *msg, u16 hflags)
+			     const struct orfs_msg *msg, u16 hflags,
+			     struct orfs_grant *g)
 {
 	u32 body_len = msg->body_len + msg->tail_len;
 	struct ib_sge sge[1 + ORFS_DATA_SGE_MAX];
 	struct orfs_hdr *h = slot->buf;
-	struct ib_send_wr wr = {};
-	u32 len, data_len;
+	struct ib_send_wr wr = {}, *first = &wr;
+	bool rdma_write = g && msg->opcode == ORFS_OP_WRITE;
+	struct ib_rdma_wr *last;
+	u32 len, data_len = 0, bytes = 0;
 	int ret;
 
-	ret = orfs_map_data(conn, slot, msg, sge, &data_len);
-	if (ret)
-		return ret;
+	if (rdma_write) {
+		bytes = orfs_msg_bytes(msg);
+		ret = orfs_grant_map(conn, g, msg->bvec, msg->nr_bvec, bytes,
+				     DMA_TO_DEVICE);
+		if (ret)
+			return ret;
+		last = orfs_grant_chain(conn, g, IB_WR_RDMA_WRITE);
+		last->wr.next = &wr;
+		first = &g->wr[0].wr;
+	} else if (!g && msg->opcode != ORFS_OP_READ) {
+		/* A READ's bvec is where its data goes, not data to send. */
+		ret = orfs_map_data(conn, slot, msg, sge, &data_len);
+		if (ret)
+			return ret;
+	}
 
 	orfs_hdr_init(h, msg->opcode, slot->xid, hflags, body_len, data_len);
 	h->credits = cpu_to_le16(conn->nrecv);
 	memcpy(h + 1, msg->body, msg->body_len);
 	if (msg->tail_len)
 		memcpy((u8 *)(h + 1) + msg->body_len, msg->tail, msg->tail_len);
+	if (g) {
+		struct orfs_io_req *q = (struct orfs_io_req *)(h + 1);
+
+		q->flags |= cpu_to_le32(ORFS_IO_GRANT);
+		q->grant = cpu_to_le32(g->idx);
+	}
 	len = sizeof(*h) + body_len;
 	if (data_len) {
 		/* Data starts 8-aligned; zero the padding in between. */
@@ -907,17 +1366,24 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 	sge[0].lkey = conn->pd->local_dma_lkey;
 	wr.wr_cqe = &slot->send_cqe;
 	wr.sg_list = sge;
-	wr.num_sge = 1 + msg->nr_bvec;
+	wr.num_sge = 1 + slot->nr_data;
 	wr.opcode = IB_WR_SEND;
 	wr.send_flags = IB_SEND_SIGNALED;
 	trace_orfs_send(conn, slot->xid, msg->opcode, body_len, data_len);
-	ret = ib_post_send(conn->qp, &wr, NULL);
+	if (rdma_write)
+		trace_orfs_rdma(conn, "write", g->idx, bytes);
+	ret = ib_post_send(conn->qp, first, NULL);
 	if (ret) {
-		orfs_unmap_data(conn, slot);
+		if (rdma_write)
+			orfs_grant_unmap(conn, g);
+		else
+			orfs_unmap_data(conn, slot);
 		return ret;
 	}
 	orfs_stat_op(conn->stats, msg->opcode);
-	if (msg->opcode == ORFS_OP_WRITE)
+	if (rdma_write)
+		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_CLIENT_WRITE, bytes);
+	else if (msg->opcode == ORFS_OP_WRITE)
 		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_INLINE_OUT, data_len);
 	return 0;
 }
@@ -947,6 +1413,87 @@ static int orfs_wait_reply(struct orfs_conn *conn, struct orfs_slot *slot,
 	return ret;
 }
 
+/* Copies a READ reply's inline data into the request's pages. */
+static void orfs_copy_to_bvec(const struct orfs_msg *msg, const u8 *data, u32 n)
+{
+	u32 i, len;
+
+	for (i = 0; i < msg->nr_bvec && n; i++) {
+		len = min(msg->bvec[i].bv_len, n);
+		memcpy_to_page(msg->bvec[i].bv_page, msg->bvec[i].bv_offset, data, len);
+		data += len;
+		n -= len;
+	}
+}
+
+/**
+ * orfs_read_land() - put a READ reply's data into the request's pages
+ * @conn: the connection
+ * @msg: the READ, with a destination bvec
+ * @g: the staging buffer the request named, or NULL
+ * @rep: the reply (status 0)
+ * @timeo: how long an RDMA READ may take
+ *
+ * The reply is checked before any page is touched: the count must not
+ * exceed what was asked, and the data must be where the flags say.
+ *
+ * Context: process; sleeps for an RDMA READ.
+ * Return: 0, -EIO for a reply that does not add up, or a transport error.
+ */
+static int orfs_read_land(struct orfs_conn *conn, const struct orfs_msg *msg,
+			  struct orfs_grant *g, const struct orfs_reply *rep,
+			  unsigned long timeo)
+{
+	const struct orfs_io_req *q = msg->body;
+	const struct orfs_read_rep *rr = rep->body;
+	u32 n = le32_to_cpu(rr->count);
+	bool granted = le32_to_cpu(rr->flags) & ORFS_RF_GRANT;
+
+	if (n > le32_to_cpu(q->count) || n > orfs_msg_bytes(msg) ||
+	    (granted && (!g || rep->data_len || n > conn->grant_size)) ||
+	    (!granted && n > rep->data_len)) {
+		orfs_stat_add(conn->stats, ORFS_CTR_BAD_REPLIES, 1);
+		pr_warn_ratelimited("READ reply does not add up: %u bytes%s, %u inline\n",
+				    n, granted ? " in a staging buffer" : "",
+				    rep->data_len);
+		return -EIO;
+	}
+	if (granted)
+		return orfs_grant_read(conn, g, msg, n, timeo);
+	orfs_copy_to_bvec(msg, rep->data, n);
+	orfs_stat_add(conn->stats, ORFS_CTR_BYTES_INLINE_IN, n);
+	return 0;
+}
+
+/*
+ * Whether a READ or WRITE moves its data through a staging buffer: it is
+ * bigger than the inline threshold or has more fragments than one SEND
+ * gathers.  Returns -EMSGSIZE if it needs one and the connection has none.
+ */
+static int orfs_needs_grant(struct orfs_conn *conn, const struct orfs_msg *msg,
+			    bool *need)
+{
+	const struct orfs_io_req *q = msg->body;
+	u32 bytes;
+
+	*need = false;
+	if (msg->opcode != ORFS_OP_READ && msg->opcode != ORFS_OP_WRITE)
+		return msg->nr_bvec > conn->max_data_sge ? -EMSGSIZE : 0;
+	if (msg->body_len < sizeof(*q))
+		return -EINVAL;
+	bytes = le32_to_cpu(q->count);
+	if (msg->opcode == ORFS_OP_WRITE && bytes != orfs_msg_bytes(msg))
+		return -EINVAL;
+	if (bytes <= conn->inline_size &&
+	    (msg->opcode == ORFS_OP_READ || msg->nr_bvec <= conn->max_data_sge))
+		return 0;
+	if (!conn->ngrants || bytes > orfs_conn_io_max(conn) ||
+	    msg->nr_bvec > conn->io_pages + 1)
+		return -EMSGSIZE;
+	*need = true;
+	return 0;
+}
+
 /**
  * orfs_conn_call() - send a request on one connection and wait for its reply
  * @conn: the connection; the caller holds a reference
@@ -957,10 +1504,12 @@ static int orfs_wait_reply(struct orfs_conn *conn, struct orfs_slot *slot,
  * @rep: filled with the reply on success; release with orfs_reply_put()
  *
  * Waits for a credit (a free slot) first, so no more requests are in flight
- * than the server has posted receives for.  A reply with a non-zero status
- * is released here and its errno returned.
+ * than the server has posted receives for, and for a staging buffer when
+ * the data moves by RDMA.  A reply with a non-zero status is released here
+ * and its errno returned.  A READ's data is in msg->bvec on return.
  *
- * Context: process; sleeps.  Fatal signals interrupt the wait.
+ * Context: process; sleeps.  Fatal signals interrupt the waits for a
+ * credit and for the reply.
  * Return: 0; the server's negative errno; -ENOTCONN or -ETIMEDOUT when the
  * transport failed and the request may be retransmitted elsewhere; -EIO
  * for a malformed reply; -EINTR; -EMSGSIZE if @msg exceeds what this
@@ -969,14 +1518,23 @@ static int orfs_wait_reply(struct orfs_conn *conn, struct orfs_slot *slot,
 int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
 		   u16 hflags, unsigned long timeo, struct orfs_reply *rep)
 {
+	struct orfs_grant *g = NULL;
 	struct orfs_slot *slot = NULL;
 	const struct orfs_hdr *h;
 	int err = 0, ret;
+	bool need;
 	u64 xid;
 
-	if (orfs_data_offset(msg->body_len + msg->tail_len) > ORFS_META_MAX ||
-	    msg->nr_bvec > conn->max_data_sge)
+	if (orfs_data_offset(msg->body_len + msg->tail_len) > ORFS_META_MAX)
 		return -EMSGSIZE;
+	ret = orfs_needs_grant(conn, msg, &need);
+	if (ret)
+		return ret;
+	if (need) {
+		ret = orfs_grant_get(conn, &g);
+		if (ret)
+			return ret;
+	}
 
 	slot = orfs_slot_try_get(conn, seq, &err);
 	if (!slot && !err) {
@@ -984,27 +1542,45 @@ int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
 		ret = wait_event_killable(conn->slot_wq,
 					  (slot = orfs_slot_try_get(conn, seq, &err)) || err);
 		if (ret)
-			return -EINTR;
+			err = -EINTR;
 	}
-	if (!slot)
-		return err;
+	if (!slot) {
+		ret = err;
+		goto out_grant;
+	}
 
-	ret = orfs_post_request(conn, slot, msg, hflags);
+	ret = orfs_post_request(conn, slot, msg, hflags, g);
 	if (ret) {
 		orfs_slot_put(conn, slot);
 		orfs_conn_fail(conn, -ENOTCONN);
-		return ret == -ENOMEM ? ret : -ENOTCONN;
+		ret = ret == -ENOMEM || ret == -EMSGSIZE ? ret : -ENOTCONN;
+		goto out_grant;
 	}
 	xid = slot->xid;
 	ret = orfs_wait_reply(conn, slot, timeo);
 	if (ret)
 		trace_orfs_request_error(conn, xid, msg->opcode, ret);
-	/* The send buffer is ours again only when its SEND has completed. */
+	/*
+	 * The send buffer and the pages it gathered are ours again only when
+	 * the SEND has completed.  A failed connection flushes it (disc_work),
+	 * so this wait is bounded.
+	 */
+	if (ret && ((ret != -ERESTARTSYS && ret != -EINTR) || g)) {
+		/*
+		 * Also after a signal if a staging buffer is involved: the
+		 * server may still use it for this request, so it must not
+		 * be handed to another one; a new connection brings new ones.
+		 */
+		orfs_conn_fail(conn, -ENOTCONN);
+	}
 	wait_for_completion(&slot->send_done);
 	orfs_unmap_data(conn, slot);
+	if (g && msg->opcode == ORFS_OP_WRITE)
+		orfs_grant_unmap(conn, g);
 	if (ret) {
 		orfs_slot_put(conn, slot);
-		return ret == -ERESTARTSYS ? -EINTR : ret;
+		ret = ret == -ERESTARTSYS ? -EINTR : ret;
+		goto out_grant;
 	}
 
 	rep->rx = slot->rx;
@@ -1016,15 +1592,22 @@ int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
 	if (ret) {
 		orfs_reply_put(rep);
 		/* Only plausible errnos reach the caller. */
-		return ret >= -MAX_ERRNO ? ret : -EIO;
+		ret = ret >= -MAX_ERRNO ? ret : -EIO;
+		goto out_grant;
 	}
 	rep->body = orfs_body(h);
 	rep->body_len = le32_to_cpu(h->body_len);
 	rep->data = orfs_data(h);
 	rep->data_len = le32_to_cpu(h->data_len);
-	if (msg->opcode == ORFS_OP_READ)
-		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_INLINE_IN, rep->data_len);
-	return 0;
+	if (msg->opcode == ORFS_OP_READ && msg->nr_bvec) {
+		ret = orfs_read_land(conn, msg, g, rep, timeo);
+		if (ret)
+			orfs_reply_put(rep);
+	}
+out_grant:
+	if (g)
+		orfs_grant_put(conn, g);
+	return ret;
 }
 
 /**
@@ -1111,10 +1694,19 @@ static struct ib_client orfs_ib_client = {
 
 int orfs_transport_init(void)
 {
-	return ib_register_client(&orfs_ib_client);
+	int ret;
+
+	orfs_xprt_wq = alloc_workqueue("orfs_xprt", WQ_MEM_RECLAIM, 0);
+	if (!orfs_xprt_wq)
+		return -ENOMEM;
+	ret = ib_register_client(&orfs_ib_client);
+	if (ret)
+		destroy_workqueue(orfs_xprt_wq);
+	return ret;
 }
 
 void orfs_transport_exit(void)
 {
 	ib_unregister_client(&orfs_ib_client);
+	destroy_workqueue(orfs_xprt_wq);
 }

@@ -45,6 +45,14 @@ void orfs_usage(FILE *f)
 "                          (%u..%u, rounded down to a KiB; default %u)\n"
 "  --credits N             most requests one client may have in flight\n"
 "                          (1..%u, default %u)\n"
+"  --cache-size BYTES      the registered cache arena that clients' RDMA\n"
+"                          data moves through (K, M, G suffixes; default\n"
+"                          %luM; 0 for inline I/O only); must fit in memory\n"
+"  --grant-size BYTES      staging buffer size (4K..%uM, multiple of 4K;\n"
+"                          default %uM); clients with a larger rsize/wsize\n"
+"                          get inline I/O only\n"
+"  --grants N              staging buffers per connection (1..%u, default\n"
+"                          %u), fewer when the cache is shared by many\n"
 "  --drc-entries N         replies kept in the duplicate-request cache, which\n"
 "                          answers retransmitted create/remove/rename/link/\n"
 "                          setattr requests (0..%u, default %u, about %zu\n"
@@ -66,6 +74,9 @@ void orfs_usage(FILE *f)
 "disconnects the clients and exits with status 0.  Startup errors exit 1.\n",
 		ORFS_DEFAULT_PORT, ORFS_INLINE_MIN, ORFS_INLINE_MAX,
 		ORFS_INLINE_MAX, ORFS_CREDITS_MAX, ORFS_CREDITS_DEFAULT,
+		ORFS_ARENA_DEFAULT >> 20, ORFS_IO_MAX >> 20,
+		ORFS_GRANT_SIZE_DEFAULT >> 20, ORFS_GRANTS_MAX,
+		ORFS_GRANTS_DEFAULT,
 		ORFS_DRC_ENTRIES_MAX, ORFS_DRC_ENTRIES_DEFAULT,
 		orfs_drc_entry_bytes(), ORFS_DRC_PER_CLIENT_MAX,
 		ORFS_DRC_PER_CLIENT_DEFAULT);
@@ -83,6 +94,49 @@ static int parse_num(const char *s, unsigned long lo, unsigned long hi,
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || *end || v < lo || v > hi)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/*
+ * Parse a byte count with an optional K, M or G suffix (powers of 1024)
+ * into [lo, hi]; 0 or -EINVAL.
+ */
+static int parse_size(const char *s, unsigned long long lo,
+		      unsigned long long hi, unsigned long long *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	case '\0':
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (shift && end[1])
+		return -EINVAL;
+	if (v > (~0ULL >> shift))
+		return -EINVAL;
+	v <<= shift;
+	if (v < lo || v > hi)
 		return -EINVAL;
 	*out = v;
 	return 0;
@@ -141,6 +195,9 @@ enum {
 	OPT_PORT,
 	OPT_INLINE,
 	OPT_CREDITS,
+	OPT_CACHE_SIZE,
+	OPT_GRANT_SIZE,
+	OPT_GRANTS,
 	OPT_DRC_ENTRIES,
 	OPT_DRC_PER_CLIENT,
 	OPT_LOG_LEVEL,
@@ -162,6 +219,9 @@ static const struct option long_opts[] = {
 	{ "foreground",	optional_argument,	NULL, 'f' },
 	{ "inline",	required_argument,	NULL, OPT_INLINE },
 	{ "credits",	required_argument,	NULL, OPT_CREDITS },
+	{ "cache-size",	required_argument,	NULL, OPT_CACHE_SIZE },
+	{ "grant-size",	required_argument,	NULL, OPT_GRANT_SIZE },
+	{ "grants",	required_argument,	NULL, OPT_GRANTS },
 	{ "drc-entries", required_argument,	NULL, OPT_DRC_ENTRIES },
 	{ "drc-per-client", required_argument,	NULL, OPT_DRC_PER_CLIENT },
 	{ "log-level",	required_argument,	NULL, OPT_LOG_LEVEL },
@@ -243,6 +303,7 @@ static int apply_opt(struct orfs_config *cfg, struct parse_state *ps,
 		     const char *dash, char *msg, size_t msg_len)
 {
 	char bad[64];
+	unsigned long long sz;
 	unsigned long v;
 	int err;
 
@@ -284,6 +345,32 @@ static int apply_opt(struct orfs_config *cfg, struct parse_state *ps,
 			return -EINVAL;
 		}
 		cfg->credits = (uint16_t)v;
+		return 0;
+	case OPT_CACHE_SIZE:
+		if (parse_size(arg, 0, 1ULL << 50, &sz)) {
+			snprintf(msg, msg_len,
+				 "invalid %scache-size '%s' (bytes, K, M or G)",
+				 dash, arg);
+			return -EINVAL;
+		}
+		cfg->cache_size = sz;
+		return 0;
+	case OPT_GRANT_SIZE:
+		if (parse_size(arg, 4096, ORFS_IO_MAX, &sz) || (sz & 4095)) {
+			snprintf(msg, msg_len,
+				 "invalid %sgrant-size '%s' (4K..%uM, a multiple of 4K)",
+				 dash, arg, ORFS_IO_MAX >> 20);
+			return -EINVAL;
+		}
+		cfg->grant_size = (uint32_t)sz;
+		return 0;
+	case OPT_GRANTS:
+		if (parse_num(arg, 1, ORFS_GRANTS_MAX, &v)) {
+			snprintf(msg, msg_len, "invalid %sgrants '%s' (1..%u)",
+				 dash, arg, ORFS_GRANTS_MAX);
+			return -EINVAL;
+		}
+		cfg->grants = (uint32_t)v;
 		return 0;
 	case OPT_DRC_ENTRIES:
 		if (parse_num(arg, 0, ORFS_DRC_ENTRIES_MAX, &v)) {
@@ -610,6 +697,9 @@ static void set_defaults(struct orfs_config *cfg)
 	strcpy(cfg->listen_host, "0.0.0.0");
 	cfg->inline_max = ORFS_INLINE_MAX;	/* grant what a client asks for */
 	cfg->credits = ORFS_CREDITS_DEFAULT;
+	cfg->cache_size = ORFS_ARENA_DEFAULT;
+	cfg->grant_size = ORFS_GRANT_SIZE_DEFAULT;
+	cfg->grants = ORFS_GRANTS_DEFAULT;
 	cfg->drc_entries = ORFS_DRC_ENTRIES_DEFAULT;
 	cfg->drc_per_client = ORFS_DRC_PER_CLIENT_DEFAULT;
 	cfg->log_level = ORFS_LOG_INFO;

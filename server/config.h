@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "acl.h"
+#include "arena.h"
 #include "log.h"
 
 #define ORFSD_VERSION	"0.1"
@@ -35,6 +36,9 @@ extern const char *orfs_config_default_file;
  * @foreground: --foreground / -f
  * @inline_max: --inline BYTES (largest inline threshold granted)
  * @credits: --credits N (most requests in flight per client)
+ * @cache_size: --cache-size BYTES (the registered arena; 0: none)
+ * @grant_size: --grant-size BYTES (each staging buffer)
+ * @grants: --grants N (staging buffers per connection)
  * @drc_entries: --drc-entries N (replies kept in the duplicate-request
  *	cache, 0 disables it)
  * @drc_per_client: --drc-per-client N (replies kept per client id)
@@ -56,6 +60,9 @@ struct orfs_config {
 	bool			foreground;
 	uint32_t		inline_max;
 	uint16_t		credits;
+	unsigned long long	cache_size;
+	uint32_t		grant_size;
+	uint32_t		grants;
 	uint32_t		drc_entries;
 	uint32_t		drc_per_client;
 	enum orfs_log_level	log_level;

@@ -159,6 +159,7 @@ int main(int argc, char **argv)
 	struct orfs_server_cfg scfg;
 	struct orfs_server *srv = NULL;
 	struct orfs_drc *drc = NULL;
+	struct orfs_arena arena = { 0 };
 	struct orfs_export exp;
 	struct orfs_config cfg;
 	char *pidfile = NULL;
@@ -209,8 +210,14 @@ int main(int argc, char **argv)
 
 	if (!cfg.foreground)
 		notify_fd = daemon_fork();
+	if (cfg.cache_size) {
+		if (orfs_arena_init(&arena, (size_t)cfg.cache_size,
+				    cfg.grant_size, cfg.grants))
+			goto out_export;
+		scfg.arena = &arena;
+	}
 	if (orfs_server_create(&srv, &scfg))
-		goto out_export;
+		goto out_arena;
 	if (pidfile && write_pidfile(pidfile)) {
 		free(pidfile);
 		pidfile = NULL;
@@ -218,10 +225,12 @@ int main(int argc, char **argv)
 	}
 	if (notify_fd >= 0)
 		daemon_ready(notify_fd);
-	log_info("orfsd %s listening on %s, export %s%s (inline <= %u, credits <= %u, duplicate-request cache %u entries, %u per client)%s%s",
+	log_info("orfsd %s listening on %s, export %s%s (inline <= %u, credits <= %u, cache %llu MiB, %u staging buffers of %u KiB per client, duplicate-request cache %u entries, %u per client)%s%s",
 		 ORFSD_VERSION, scfg.addr_str, exp.path,
 		 exp.read_only ? " read-only" : "", scfg.inline_max,
-		 scfg.credits, cfg.drc_entries, cfg.drc_per_client,
+		 scfg.credits, cfg.cache_size >> 20,
+		 cfg.cache_size ? cfg.grants : 0, cfg.grant_size >> 10,
+		 cfg.drc_entries, cfg.drc_per_client,
 		 cfg.config_used ? ", config " : "",
 		 cfg.config_used ? cfg.config_used : "");
 	log_allow_list(&cfg.acl, scfg.addr_str);
@@ -232,6 +241,8 @@ out_server:
 	orfs_server_destroy(srv);
 	if (pidfile)
 		unlink(pidfile);
+out_arena:
+	orfs_arena_fini(&arena);
 out_export:
 	free(pidfile);
 	orfs_drc_destroy(drc);

@@ -38,6 +38,10 @@ struct orfs_cred {
  * @drc: the duplicate-request cache shared by all connections, or NULL
  * @client_id: the client id from the connect request (0: none given, the
  *	client's requests are not cached)
+ * @grant_base: the connection's staging buffers in the registered arena,
+ *	@grants of @grant_size bytes back to back; NULL if it has none
+ * @grants: how many
+ * @grant_size: bytes in each
  */
 struct orfs_req_ctx {
 	const struct orfs_export	*exp;
@@ -47,6 +51,9 @@ struct orfs_req_ctx {
 	const char			*peer;
 	struct orfs_drc			*drc;
 	uint64_t			client_id;
+	u8				*grant_base;
+	uint32_t			grants;
+	uint32_t			grant_size;
 };
 
 /* Smallest reply buffer orfs_handle_request() accepts. */

@@ -58,17 +58,36 @@ static int open_regular(const struct orfs_req_ctx *ctx,
 	return fd;
 }
 
-/*
- * The checks READ and WRITE share: at most the inline threshold, and an
- * end offset that a signed 64-bit off_t can hold.
+/**
+ * io_check() - the checks READ and WRITE share
+ * @ctx: the request context
+ * @q: the request
+ * @buf: filled with the staging buffer for ORFS_IO_GRANT, else NULL
+ *
+ * The count is at most the inline threshold, or the grant size for a
+ * request naming one of this connection's staging buffers; the end offset
+ * fits a signed 64-bit off_t; the grant index is in range.
+ *
+ * Return: 0 or -EINVAL.
  */
-static int io_check(const struct orfs_req_ctx *ctx, const struct orfs_io_req *q)
+static int io_check(const struct orfs_req_ctx *ctx, const struct orfs_io_req *q,
+		    u8 **buf)
 {
 	uint64_t off = orfs_cpu64(q->offset);
 	uint32_t count = orfs_cpu32(q->count);
+	uint32_t flags = orfs_cpu32(q->flags);
+	uint32_t grant = orfs_cpu32(q->grant);
 
-	if (count > ctx->inline_size)
+	*buf = NULL;
+	if ((flags & ~ORFS_IO_KNOWN) || q->reserved)
 		return -EINVAL;
+	if (flags & ORFS_IO_GRANT) {
+		if (grant >= ctx->grants || count > ctx->grant_size)
+			return -EINVAL;
+		*buf = ctx->grant_base + (size_t)grant * ctx->grant_size;
+	} else if (grant || count > ctx->inline_size) {
+		return -EINVAL;
+	}
 	if (off > (uint64_t)INT64_MAX - count)
 		return -EINVAL;
 	return 0;
@@ -97,9 +116,11 @@ static ssize_t read_full(int fd, u8 *buf, uint32_t count, off_t off)
 }
 
 /*
- * READ: up to count bytes at offset, as inline data.  ORFS_RF_EOF is set
- * when the read reached the end of the file (offset + bytes >= size after
- * the read), so a client never needs another round trip to learn it.
+ * READ: up to count bytes at offset, as inline data, or into the request's
+ * staging buffer (ORFS_IO_GRANT), from where the client RDMA-reads them.
+ * ORFS_RF_EOF is set when the read reached the end of the file (offset +
+ * bytes >= size after the read), so a client never needs another round
+ * trip to learn it.
  */
 int orfs_op_read(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		 struct orfs_reply *r)
@@ -109,30 +130,35 @@ int orfs_op_read(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	uint32_t data_off = orfs_data_offset(sizeof(*rep));
 	uint32_t count = orfs_cpu32(q->count);
 	off_t off = (off_t)orfs_cpu64(q->offset);
+	uint32_t rflags = 0;
 	struct stat st;
+	u8 *buf;
 	ssize_t n;
 	int fd, err;
 
-	err = io_check(ctx, q);
+	err = io_check(ctx, q, &buf);
 	if (err)
 		return err;
-	if (q->flags)
-		return -EINVAL;		/* no READ flags are defined */
-	if (count > r->size - data_off)
+	if (orfs_cpu32(q->flags) & ORFS_IO_STABLE)
+		return -EINVAL;		/* a WRITE flag */
+	if (!buf && count > r->size - data_off)
 		return -EIO;		/* transport bug: buffer below inline */
 	fd = open_regular(ctx, &q->fh, O_RDONLY, &st);
 	if (fd < 0)
 		return fd;
-	n = read_full(fd, r->buf + data_off, count, off);
+	n = read_full(fd, buf ? buf : r->buf + data_off, count, off);
 	err = n < 0 ? (int)n : orfs_export_stat(fd, &st);
 	close(fd);
 	if (err)
 		return err;
+	if ((uint32_t)n < count || off + n >= st.st_size)
+		rflags |= ORFS_RF_EOF;
+	if (buf)
+		rflags |= ORFS_RF_GRANT;
 	rep->count = orfs_le32((uint32_t)n);
-	rep->flags = orfs_le32((uint32_t)n < count ||
-			       off + n >= st.st_size ? ORFS_RF_EOF : 0);
+	rep->flags = orfs_le32(rflags);
 	r->body_len = sizeof(*rep);
-	r->data_len = (uint32_t)n;
+	r->data_len = buf ? 0 : (uint32_t)n;
 	return 0;
 }
 
@@ -159,7 +185,9 @@ static int write_full(int fd, const u8 *buf, uint32_t count, off_t off)
 }
 
 /*
- * WRITE: exactly count bytes of inline data at offset, all or an error.
+ * WRITE: exactly count bytes at offset, all or an error: inline data, or
+ * the start of the request's staging buffer (ORFS_IO_GRANT), which the
+ * client filled by RDMA WRITE before sending the request.
  * ORFS_IO_STABLE: fdatasync() before the reply, so the data and the size
  * that reaches it are on stable storage.  The reply carries the attributes
  * after the write.
@@ -172,19 +200,19 @@ int orfs_op_write(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	uint32_t count = orfs_cpu32(q->count);
 	uint32_t flags = orfs_cpu32(q->flags);
 	struct stat st;
+	u8 *buf;
 	int fd, err;
 
-	if (orfs_cpu32(h->data_len) != count)
-		return -EBADMSG;
-	err = io_check(ctx, q);
+	err = io_check(ctx, q, &buf);
 	if (err)
 		return err;
-	if (flags & ~ORFS_IO_KNOWN)
-		return -EINVAL;
+	if (orfs_cpu32(h->data_len) != (buf ? 0 : count))
+		return -EBADMSG;
 	fd = open_regular(ctx, &q->fh, O_WRONLY, &st);
 	if (fd < 0)
 		return fd;
-	err = write_full(fd, orfs_data(h), count, (off_t)orfs_cpu64(q->offset));
+	err = write_full(fd, buf ? buf : orfs_data(h), count,
+			 (off_t)orfs_cpu64(q->offset));
 	if (!err && (flags & ORFS_IO_STABLE) && fdatasync(fd) < 0)
 		err = -errno;
 	if (!err)

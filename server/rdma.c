@@ -11,8 +11,11 @@
  * need no locks; request execution (ops.c) is stateless so a worker pool can
  * be added later without touching it.
  *
- * Per connection: one PD, one CQ shared by send and receive, one RC QP, and
- * one registered area holding credits+1 receive buffers and credits+1 send
+ * Per RDMA device: one PD, and one registration of the whole arena (the
+ * staging buffers clients move data through), made when the first client
+ * arrives on that device.  Per connection: one CQ shared by send and
+ * receive, one RC QP, a contiguous run of staging buffers, and one
+ * registered area holding credits+1 receive buffers and credits+1 send
  * buffers of ORFS_META_MAX + inline_size bytes each.  The extra receive
  * buffer is the one reserved for CREDIT_ONLY messages; the extra send buffer
  * lets a client that (wrongly) uses it for a request still get a reply.
@@ -48,6 +51,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include "arena.h"
 #include "log.h"
 #include "ops.h"
 #include "orfs_proto.h"
@@ -78,6 +82,21 @@ enum conn_state {
 };
 
 /**
+ * struct orfs_dev - what the server keeps per RDMA device
+ * @verbs: the device context (owned by rdma_cm)
+ * @pd: protection domain every connection on the device uses
+ * @arena_mr: the arena's registration in @pd, remote read and write; NULL
+ *	if registering failed (connections then get no grants)
+ * @next: link on the server's device list
+ */
+struct orfs_dev {
+	struct ibv_context	*verbs;
+	struct ibv_pd		*pd;
+	struct ibv_mr		*arena_mr;
+	struct orfs_dev		*next;
+};
+
+/**
  * struct msgbuf - one registered message buffer
  * @next: link on the free-send list or the pending-request list
  * @data: ORFS_META_MAX + inline_size bytes inside the connection's MR
@@ -96,7 +115,7 @@ struct msgbuf {
  * @src: epoll tag for @ch's fd (must stay first)
  * @srv: the server
  * @id: the rdma_cm id; id->context points back here
- * @pd: protection domain
+ * @dev: the device's shared PD and arena registration
  * @ch: completion channel, non-blocking, in the epoll set
  * @cq: send and receive completions
  * @mr: registration of @mem
@@ -113,6 +132,8 @@ struct msgbuf {
  * @peer: "address:port" of the client
  * @next: link on the server's connection or zombie list
  * @requests: requests handled, for the disconnect message
+ * @grant_first: first arena slot of the staging buffers granted
+ * @ngrants: how many (0: inline I/O only)
  *
  * Only the event-loop thread touches a connection, so it has no lock.
  */
@@ -120,7 +141,7 @@ struct orfs_conn {
 	struct ep_src		src;
 	struct orfs_server	*srv;
 	struct rdma_cm_id	*id;
-	struct ibv_pd		*pd;
+	struct orfs_dev		*dev;
 	struct ibv_comp_channel	*ch;
 	struct ibv_cq		*cq;
 	struct ibv_mr		*mr;
@@ -137,6 +158,8 @@ struct orfs_conn {
 	char			peer[INET6_ADDRSTRLEN + 8];
 	struct orfs_conn	*next;
 	uint64_t		requests;
+	uint32_t		grant_first;
+	uint32_t		ngrants;
 };
 
 /**
@@ -152,6 +175,8 @@ struct orfs_conn {
  * @conns: live connections (states CONNECTING..DISCONNECTING)
  * @zombies: connections released during the current epoll batch
  * @nconns: entries on @conns
+ * @ngranted: connections holding staging buffers
+ * @devs: devices seen so far, each with its PD and arena registration
  * @stop: a termination signal arrived
  *
  * Only the event-loop thread touches it, so it has no lock.
@@ -168,6 +193,8 @@ struct orfs_server {
 	struct orfs_conn		*conns;
 	struct orfs_conn		*zombies;
 	unsigned int			nconns;
+	unsigned int			ngranted;
+	struct orfs_dev			*devs;
 	bool				stop;
 };
 
@@ -286,7 +313,7 @@ static int conn_alloc_bufs(struct orfs_conn *conn)
 	conn->bufs = calloc(conn->nrecv + conn->nsend, sizeof(*conn->bufs));
 	if (!conn->bufs)
 		return -ENOMEM;
-	conn->mr = ibv_reg_mr(conn->pd, conn->mem, total,
+	conn->mr = ibv_reg_mr(conn->dev->pd, conn->mem, total,
 			      IBV_ACCESS_LOCAL_WRITE);
 	if (!conn->mr)
 		return errno ? -errno : -ENOMEM;
@@ -327,8 +354,10 @@ static void conn_release(struct orfs_conn *conn)
 		ibv_dereg_mr(conn->mr);
 	free(conn->mem);
 	free(conn->bufs);
-	if (conn->pd)
-		ibv_dealloc_pd(conn->pd);
+	if (conn->ngrants) {
+		orfs_arena_ungrant(srv->cfg.arena, conn->grant_first, conn->ngrants);
+		srv->ngranted--;
+	}
 	if (conn->id)
 		rdma_destroy_id(conn->id);
 	conn->cq = NULL;
@@ -336,7 +365,10 @@ static void conn_release(struct orfs_conn *conn)
 	conn->mr = NULL;
 	conn->mem = NULL;
 	conn->bufs = NULL;
-	conn->pd = NULL;
+	conn->ngrants = 0;
+	conn->ctx.grants = 0;
+	conn->ctx.grant_base = NULL;
+	conn->dev = NULL;
 	conn->id = NULL;
 }
 
@@ -585,6 +617,98 @@ static int conn_size(struct orfs_server *srv, struct orfs_conn *conn,
 }
 
 /**
+ * conn_grant() - give a connection its staging buffers
+ * @srv: the server
+ * @conn: the connection, on a device with the arena registered
+ * @req: the client's connect request
+ *
+ * A client that asks for RDMA I/O (io_size > 0) gets a fair share of the
+ * arena's staging buffers, if they are at least io_size bytes; otherwise
+ * none, and it falls back to inline I/O.
+ */
+static void conn_grant(struct orfs_server *srv, struct orfs_conn *conn,
+		       const struct orfs_conn_req *req)
+{
+	struct orfs_arena *a = srv->cfg.arena;
+	uint32_t io_size = orfs_cpu32(req->io_size);
+
+	if (!a || !conn->dev->arena_mr || !io_size || io_size > a->slot_size)
+		return;
+	conn->ngrants = orfs_arena_grant(a, ORFS_GRANTS_MAX, srv->ngranted,
+					 &conn->grant_first);
+	if (!conn->ngrants) {
+		log_ratelimited(ORFS_LOG_WARN,
+				"%s: no staging buffers left in the cache; inline I/O only",
+				conn->peer);
+		return;
+	}
+	srv->ngranted++;
+	conn->ctx.grant_base = orfs_arena_slot(a, conn->grant_first);
+	conn->ctx.grants = conn->ngrants;
+	conn->ctx.grant_size = a->slot_size;
+}
+
+/**
+ * dev_get() - the per-device PD and arena registration for @verbs
+ * @srv: the server
+ * @verbs: the device a connection arrived on
+ *
+ * Made on first use and kept until the server exits.  A failed arena
+ * registration is logged once and leaves the device without grants.
+ *
+ * Return: the device, or NULL if no PD could be allocated.
+ */
+static struct orfs_dev *dev_get(struct orfs_server *srv,
+				struct ibv_context *verbs)
+{
+	struct orfs_arena *a = srv->cfg.arena;
+	struct orfs_dev *d;
+
+	for (d = srv->devs; d; d = d->next)
+		if (d->verbs == verbs)
+			return d;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->verbs = verbs;
+	d->pd = ibv_alloc_pd(verbs);
+	if (!d->pd) {
+		free(d);
+		return NULL;
+	}
+	if (a && a->base) {
+		d->arena_mr = ibv_reg_mr(d->pd, a->base, a->size,
+					 IBV_ACCESS_LOCAL_WRITE |
+					 IBV_ACCESS_REMOTE_READ |
+					 IBV_ACCESS_REMOTE_WRITE);
+		if (!d->arena_mr)
+			log_warn("%s: cannot register the %zu MiB cache: %s; clients get inline I/O only",
+				 ibv_get_device_name(verbs->device), a->size >> 20,
+				 strerror(errno));
+		else
+			log_info("%s: cache of %zu MiB registered (%s pages)",
+				 ibv_get_device_name(verbs->device), a->size >> 20,
+				 a->huge ? "huge" : "normal");
+	}
+	d->next = srv->devs;
+	srv->devs = d;
+	return d;
+}
+
+static void devs_free(struct orfs_server *srv)
+{
+	struct orfs_dev *d;
+
+	while ((d = srv->devs)) {
+		srv->devs = d->next;
+		if (d->arena_mr)
+			ibv_dereg_mr(d->arena_mr);
+		ibv_dealloc_pd(d->pd);
+		free(d);
+	}
+}
+
+/**
  * conn_setup() - build the verbs resources of a new connection
  * @conn: the connection, sized by conn_size()
  *
@@ -600,9 +724,6 @@ static int conn_setup(struct orfs_conn *conn)
 	uint32_t i;
 	int err;
 
-	conn->pd = ibv_alloc_pd(id->verbs);
-	if (!conn->pd)
-		return -ENOMEM;
 	conn->ch = ibv_create_comp_channel(id->verbs);
 	if (!conn->ch)
 		return errno ? -errno : -ENOMEM;
@@ -625,7 +746,7 @@ static int conn_setup(struct orfs_conn *conn)
 	qa.cap.max_recv_wr = conn->nrecv;
 	qa.cap.max_send_sge = 1;
 	qa.cap.max_recv_sge = 1;
-	if (rdma_create_qp(id, conn->pd, &qa))
+	if (rdma_create_qp(id, conn->dev->pd, &qa))
 		return errno ? -errno : -ENOMEM;
 
 	err = conn_alloc_bufs(conn);
@@ -660,9 +781,13 @@ static int conn_accept(struct orfs_conn *conn, uint16_t version,
 	rep.credits = orfs_le16(conn->ctx.credits);
 	rep.inline_size = orfs_le32(conn->ctx.inline_size);
 	rep.max_sge = orfs_le16((uint16_t)min_u32((uint32_t)attr->max_sge, 0xffff));
-	rep.grants = 0;
-	rep.grant_size = 0;
 	rep.boot_id = orfs_le64(conn->srv->boot_id);
+	if (conn->ngrants) {
+		rep.grants = orfs_le16((uint16_t)conn->ngrants);
+		rep.grant_size = orfs_le32(conn->ctx.grant_size);
+		rep.grant_addr = orfs_le64((uint64_t)(uintptr_t)conn->ctx.grant_base);
+		rep.grant_rkey = orfs_le32(conn->dev->arena_mr->rkey);
+	}
 
 	memset(&p, 0, sizeof(p));
 	p.private_data = &rep;
@@ -744,11 +869,17 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 		err = -EIO;
 		goto fail;
 	}
+	conn->dev = dev_get(srv, id->verbs);
+	if (!conn->dev) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	err = conn_size(srv, conn, pdata, &attr);
 	if (!err)
 		err = conn_setup(conn);
 	if (err)
 		goto fail;
+	conn_grant(srv, conn, pdata);
 	err = conn_accept(conn, version, req_param, &attr);
 	if (err) {
 		log_warn("%s: rdma_accept: %s", peer, strerror(-err));
@@ -759,9 +890,9 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 	conn->next = srv->conns;
 	srv->conns = conn;
 	srv->nconns++;
-	log_debug("%s: accepted (version %u, credits %u, inline %u, client id %016llx)",
+	log_debug("%s: accepted (version %u, credits %u, inline %u, %u staging buffers, client id %016llx)",
 		  peer, version, conn->ctx.credits, conn->ctx.inline_size,
-		  (unsigned long long)conn->ctx.client_id);
+		  conn->ngrants, (unsigned long long)conn->ctx.client_id);
 	return;
 
 fail:
@@ -1114,6 +1245,7 @@ void orfs_server_destroy(struct orfs_server *srv)
 		conn_close(conn);
 	}
 	free_zombies(srv);
+	devs_free(srv);
 	if (srv->listen_id)
 		rdma_destroy_id(srv->listen_id);
 	if (srv->cm_ch)

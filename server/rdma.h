@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "acl.h"
+#include "arena.h"
 #include "drc.h"
 #include "export.h"
 
@@ -23,6 +24,8 @@
  * @drc: the duplicate-request cache every connection shares, or NULL
  * @acl: the allow-list (empty or NULL: every address may connect); read
  *	only while the server runs
+ * @arena: the registered arena staging buffers are granted from, or NULL
+ *	for inline I/O only
  */
 struct orfs_server_cfg {
 	const struct orfs_export	*exp;
@@ -33,6 +36,7 @@ struct orfs_server_cfg {
 	uint16_t			credits;
 	struct orfs_drc			*drc;
 	const struct orfs_acl		*acl;
+	struct orfs_arena		*arena;
 };
 
 struct orfs_server;

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * orfsd's arena: allocation and staging-buffer grants.
+ *
+ * The arena is one anonymous mapping.  MAP_HUGETLB is tried first (it needs
+ * reserved huge pages, vm.nr_hugepages); otherwise normal pages are used
+ * and transparent huge pages are requested with madvise().  Either way the
+ * whole arena is registered with each RDMA device once (rdma.c), so a
+ * request never registers memory.
+ *
+ * Staging buffers are fixed-size slots.  A connection gets a contiguous run
+ * of them, so that one address, one size and one rkey describe them all on
+ * the wire (struct orfs_conn_rep).  No connection may take more than its
+ * fair share: the slots still free divided among the connections that may
+ * still come, but at least one, so memory stays bounded by --cache-size
+ * whatever the clients do.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "log.h"
+
+/* Anonymous memory, huge pages if possible; NULL with errno set. */
+static void *arena_map(size_t size, bool *huge)
+{
+	void *p;
+
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (p != MAP_FAILED) {
+		*huge = true;
+		return p;
+	}
+	*huge = false;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	(void)madvise(p, size, MADV_HUGEPAGE);
+	return p;
+}
+
+/**
+ * orfs_arena_init() - allocate the arena
+ * @a: the arena to set up
+ * @size: bytes (--cache-size); rounded down to whole staging buffers
+ * @slot_size: bytes per staging buffer, a multiple of 4 KiB
+ * @per_conn: staging buffers one connection gets at most
+ *
+ * Return: 0; -EINVAL for sizes that do not make one buffer; -ENOMEM when
+ * @size exceeds physical memory or cannot be mapped.  Logs the reason.
+ */
+int orfs_arena_init(struct orfs_arena *a, size_t size, uint32_t slot_size,
+		    uint32_t per_conn)
+{
+	long pages = sysconf(_SC_PHYS_PAGES);
+	long psize = sysconf(_SC_PAGESIZE);
+
+	memset(a, 0, sizeof(*a));
+	if (!slot_size || (slot_size & 4095) || size < slot_size || !per_conn) {
+		log_err("cache size %zu cannot hold one %u-byte staging buffer",
+			size, slot_size);
+		return -EINVAL;
+	}
+	if (pages > 0 && psize > 0 && size / (size_t)psize >= (size_t)pages) {
+		log_err("cache size %zu MiB is larger than this machine's memory (%ld MiB)",
+			size >> 20, (long)(((size_t)pages * (size_t)psize) >> 20));
+		return -ENOMEM;
+	}
+	a->nslots = (uint32_t)(size / slot_size);
+	a->size = (size_t)a->nslots * slot_size;
+	a->slot_size = slot_size;
+	a->per_conn = per_conn;
+	a->used = calloc(a->nslots, 1);
+	if (!a->used)
+		return -ENOMEM;
+	a->base = arena_map(a->size, &a->huge);
+	if (!a->base) {
+		log_err("cannot map a %zu MiB cache: %s", a->size >> 20,
+			strerror(errno));
+		free(a->used);
+		a->used = NULL;
+		return -ENOMEM;
+	}
+	a->free_slots = a->nslots;
+	return 0;
+}
+
+/** orfs_arena_fini() - unmap the arena (after every MR on it is gone) */
+void orfs_arena_fini(struct orfs_arena *a)
+{
+	if (a->base)
+		munmap(a->base, a->size);
+	free(a->used);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Longest run of free slots, at most @max; its start in *first. */
+static uint32_t longest_free_run(const struct orfs_arena *a, uint32_t max,
+				 uint32_t *first)
+{
+	uint32_t best = 0, start = 0, run = 0, i;
+
+	for (i = 0; i < a->nslots && best < max; i++) {
+		if (a->used[i]) {
+			run = 0;
+			continue;
+		}
+		if (!run)
+			start = i;
+		if (++run > best) {
+			best = run;
+			*first = start;
+		}
+	}
+	return best < max ? best : max;
+}
+
+/**
+ * orfs_arena_grant() - give a new connection its staging buffers
+ * @a: the arena
+ * @want: how many the connection could use (0: none wanted)
+ * @nconns: connections already holding grants
+ * @first: filled with the first slot granted
+ *
+ * Grants min(@want, per_conn, fair share) contiguous slots, where the fair
+ * share is the free slots divided by (@nconns + 1), and at least one while
+ * any is free.
+ *
+ * Return: slots granted, 0 if none.
+ */
+uint32_t orfs_arena_grant(struct orfs_arena *a, uint32_t want, uint32_t nconns,
+			  uint32_t *first)
+{
+	uint32_t share, n, i;
+
+	*first = 0;
+	if (!a->base || !want || !a->free_slots)
+		return 0;
+	share = a->free_slots / (nconns + 1);
+	if (!share)
+		share = 1;
+	if (want > a->per_conn)
+		want = a->per_conn;
+	if (want > share)
+		want = share;
+	n = longest_free_run(a, want, first);
+	for (i = 0; i < n; i++)
+		a->used[*first + i] = 1;
+	a->free_slots -= n;
+	return n;
+}
+
+/** orfs_arena_ungrant() - a connection closed: its slots are free again */
+void orfs_arena_ungrant(struct orfs_arena *a, uint32_t first, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n && first + i < a->nslots; i++) {
+		if (a->used[first + i]) {
+			a->used[first + i] = 0;
+			a->free_slots++;
+		}
+	}
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * orfsd's arena: the one block of memory the server registers for RDMA.
+ *
+ * It is allocated once at startup (huge pages where the machine has them)
+ * and registered once per RDMA device.  Today it holds the staging buffers
+ * granted to clients for RDMA data movement; the block cache takes the
+ * rest of it (see Documentation/architecture.md, "Unifier").
+ */
+#ifndef ORFSD_ARENA_H
+#define ORFSD_ARENA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ORFS_ARENA_DEFAULT	(256UL << 20)	/* --cache-size */
+#define ORFS_GRANT_SIZE_DEFAULT	(1U << 20)	/* --grant-size */
+#define ORFS_GRANTS_DEFAULT	8U		/* --grants, per connection */
+
+/**
+ * struct orfs_arena - the registered arena and its staging-buffer slots
+ * @base: start of the mapping
+ * @size: bytes mapped
+ * @huge: backed by explicit huge pages (MAP_HUGETLB)
+ * @slot_size: bytes per staging buffer
+ * @nslots: staging buffers the arena holds
+ * @used: one byte per slot: in use by a connection
+ * @free_slots: slots not in use
+ * @per_conn: staging buffers a connection asks for at most
+ *
+ * Used from orfsd's single event-loop thread only; no lock.
+ */
+struct orfs_arena {
+	uint8_t		*base;
+	size_t		size;
+	bool		huge;
+	uint32_t	slot_size;
+	uint32_t	nslots;
+	uint8_t		*used;
+	uint32_t	free_slots;
+	uint32_t	per_conn;
+};
+
+int orfs_arena_init(struct orfs_arena *a, size_t size, uint32_t slot_size,
+		    uint32_t per_conn);
+void orfs_arena_fini(struct orfs_arena *a);
+uint32_t orfs_arena_grant(struct orfs_arena *a, uint32_t want, uint32_t nconns,
+			  uint32_t *first);
+void orfs_arena_ungrant(struct orfs_arena *a, uint32_t first, uint32_t n);
+
+static inline uint8_t *orfs_arena_slot(const struct orfs_arena *a, uint32_t i)
+{
+	return a->base + (size_t)i * a->slot_size;
+}
+
+#endif /* ORFSD_ARENA_H */
