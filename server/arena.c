@@ -2,9 +2,9 @@
 /*
  * orfsd's arena: allocation and staging-buffer grants.
  *
- * The arena is one anonymous mapping.  MAP_HUGETLB is tried first (it needs
- * reserved huge pages, vm.nr_hugepages); otherwise normal pages are used
- * and transparent huge pages are requested with madvise().  Either way the
+ * The arena is one anonymous mapping from orfs_cache_arena_alloc():
+ * MAP_HUGETLB first (it needs reserved huge pages, vm.nr_hugepages), else
+ * normal pages with transparent huge pages requested by madvise().  Either way the
  * whole arena is registered with each RDMA device once (rdma.c), so a
  * request never registers memory.
  *
@@ -19,31 +19,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "arena.h"
+#include "cache.h"
 #include "log.h"
-
-/* Anonymous memory, huge pages if possible; NULL with errno set. */
-static void *arena_map(size_t size, bool *huge)
-{
-	void *p;
-
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
-	if (p != MAP_FAILED) {
-		*huge = true;
-		return p;
-	}
-	*huge = false;
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	(void)madvise(p, size, MADV_HUGEPAGE);
-	return p;
-}
 
 /**
  * orfs_arena_init() - allocate the arena
@@ -58,19 +37,11 @@ static void *arena_map(size_t size, bool *huge)
 int orfs_arena_init(struct orfs_arena *a, size_t size, uint32_t slot_size,
 		    uint32_t per_conn)
 {
-	long pages = sysconf(_SC_PHYS_PAGES);
-	long psize = sysconf(_SC_PAGESIZE);
-
 	memset(a, 0, sizeof(*a));
 	if (!slot_size || (slot_size & 4095) || size < slot_size || !per_conn) {
 		log_err("cache size %zu cannot hold one %u-byte staging buffer",
 			size, slot_size);
 		return -EINVAL;
-	}
-	if (pages > 0 && psize > 0 && size / (size_t)psize >= (size_t)pages) {
-		log_err("cache size %zu MiB is larger than this machine's memory (%ld MiB)",
-			size >> 20, (long)(((size_t)pages * (size_t)psize) >> 20));
-		return -ENOMEM;
 	}
 	a->nslots = (uint32_t)(size / slot_size);
 	a->size = (size_t)a->nslots * slot_size;
@@ -79,10 +50,10 @@ int orfs_arena_init(struct orfs_arena *a, size_t size, uint32_t slot_size,
 	a->used = calloc(a->nslots, 1);
 	if (!a->used)
 		return -ENOMEM;
-	a->base = arena_map(a->size, &a->huge);
+	a->base = orfs_cache_arena_alloc(a->size, &a->huge);
 	if (!a->base) {
-		log_err("cannot map a %zu MiB cache: %s", a->size >> 20,
-			strerror(errno));
+		log_err("cannot allocate a %zu MiB cache: %s", a->size >> 20,
+			orfs_cache_arena_strerror(errno));
 		free(a->used);
 		a->used = NULL;
 		return -ENOMEM;
@@ -94,8 +65,7 @@ int orfs_arena_init(struct orfs_arena *a, size_t size, uint32_t slot_size,
 /** orfs_arena_fini() - unmap the arena (after every MR on it is gone) */
 void orfs_arena_fini(struct orfs_arena *a)
 {
-	if (a->base)
-		munmap(a->base, a->size);
+	orfs_cache_arena_free(a->base, a->size, a->huge);
 	free(a->used);
 	memset(a, 0, sizeof(*a));
 }

@@ -52,7 +52,8 @@ st=$?
 missing=
 for o in --export --listen --port --foreground -f --inline --credits \
 	 --drc-entries --drc-per-client --log-level --pidfile --help --version \
-	 --config --allow --read-only "config file"; do
+	 --config --allow --read-only --cache-size --grant-size --grants \
+	 "config file"; do
 	grep -qF -- "$o" "$T/out" || missing="$missing $o"
 done
 if [ "$st" -eq 0 ] && [ -z "$missing" ]; then
@@ -106,6 +107,14 @@ check "config file is read" 1 \
 printf 'export = /tmp\ncredits = 0\n' >"$T/ovr2.conf"
 check "bad file value is an error even when overridden" 1 \
 	"$T/ovr2.conf:2: invalid credits" -- --config "$T/ovr2.conf" --credits 4
+
+check "bad --cache-size" 1 "invalid --cache-size '12X'" -- --export /tmp --cache-size 12X
+check "bad --grant-size" 1 "invalid --grant-size '5000'" -- --export /tmp --grant-size 5000
+check "bad --grants" 1 "invalid --grants '0'" -- --export /tmp --grants 0
+check "cache too large for memory" 1 "cache too large for memory" \
+	-- --export /tmp -f --cache-size 900G
+check "cache smaller than a staging buffer" 1 "cannot hold one" \
+	-- --export /tmp -f --cache-size 64K
 
 check "export is a file" 1 "orfsd: export directory $T/file: Not a directory" \
 	-- --export "$T/file" -f

@@ -202,6 +202,9 @@ static int reset_ctx(void **state)
 	ctx.credits = 17;
 	ctx.client_id = CLIENT_ID;
 	ctx.drc = drc;
+	ctx.grant_base = NULL;
+	ctx.grants = 0;
+	ctx.grant_size = 0;
 	return 0;
 }
 
@@ -1501,6 +1504,94 @@ static void test_write_stable_and_flags(void **state)
 	assert_int_equal(run(), EINVAL);
 	assert_int_equal(do_read(&fh, 0, 6), 0);
 	assert_memory_equal(orfs_data(REP), "stable", 6);
+}
+
+/* A READ or WRITE through staging buffer @grant (ORFS_IO_GRANT). */
+static struct orfs_io_req *build_granted(uint16_t op, const struct orfs_fh *fh,
+					 uint64_t off, uint32_t count,
+					 uint32_t grant)
+{
+	struct orfs_io_req *q = build_io(op, fh, off, count, ORFS_IO_GRANT);
+
+	q->grant = orfs_le32(grant);
+	return q;
+}
+
+/* Data through the connection's staging buffers instead of inline. */
+static void test_io_granted(void **state)
+{
+	struct orfs_fh dir = scratch("io-grant"), fh = new_file(&dir, "f");
+	const uint32_t gsize = 256 * 1024;
+	const struct orfs_read_rep *rr;
+	uint8_t *grants = malloc(3 * (size_t)gsize);
+	uint8_t *want = malloc(gsize);
+	uint32_t i;
+
+	assert_non_null(grants);
+	assert_non_null(want);
+	for (i = 0; i < gsize; i++)
+		want[i] = (uint8_t)(i * 7 + i / 4096);
+	ctx.grant_base = grants;
+	ctx.grants = 3;
+	ctx.grant_size = gsize;
+
+	/* A WRITE of a whole staging buffer, far above the inline threshold. */
+	memcpy(grants + gsize, want, gsize);
+	build_granted(ORFS_OP_WRITE, &fh, 4096, gsize, 1);
+	assert_int_equal(run(), 0);
+	assert_int_equal(orfs_cpu32(((const struct orfs_write_rep *)rep_body())->count),
+			 gsize);
+	assert_int_equal(orfs_cpu64(((const struct orfs_write_rep *)rep_body())->attr.size),
+			 4096 + gsize);
+
+	/* Read it back into another buffer: no inline data, RF_GRANT set. */
+	memset(grants + 2 * (size_t)gsize, 0xee, gsize);
+	build_granted(ORFS_OP_READ, &fh, 4096, gsize, 2);
+	assert_int_equal(run(), 0);
+	rr = rep_body();
+	assert_int_equal(orfs_cpu32(rr->count), gsize);
+	assert_int_equal(orfs_cpu32(rr->flags), ORFS_RF_GRANT | ORFS_RF_EOF);
+	assert_int_equal(orfs_cpu32(REP->data_len), 0);
+	assert_memory_equal(grants + 2 * (size_t)gsize, want, gsize);
+
+	/* A short read at the end of the file fills only what exists. */
+	build_granted(ORFS_OP_READ, &fh, gsize, gsize, 0);
+	assert_int_equal(run(), 0);
+	assert_int_equal(read_count(), 4096);
+	assert_memory_equal(grants, want + gsize - 4096, 4096);
+
+	/* Out of range, too big, or inconsistent: refused, nothing written. */
+	build_granted(ORFS_OP_WRITE, &fh, 0, 10, 3);
+	assert_int_equal(run(), EINVAL);
+	build_granted(ORFS_OP_READ, &fh, 0, 10, UINT32_MAX);
+	assert_int_equal(run(), EINVAL);
+	build_granted(ORFS_OP_WRITE, &fh, 0, gsize + 1, 0);
+	assert_int_equal(run(), EINVAL);
+	build_io(ORFS_OP_READ, &fh, 0, 10, 0)->grant = orfs_le32(1);
+	assert_int_equal(run(), EINVAL);	/* a grant without the flag */
+	build_granted(ORFS_OP_READ, &fh, 0, 10, 0)->reserved = orfs_le32(1);
+	assert_int_equal(run(), EINVAL);
+	build_granted(ORFS_OP_WRITE, &fh, 0, 4, 0);
+	REQ->data_len = orfs_le32(4);		/* and inline data too */
+	assert_int_equal(run_len(req_len() + 8), EBADMSG);
+
+	/* A connection without staging buffers cannot name one. */
+	ctx.grants = 0;
+	build_granted(ORFS_OP_WRITE, &fh, 0, 10, 0);
+	assert_int_equal(run(), EINVAL);
+	build_granted(ORFS_OP_READ, &fh, 0, 10, 0);
+	assert_int_equal(run(), EINVAL);
+
+	/* The file holds exactly the one granted write. */
+	ctx.grants = 3;
+	build_granted(ORFS_OP_READ, &fh, 0, gsize, 0);
+	assert_int_equal(run(), 0);
+	assert_int_equal(read_count(), gsize);
+	for (i = 0; i < 4096; i++)
+		assert_int_equal(grants[i], 0);
+	assert_memory_equal(grants + 4096, want, gsize - 4096);
+	free(grants);
+	free(want);
 }
 
 static void test_io_errors(void **state)
@@ -3788,6 +3879,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_write_read, reset_ctx),
 		cmocka_unit_test_teardown(test_write_inline_sizes, reset_ctx),
 		cmocka_unit_test_teardown(test_write_stable_and_flags, reset_ctx),
+		cmocka_unit_test_teardown(test_io_granted, reset_ctx),
 		cmocka_unit_test_teardown(test_io_errors, reset_ctx),
 		cmocka_unit_test_teardown(test_io_malformed, reset_ctx),
 		cmocka_unit_test_teardown(test_read_reply_buffer_bound, reset_ctx),
