@@ -511,7 +511,17 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_readlink_rep) == 8);
  * RDMA-reads it after the reply.  See struct orfs_conn_rep for the grants.
  */
 #define ORFS_IO_GRANT		0x2
-#define ORFS_IO_KNOWN		0x3
+/*
+ * O_DIRECT: the data is in client memory the client registered for this
+ * request, named by the segment list (struct orfs_rseg) that follows
+ * struct orfs_io_req in the body.  The server moves it itself, through the
+ * staging buffer the request names (ORFS_IO_GRANT is required): for a
+ * WRITE it RDMA-reads the segments into the buffer before writing the
+ * file; for a READ it RDMA-writes the data it read into the segments
+ * before the reply, which RC ordering delivers after them.
+ */
+#define ORFS_IO_REMOTE		0x4
+#define ORFS_IO_KNOWN		0x7
 
 /**
  * struct orfs_io_req - READ and WRITE
@@ -537,6 +547,27 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_io_req) == 88);
 #define ORFS_RF_EOF		0x1	/* the read reached end of file */
 /* the data is in the request's staging buffer, not inline */
 #define ORFS_RF_GRANT		0x2
+/* ORFS_IO_REMOTE: the data is already in the client's segments */
+#define ORFS_RF_REMOTE		0x4
+
+/**
+ * struct orfs_rseg - client memory the server may access for one request
+ * @addr: the registration's I/O virtual address of the first byte
+ * @rkey: its rkey (valid for this request only, or until the client's
+ *	registration cache drops it)
+ * @len: bytes
+ *
+ * Segments are consumed in order: byte i of the request's data is in the
+ * segment where the running total of @len passes i.
+ */
+struct orfs_rseg {
+	__le64	addr;
+	__le32	rkey;
+	__le32	len;
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_rseg) == 16);
+
+#define ORFS_RSEG_MAX		16U	/* segments in one READ or WRITE */
 
 /*
  * READ reply body: @count bytes follow inline, or, with ORFS_RF_GRANT, sit
@@ -804,6 +835,47 @@ static inline int orfs_tail_check(const struct orfs_hdr *h, uint32_t fixed,
 		return -ENAMETOOLONG;
 	if (memchr(tail, 0, tail_len))
 		return -EBADMSG;
+	return 0;
+}
+
+/**
+ * orfs_rseg_check() - validate the segment list of an ORFS_IO_REMOTE request
+ * @h: a READ or WRITE header that passed orfs_hdr_check(), whose body is a
+ *	struct orfs_io_req followed by the segments
+ * @count: the request's byte count
+ * @nseg: filled with the number of segments
+ *
+ * The body must hold exactly 1..ORFS_RSEG_MAX whole segments, each
+ * non-empty and not wrapping the address space, adding up to @count.
+ *
+ * Return: 0 or -EBADMSG.
+ */
+static inline int orfs_rseg_check(const struct orfs_hdr *h, uint32_t count,
+				  uint32_t *nseg)
+{
+	uint32_t body = orfs_cpu32(h->body_len);
+	const struct orfs_rseg *seg;
+	uint64_t total = 0, addr;
+	uint32_t n, i, len;
+
+	if (body < sizeof(struct orfs_io_req))
+		return -EBADMSG;
+	body -= sizeof(struct orfs_io_req);
+	n = body / sizeof(*seg);
+	if (body % sizeof(*seg) || n == 0 || n > ORFS_RSEG_MAX)
+		return -EBADMSG;
+	seg = (const struct orfs_rseg *)((const u8 *)orfs_body(h) +
+					 sizeof(struct orfs_io_req));
+	for (i = 0; i < n; i++) {
+		addr = orfs_cpu64(seg[i].addr);
+		len = orfs_cpu32(seg[i].len);
+		if (len == 0 || addr > ~(uint64_t)0 - len)
+			return -EBADMSG;
+		total += len;
+	}
+	if (total != count)
+		return -EBADMSG;
+	*nseg = n;
 	return 0;
 }
 

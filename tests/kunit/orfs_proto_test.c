@@ -62,8 +62,8 @@ static const struct orfs_test_op orfs_test_ops[] = {
 	{ ORFS_OP_LOOKUP,   72,  160, "LOOKUP" },
 	{ ORFS_OP_READDIR,  80,  8,   "READDIR" },
 	{ ORFS_OP_STATFS,   64,  56,  "STATFS" },
-	{ ORFS_OP_READ,     80,  8,   "READ" },
-	{ ORFS_OP_WRITE,    80,  104, "WRITE" },
+	{ ORFS_OP_READ,     88,  8,   "READ" },
+	{ ORFS_OP_WRITE,    88,  104, "WRITE" },
 	{ ORFS_OP_CREATE,   96,  160, "CREATE" },
 	{ ORFS_OP_MKDIR,    96,  160, "MKDIR" },
 	{ ORFS_OP_MKNOD,    96,  160, "MKNOD" },
@@ -993,6 +993,14 @@ static void orfs_conn_req_test_malformed(struct kunit *test)
 	r->flags = orfs_le32(1);
 	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, sizeof(*r), &v),
 			ORFS_REJ_MALFORMED);
+
+	/* RDMA I/O size: up to ORFS_IO_MAX. */
+	r = orfs_test_conn_req(test, 1, 1);
+	r->io_size = orfs_le32(ORFS_IO_MAX);
+	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, sizeof(*r), &v), 0);
+	r->io_size = orfs_le32(ORFS_IO_MAX + 4096);
+	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, sizeof(*r), &v),
+			ORFS_REJ_MALFORMED);
 }
 
 static void orfs_conn_req_test_versions(struct kunit *test)
@@ -1088,6 +1096,100 @@ static void orfs_conn_rep_test_invalid(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
 	r->credits = orfs_le16(ORFS_CREDITS_MAX + 1);
 	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
+}
+
+/* Staging-buffer grants: counted, sized and placed where they can be. */
+static void orfs_conn_rep_test_grants(struct kunit *test)
+{
+	struct orfs_conn_rep *r = orfs_test_conn_rep(test);
+
+	/* No grants: inline only, whatever the other grant fields say. */
+	r->grants = 0;
+	r->grant_size = orfs_le32(123);
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), 0);
+
+	r = orfs_test_conn_rep(test);
+	r->grants = orfs_le16(ORFS_GRANTS_MAX);
+	r->grant_size = orfs_le32(ORFS_IO_MAX);
+	r->grant_addr = orfs_le64(0x7f0000000000ULL);
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), 0);
+	r->grants = orfs_le16(ORFS_GRANTS_MAX + 1);
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
+
+	r = orfs_test_conn_rep(test);
+	r->grant_size = 0;
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
+	r->grant_size = orfs_le32(4096 + 512);	/* not whole pages */
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
+	r->grant_size = orfs_le32(ORFS_IO_MAX + 4096);
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
+
+	/* The last buffer must not wrap the address space. */
+	r = orfs_test_conn_rep(test);
+	r->grant_addr = orfs_le64(U64_MAX - 8 * (1ULL << 20) + 1);
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
+	r->grant_addr = orfs_le64(U64_MAX - 8 * (1ULL << 20));
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), 0);
+}
+
+/* An ORFS_IO_REMOTE WRITE header with @nseg segments of @len bytes each. */
+static struct orfs_hdr *orfs_test_remote(struct kunit *test, u32 nseg, u32 len)
+{
+	u32 body = sizeof(struct orfs_io_req) + nseg * sizeof(struct orfs_rseg);
+	struct orfs_hdr *h = kunit_kzalloc(test, sizeof(*h) + body, GFP_KERNEL);
+	struct orfs_rseg *seg;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, h);
+	h->body_len = orfs_le32(body);
+	seg = (struct orfs_rseg *)((u8 *)(h + 1) + sizeof(struct orfs_io_req));
+	for (i = 0; i < nseg; i++) {
+		seg[i].addr = orfs_le64(0x10000ULL * (i + 1));
+		seg[i].rkey = orfs_le32(0x1234);
+		seg[i].len = orfs_le32(len);
+	}
+	return h;
+}
+
+static void orfs_rseg_check_test(struct kunit *test)
+{
+	struct orfs_hdr *h;
+	struct orfs_rseg *seg;
+	u32 n = 0;
+
+	h = orfs_test_remote(test, 1, 4096);
+	KUNIT_EXPECT_EQ(test, orfs_rseg_check(h, 4096, &n), 0);
+	KUNIT_EXPECT_EQ(test, n, 1U);
+	h = orfs_test_remote(test, ORFS_RSEG_MAX, 512);
+	KUNIT_EXPECT_EQ(test, orfs_rseg_check(h, ORFS_RSEG_MAX * 512, &n), 0);
+	KUNIT_EXPECT_EQ(test, n, ORFS_RSEG_MAX);
+
+	/* Count and segments disagree. */
+	KUNIT_EXPECT_EQ(test, orfs_rseg_check(h, ORFS_RSEG_MAX * 512 - 1, &n), -EBADMSG);
+	/* None, too many, or a partial one. */
+	h = orfs_test_remote(test, 0, 0);
+	KUNIT_EXPECT_EQ(test, orfs_rseg_check(h, 0, &n), -EBADMSG);
+	h = orfs_test_remote(test, ORFS_RSEG_MAX + 1, 1);
+	KUNIT_EXPECT_EQ(test, orfs_rseg_check(h, ORFS_RSEG_MAX + 1, &n), -EBADMSG);
+	h = orfs_test_remote(test, 2, 100);
+	h->body_len = orfs_le32(orfs_cpu32(h->body_len) - 1);
+	KUNIT_EXPECT_EQ(test, orfs_rseg_check(h, 200, &n), -EBADMSG);
+	h->body_len = orfs_le32(sizeof(struct orfs_io_req) - 1);
+	KUNIT_EXPECT_EQ(test, orfs_rseg_check(h, 200, &n), -EBADMSG);
+	/* An empty segment, and one that wraps the address space. */
+	h = orfs_test_remote(test, 2, 100);
+	seg = (struct orfs_rseg *)((u8 *)(h + 1) + sizeof(struct orfs_io_req));
+	seg[1].len = 0;
+	KUNIT_EXPECT_EQ(test, orfs_rseg_check(h, 100, &n), -EBADMSG);
+	seg[1].len = orfs_le32(100);
+	/* (the end, exclusive, must be representable) */
+	seg[1].addr = orfs_le64(U64_MAX - 99);
+	KUNIT_EXPECT_EQ(test, orfs_rseg_check(h, 200, &n), -EBADMSG);
+	seg[1].addr = orfs_le64(U64_MAX - 100);
+	KUNIT_EXPECT_EQ(test, orfs_rseg_check(h, 200, &n), 0);
+	/* Totals past 32 bits do not wrap into a match. */
+	h = orfs_test_remote(test, 2, 0x80000000U);
+	KUNIT_EXPECT_EQ(test, orfs_rseg_check(h, 0, &n), -EBADMSG);
 }
 
 static void orfs_negotiate_inline_test(struct kunit *test)
@@ -1194,6 +1296,8 @@ static struct kunit_case orfs_proto_test_cases[] = {
 	KUNIT_CASE(orfs_conn_req_test_versions),
 	KUNIT_CASE(orfs_conn_rep_test_valid),
 	KUNIT_CASE(orfs_conn_rep_test_invalid),
+	KUNIT_CASE(orfs_conn_rep_test_grants),
+	KUNIT_CASE(orfs_rseg_check_test),
 	KUNIT_CASE(orfs_negotiate_inline_test),
 	KUNIT_CASE(orfs_op_modifies_test),
 	KUNIT_CASE(orfs_rej_errno_test),
