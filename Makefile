@@ -2,6 +2,7 @@
 #
 #   make                build orfs.ko (here), server/orfsd and the tools
 #   make check          run the whole test suite (installs what it needs)
+#   make fuzz           run the libFuzzer targets longer (FUZZ_SECONDS each, default 300)
 #   make demo           build, boot a VM, serve an export, mount it, use it
 #   make bench          raw rxe vs ORFS vs NFS/RDMA in one VM boot (build/bench/)
 #   make install        install orfs.ko, orfsd and mount.orfs
@@ -17,7 +18,7 @@ KREL = $(shell $(CURDIR)/tools/kdir.sh --release $(KDIR))
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all module server tools check demo bench install clean deps kdir-check
+.PHONY: all module server tools check fuzz demo bench install clean deps kdir-check
 
 all: module server tools
 
@@ -42,6 +43,11 @@ deps:
 
 check: deps
 	@KDIR=$(KDIR) tests/run-all.sh
+
+# Seconds per fuzz target; make check runs them for 20 s each.
+FUZZ_SECONDS ?= 300
+fuzz: deps
+	@tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 demo: deps
 	@KDIR=$(KDIR) tools/demo.sh

@@ -1,14 +1,15 @@
 #!/bin/bash
-# Run the whole ORFS test suite: server unit tests (cmocka), KUnit suites
-# (UML), and VM integration tests (orfs.ko against orfsd over soft-RoCE).
+# Run the whole ORFS test suite: server unit tests (cmocka), a short run of
+# the libFuzzer targets (tests/fuzz/run.sh, 20 s each), KUnit suites (UML),
+# and VM integration tests (orfs.ko against orfsd over soft-RoCE).
 #
 # Every layer prints one line per test, "PASS <layer>/<name>" or
 # "FAIL <layer>/<name>"; this script counts them and ends with the line
 # "N passed, N failed".  A layer that dies without reporting counts as a
 # failure of that layer.
 #
-# Environment: KDIR (kernel build dir), ORFS_SKIP="kunit vm" to skip layers
-# while developing (never in CI).
+# Environment: KDIR (kernel build dir), ORFS_SKIP="fuzz kunit vm" to skip
+# layers while developing (never in CI).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -60,6 +61,7 @@ build() {
 start=$(date +%s)
 run_layer build build
 skip server || run_layer server tests/server/run.sh
+skip fuzz || run_layer fuzz tests/fuzz/run.sh
 skip kunit || run_layer kunit tools/kunit.sh
 if ! skip vm; then
 	if grep -q '^FAIL build/' "$log"; then

@@ -1,0 +1,827 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * libFuzzer target: one input is one received request, handed to
+ * orfs_handle_request(), the entry point orfsd's transport (rdma.c,
+ * conn_process()) calls for every receive.  So every input goes through
+ * the header check, the dispatch, the decoder and handler of its opcode,
+ * the duplicate-request cache and the reply encoding, against a real
+ * export.
+ *
+ * The export lives on a tmpfs mounted by LLVMFuzzerInitialize() in a
+ * private mount namespace (so it needs root, as the server's handle
+ * decoding does anyway).  Nothing outside that tmpfs can be reached:
+ * open_by_handle_at() decodes handles of the export's filesystem only,
+ * names are single components used with *at() calls, MOUNT paths are
+ * resolved beneath the export.  The tmpfs is small (size, nr_inodes), and
+ * the tree (fuzz_fixture.h) is removed and built afresh after every input
+ * that may have changed it (see changed()) and every RESET_EVERY inputs,
+ * so it never grows and an input does the same thing when it is run again
+ * alone.  The duplicate-request cache is rebuilt with it.
+ *
+ * Besides the sanitizers, each input is checked against these oracles
+ * (a failure aborts, which libFuzzer reports as a crash):
+ *  - a message that carries an xid and is not CREDIT_ONLY gets a reply,
+ *    and only those do (otherwise a client waits forever);
+ *  - the reply fits the reply buffer and passes the client's own
+ *    orfs_hdr_check(); it echoes the xid and opcode; an error reply has no
+ *    body; a success reply has exactly the opcode's fixed body, inline
+ *    data only where the protocol has some, READDIR entries that the
+ *    client's orfs_dirent_next() accepts, and so on;
+ *  - a retransmission (ORFS_HF_RETRANSMIT) of a non-idempotent request,
+ *    sent again, is answered from the duplicate-request cache with the
+ *    very same reply;
+ *  - no file descriptor leaks;
+ *  - nothing is created in, removed from or renamed into the directories
+ *    outside the export.  (A non-directory outside the export is reachable
+ *    by its handle, OBJ_SECRET: a known gap, documented in export.c, so
+ *    its contents are not checked.)
+ *
+ * Environment: ORFS_FUZZ_LOG=error|warn|info|debug (default error: the
+ * server's own log), ORFS_FUZZ_INLINE (the negotiated inline threshold,
+ * default 4096), TMPDIR (where the mount point is made, default /tmp).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "drc.h"
+#include "export.h"
+#include "log.h"
+#include "ops.h"
+#include "orfs_proto.h"
+#include "fuzz_fixture.h"
+
+/* Rebuild the tree at least this often, even after read-only requests. */
+#define RESET_EVERY	4096
+
+static char scratch[PATH_MAX];	/* tmpfs mount point */
+static char export_path[PATH_MAX];
+static bool mounted;
+static struct orfs_export exp = { .fd = -1 };
+static struct orfs_drc *drc;
+static struct orfs_req_ctx ctx;
+static struct orfs_fh handles[FUZZ_NOBJ];
+static uint32_t inline_size = FUZZ_INLINE_DEFAULT;
+static uint32_t rep_size;	/* ORFS_META_MAX + inline_size, as rdma.c */
+static uint8_t *rep, *rep2;
+#ifdef ORFS_IO_GRANT
+/* The connection's staging buffers (RDMA READ/WRITE), exactly this big. */
+#define FUZZ_GRANTS	4U
+#define FUZZ_GRANT_SIZE	16384U
+static uint8_t *grant_base;
+#endif
+static unsigned long since_reset;
+/*
+ * export/big (FUZZ_BIG_N files, the bulk of the tree) is kept across a
+ * rebuild unless the input named it by handle (big_touched) or it is no
+ * longer the same directory at the same place (big_ino).
+ */
+static bool big_touched;
+static ino_t big_ino;
+
+static const char *const obj_path[FUZZ_NOBJ] = {
+	[OBJ_ROOT]		= "export",
+	[OBJ_FILE]		= "export/file.txt",
+	[OBJ_SUB]		= "export/sub",
+	[OBJ_INNER]		= "export/sub/inner.txt",
+	[OBJ_DEEP]		= "export/sub/deep",
+	[OBJ_EMPTY]		= "export/empty",
+	[OBJ_BIG]		= "export/big",
+	[OBJ_LINK_SUB]		= "export/link-sub",
+	[OBJ_LINK_OUT]		= "export/link-out",
+	[OBJ_FIFO]		= "export/fifo",
+	[OBJ_SOCK]		= "export/sock",
+	[OBJ_XATTR]		= "export/xattr.txt",
+	[OBJ_OUTSIDE]		= "outside",
+	[OBJ_SECRET]		= "outside/secret.txt",
+	[OBJ_OUTSIDE_DIR]	= "outside/dir",
+	[OBJ_STALE]		= "export/gone.txt",
+};
+
+/* Environment trouble (not the input's fault): say so and stop. */
+static void __attribute__((noreturn, format(printf, 1, 2)))
+fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "fuzz_decode: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	exit(2);
+}
+
+/* An oracle failed: the input found a bug.  Abort, so libFuzzer keeps it. */
+static void __attribute__((noreturn, format(printf, 1, 2)))
+bug(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "fuzz_decode: BUG: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	abort();
+}
+
+static uint16_t raw16(const uint8_t *p, size_t off)
+{
+	uint16_t v;
+
+	memcpy(&v, p + off, sizeof(v));
+	return orfs_cpu16(v);
+}
+
+/* ---- the scratch tree ---- */
+
+static void mk_file(int root, const char *rel, const char *data, mode_t mode)
+{
+	size_t n = strlen(data);
+	int fd;
+
+	if (!n) {	/* one system call instead of three */
+		if (mknodat(root, rel, S_IFREG | mode, 0) < 0)
+			fatal("cannot create %s/%s: %s", scratch, rel, strerror(errno));
+		return;
+	}
+	fd = openat(root, rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (fd < 0 || write(fd, data, n) != (ssize_t)n || close(fd) < 0)
+		fatal("cannot create %s/%s: %s", scratch, rel, strerror(errno));
+}
+
+static void mk_dir(int root, const char *rel)
+{
+	if (mkdirat(root, rel, 0755) < 0)
+		fatal("cannot mkdir %s/%s: %s", scratch, rel, strerror(errno));
+}
+
+static void mk_node(int root, const char *rel, mode_t mode)
+{
+	if (mknodat(root, rel, mode, 0) < 0)
+		fatal("cannot mknod %s/%s: %s", scratch, rel, strerror(errno));
+}
+
+static void mk_link(int root, const char *target, const char *rel)
+{
+	if (symlinkat(target, root, rel) < 0)
+		fatal("cannot symlink %s/%s: %s", scratch, rel, strerror(errno));
+}
+
+/* export/big/<name i>: unique names of 1..255 bytes (a number, then letters). */
+static void big_name(unsigned int i, char *out, size_t outsz)
+{
+	unsigned int len = 1 + (i * 53) % ORFS_NAME_MAX, n;
+	char name[ORFS_NAME_MAX + 1];
+
+	n = (unsigned int)snprintf(name, sizeof(name), "%u", i);
+	for (; n < len; n++)
+		name[n] = (char)('a' + i % 26);
+	name[n] = '\0';
+	snprintf(out, outsz, "export/big/%s", name);
+}
+
+static void set_xattr(int root, const char *rel, const char *name,
+		      const char *value)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", scratch, rel);
+	(void)root;
+	/* user.* needs Linux >= 6.6 on tmpfs: best effort. */
+	if (setxattr(p, name, value, strlen(value), 0) < 0 &&
+	    strncmp(name, "user.", 5))
+		fatal("cannot set %s on %s: %s", name, p, strerror(errno));
+}
+
+/* Build the tree; @keep_big: move the kept "big.keep" in instead of making one. */
+static void fixture_build(int root, bool keep_big)
+{
+	char name[PATH_MAX];
+	unsigned int i;
+
+	mk_dir(root, "export");
+	mk_file(root, "export/file.txt", FUZZ_FILE_DATA, 0644);
+	mk_dir(root, "export/sub");
+	mk_file(root, "export/sub/inner.txt", "inner\n", 0600);
+	mk_dir(root, "export/sub/deep");
+	mk_dir(root, "export/empty");
+	if (keep_big) {
+		if (renameat(root, "big.keep", root, "export/big") < 0)
+			fatal("cannot move big.keep back: %s", strerror(errno));
+	} else {
+		mk_dir(root, "export/big");
+		for (i = 0; i < FUZZ_BIG_N; i++) {
+			big_name(i, name, sizeof(name));
+			mk_file(root, name, "", 0644);
+		}
+	}
+	mk_link(root, "sub", "export/link-sub");
+	mk_link(root, "/etc", "export/link-out");
+	mk_link(root, "../outside", "export/link-up");
+	mk_node(root, "export/fifo", S_IFIFO | 0644);
+	mk_node(root, "export/sock", S_IFSOCK | 0644);
+	mk_file(root, "export/xattr.txt", "x\n", 0644);
+	set_xattr(root, "export/xattr.txt", "trusted.orfs", FUZZ_XATTR_VALUE);
+	set_xattr(root, "export/xattr.txt", "user.orfs", FUZZ_XATTR_VALUE);
+	mk_dir(root, "outside");
+	mk_file(root, "outside/secret.txt", "secret\n", 0600);
+	mk_dir(root, "outside/dir");
+	mk_file(root, "export/gone.txt", "", 0644);	/* OBJ_STALE */
+}
+
+static void fixture_handles(int root)
+{
+	struct stat st;
+	unsigned int i;
+	int fd, err;
+
+	for (i = 0; i < FUZZ_NOBJ; i++) {
+		fd = openat(root, obj_path[i], O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			fatal("cannot open %s: %s", obj_path[i], strerror(errno));
+		err = orfs_export_stat(fd, &st);
+		if (!err)
+			err = orfs_fh_encode(&exp, fd, &st, &handles[i]);
+		close(fd);
+		if (err)
+			fatal("cannot make the handle of %s: %s", obj_path[i],
+			      strerror(-err));
+	}
+	if (unlinkat(root, obj_path[OBJ_STALE], 0) < 0)
+		fatal("cannot remove %s: %s", obj_path[OBJ_STALE], strerror(errno));
+}
+
+/*
+ * Remove @name in @dfd and everything under it.  Return 0, or -1 if
+ * something would not go (the caller then starts over on a new tmpfs).
+ */
+static int remove_tree(int dfd, const char *name, unsigned int depth)
+{
+	struct dirent *de;
+	struct stat st;
+	bool again = true;
+	DIR *d;
+	int fd;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(dfd, name, 0) < 0 ? -1 : 0;
+	if (depth > 64)
+		return -1;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -1;
+	}
+	/* Removing while reading may skip entries: read until none is left. */
+	while (again) {
+		again = false;
+		rewinddir(d);
+		while ((de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			if (remove_tree(fd, de->d_name, depth + 1) < 0) {
+				closedir(d);
+				return -1;
+			}
+			again = true;
+		}
+	}
+	closedir(d);
+	return unlinkat(dfd, name, AT_REMOVEDIR) < 0 ? -1 : 0;
+}
+
+static void scratch_mount(void)
+{
+	if (mounted && umount2(scratch, 0) < 0)
+		fatal("cannot unmount %s: %s", scratch, strerror(errno));
+	mounted = false;
+	if (mount("orfs-fuzz", scratch, "tmpfs", MS_NOSUID | MS_NODEV,
+		  "size=8m,nr_inodes=1024,mode=0755") < 0)
+		fatal("cannot mount a tmpfs on %s: %s", scratch, strerror(errno));
+	mounted = true;
+}
+
+/*
+ * Replace the tree by a fresh one (new directories, so READDIR cookies
+ * start over too), open the export and a fresh duplicate-request cache.
+ * Removing and recreating is much cheaper than a new tmpfs (an unmount
+ * waits for an RCU grace period), which is the fallback.
+ */
+static void fixture_reset(void)
+{
+	bool keep_big = false;
+	struct stat st;
+	int root;
+
+	if (exp.fd >= 0)
+		orfs_export_close(&exp);
+	if (drc)
+		orfs_drc_destroy(drc);
+	drc = NULL;
+	if (!mounted)
+		scratch_mount();
+	root = open(scratch, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		fatal("cannot open %s: %s", scratch, strerror(errno));
+	if (!big_touched && big_ino &&
+	    !fstatat(root, obj_path[OBJ_BIG], &st, AT_SYMLINK_NOFOLLOW) &&
+	    S_ISDIR(st.st_mode) && st.st_ino == big_ino &&
+	    !renameat(root, obj_path[OBJ_BIG], root, "big.keep"))
+		keep_big = true;
+	if (remove_tree(root, "export", 0) < 0 ||
+	    remove_tree(root, "outside", 0) < 0) {
+		close(root);
+		scratch_mount();
+		keep_big = false;
+		root = open(scratch, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (root < 0)
+			fatal("cannot open %s: %s", scratch, strerror(errno));
+	}
+	fixture_build(root, keep_big);
+	if (fstatat(root, obj_path[OBJ_BIG], &st, AT_SYMLINK_NOFOLLOW) < 0)
+		fatal("cannot stat %s: %s", obj_path[OBJ_BIG], strerror(errno));
+	big_ino = st.st_ino;
+	big_touched = false;
+	if (orfs_export_open(&exp, export_path))
+		fatal("cannot open the export %s", export_path);
+	fixture_handles(root);
+	close(root);
+	drc = orfs_drc_create(64, 16);
+	if (!drc)
+		fatal("cannot create the duplicate-request cache");
+	ctx.exp = &exp;
+	ctx.drc = drc;
+	since_reset = 0;
+}
+
+static void cleanup(void)
+{
+	if (exp.fd >= 0)
+		orfs_export_close(&exp);
+	if (mounted)
+		umount2(scratch, MNT_DETACH);
+	if (scratch[0])
+		rmdir(scratch);
+}
+
+/* ---- oracles ---- */
+
+/* The names in @rel must be exactly @want (NULL-terminated), in any order. */
+static void expect_names(const char *rel, const char *const *want)
+{
+	char p[PATH_MAX];
+	struct dirent *de;
+	unsigned int n = 0, k, nwant = 0;
+	DIR *d;
+
+	while (want[nwant])
+		nwant++;
+	snprintf(p, sizeof(p), "%s/%s", scratch, rel);
+	d = opendir(p);
+	if (!d)
+		bug("%s outside the export is gone: %s", rel, strerror(errno));
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		for (k = 0; k < nwant && strcmp(want[k], de->d_name); k++)
+			;
+		if (k == nwant)
+			bug("'%s' appeared in %s, outside the export", de->d_name, rel);
+		n++;
+	}
+	closedir(d);
+	if (n != nwant)
+		bug("an entry of %s, outside the export, was removed", rel);
+}
+
+static void check_confinement(void)
+{
+	static const char *const top[] = { "export", "outside", NULL };
+	static const char *const outside[] = { "secret.txt", "dir", NULL };
+	static const char *const none[] = { NULL };
+
+	expect_names(".", top);
+	expect_names("outside", outside);
+	expect_names("outside/dir", none);
+}
+
+/* The lowest free descriptor number: grows if the server leaks one. */
+static int lowest_free_fd(void)
+{
+	int fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
+
+	if (fd < 0)
+		fatal("F_DUPFD: %s", strerror(errno));
+	close(fd);
+	return fd;
+}
+
+static void check_dirents(const struct orfs_hdr *h)
+{
+	const struct orfs_readdir_rep *b = orfs_body(h);
+	const struct orfs_dirent *de;
+	struct orfs_dirent_iter it;
+	const char *name;
+	uint32_t count = orfs_cpu32(b->count), seen = 0;
+	int rc;
+
+	orfs_dirent_iter_init(&it, orfs_data(h), orfs_cpu32(h->data_len), count);
+	while ((rc = orfs_dirent_next(&it, &de, &name)) == 1) {
+		uint16_t nl = orfs_cpu16(de->name_len);
+
+		if ((nl == 1 && name[0] == '.') ||
+		    (nl == 2 && name[0] == '.' && name[1] == '.'))
+			bug("READDIR reply lists '.' or '..'");
+		seen++;
+	}
+	if (rc)
+		bug("READDIR reply: the client's orfs_dirent_next() rejects entry %u of %u: %d",
+		    seen, count, rc);
+	if (b->flags & ~orfs_le32(ORFS_RDF_EOF))
+		bug("READDIR reply: unknown flags %#x", orfs_cpu32(b->flags));
+}
+
+static void check_xattr_list(const struct orfs_hdr *h)
+{
+	const char *p = orfs_data(h);
+	uint32_t len = orfs_cpu32(h->data_len), off = 0;
+	const char *nul;
+
+	while (off < len) {
+		nul = memchr(p + off, 0, len - off);
+		if (!nul)
+			bug("LISTXATTR reply: the list does not end with a NUL");
+		if (strncmp(p + off, "user.", 5) && strncmp(p + off, "trusted.", 8))
+			bug("LISTXATTR reply: lists '%s', outside user. and trusted.",
+			    p + off);
+		off = (uint32_t)(nul - p) + 1;
+	}
+}
+
+/* Checks of a success reply's body and inline data. */
+static void check_success(const uint8_t *req, uint32_t len,
+			  const struct orfs_hdr *h)
+{
+	uint16_t op = orfs_cpu16(h->opcode);
+	uint32_t body = orfs_cpu32(h->body_len), data = orfs_cpu32(h->data_len);
+	const struct orfs_hdr *q = (const struct orfs_hdr *)req;
+
+	if ((int)body != orfs_body_min(op, 1))
+		bug("%s reply: body of %u bytes, the protocol says %d",
+		    orfs_op_name(op), body, orfs_body_min(op, 1));
+	if (data > inline_size)
+		bug("%s reply: %u bytes of inline data, above the inline threshold %u",
+		    orfs_op_name(op), data, inline_size);
+	switch (op) {
+	case ORFS_OP_READDIR:
+		check_dirents(h);
+		break;
+	case ORFS_OP_READ: {
+		const struct orfs_read_rep *b = orfs_body(h);
+		const struct orfs_io_req *r = orfs_body(q);
+		uint32_t known = ORFS_RF_EOF, inl = orfs_cpu32(b->count);
+
+#ifdef ORFS_RF_GRANT
+		known |= ORFS_RF_GRANT;
+		/* through a staging buffer: no inline data */
+		if (orfs_cpu32(b->flags) & ORFS_RF_GRANT)
+			inl = 0;
+		if (!!(orfs_cpu32(b->flags) & ORFS_RF_GRANT) !=
+		    !!(orfs_cpu32(r->flags) & ORFS_IO_GRANT))
+			bug("READ reply: ORFS_RF_GRANT does not match the request");
+#endif
+		if (inl != data || orfs_cpu32(b->count) > orfs_cpu32(r->count))
+			bug("READ reply: count %u, data %u, asked %u",
+			    orfs_cpu32(b->count), data, orfs_cpu32(r->count));
+		if (orfs_cpu32(b->flags) & ~known)
+			bug("READ reply: unknown flags %#x", orfs_cpu32(b->flags));
+		break;
+	}
+	case ORFS_OP_READLINK: {
+		const struct orfs_readlink_rep *b = orfs_body(h);
+
+		if (!data || orfs_cpu32(b->len) != data ||
+		    memchr(orfs_data(h), 0, data))
+			bug("READLINK reply: len %u, data %u", orfs_cpu32(b->len), data);
+		break;
+	}
+	case ORFS_OP_GETXATTR:
+	case ORFS_OP_LISTXATTR: {
+		const struct orfs_xattr_rep *b = orfs_body(h);
+		const struct orfs_xattr_req *r = orfs_body(q);
+
+		if (data && (data != orfs_cpu32(b->size) || data > orfs_cpu32(r->size)))
+			bug("%s reply: size %u, data %u, asked %u", orfs_op_name(op),
+			    orfs_cpu32(b->size), data, orfs_cpu32(r->size));
+		if (!r->size && data)
+			bug("%s reply: data when only the size was asked", orfs_op_name(op));
+		if (op == ORFS_OP_LISTXATTR)
+			check_xattr_list(h);
+		break;
+	}
+	default:
+		if (data)
+			bug("%s reply: %u bytes of inline data", orfs_op_name(op), data);
+		break;
+	}
+	(void)len;
+}
+
+/* Checks of any reply of @n bytes to the message @req of @len bytes. */
+static void check_reply(const uint8_t *req, uint32_t len, const uint8_t *r,
+			uint32_t n)
+{
+	const struct orfs_hdr *h = (const struct orfs_hdr *)r;
+	bool credit_only = len >= 20 && (raw16(req, 18) & ORFS_HF_CREDIT_ONLY);
+	uint32_t body, data, status, want;
+	int err;
+
+	if (n > rep_size)
+		bug("reply of %u bytes in a buffer of %u", n, rep_size);
+	if (len < 16 || credit_only) {
+		if (n)
+			bug("a reply (%u bytes) to a message that expects none", n);
+		return;
+	}
+	if (!n)
+		bug("no reply to a %u-byte message with an xid: the client would wait",
+		    len);
+	err = orfs_hdr_check(h, n, 1);
+	if (err)
+		bug("the reply fails the client's orfs_hdr_check(): %d", err);
+	if (orfs_cpu16(h->flags) != ORFS_HF_REPLY)
+		bug("reply flags %#x", orfs_cpu16(h->flags));
+	if (memcmp(&h->xid, req + offsetof(struct orfs_hdr, xid), sizeof(h->xid)))
+		bug("the reply does not echo the xid");
+	if (orfs_cpu16(h->opcode) != raw16(req, offsetof(struct orfs_hdr, opcode)))
+		bug("the reply does not echo the opcode");
+	if (orfs_cpu16(h->credits) != ctx.credits)
+		bug("reply credits %u, the connection has %u",
+		    orfs_cpu16(h->credits), ctx.credits);
+	body = orfs_cpu32(h->body_len);
+	data = orfs_cpu32(h->data_len);
+	status = orfs_cpu32(h->status);
+	if (status) {
+		if (status >= 4096)
+			bug("reply status %u is no errno", status);
+		if (body || data)
+			bug("error reply (%u) with a body or data", status);
+	}
+	want = data ? orfs_data_offset(body) + data : (uint32_t)sizeof(*h) + body;
+	if (n != want)
+		bug("reply of %u bytes, its header says %u", n, want);
+	if (!status)
+		check_success(req, len, h);
+}
+
+/* ---- handle substitution ---- */
+
+/* Offsets in the body of @op's handles. */
+static unsigned int fh_slots(uint16_t op, uint32_t off[2])
+{
+	switch (op) {
+	case ORFS_OP_GETATTR:
+	case ORFS_OP_STATFS:
+	case ORFS_OP_READLINK:
+	case ORFS_OP_COMMIT:
+		off[0] = offsetof(struct orfs_fh_req, fh);
+		return 1;
+	case ORFS_OP_LOOKUP:
+	case ORFS_OP_UNLINK:
+	case ORFS_OP_RMDIR:
+		off[0] = offsetof(struct orfs_lookup_req, dir);
+		return 1;
+	case ORFS_OP_READDIR:
+		off[0] = offsetof(struct orfs_readdir_req, dir);
+		return 1;
+	case ORFS_OP_READ:
+	case ORFS_OP_WRITE:
+		off[0] = offsetof(struct orfs_io_req, fh);
+		return 1;
+	case ORFS_OP_CREATE:
+	case ORFS_OP_MKDIR:
+	case ORFS_OP_MKNOD:
+	case ORFS_OP_SYMLINK:
+		off[0] = offsetof(struct orfs_create_req, dir);
+		return 1;
+	case ORFS_OP_RENAME:
+		off[0] = offsetof(struct orfs_rename_req, olddir);
+		off[1] = offsetof(struct orfs_rename_req, newdir);
+		return 2;
+	case ORFS_OP_LINK:
+		off[0] = offsetof(struct orfs_link_req, fh);
+		off[1] = offsetof(struct orfs_link_req, dir);
+		return 2;
+	case ORFS_OP_SETATTR:
+		off[0] = offsetof(struct orfs_setattr_req, fh);
+		return 1;
+	case ORFS_OP_GETXATTR:
+	case ORFS_OP_SETXATTR:
+	case ORFS_OP_LISTXATTR:
+	case ORFS_OP_REMOVEXATTR:
+		off[0] = offsetof(struct orfs_xattr_req, fh);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Replace every handle slot marked FUZZ_FH_MARK by a fixture handle. */
+static void substitute_handles(uint8_t *req, size_t len)
+{
+	uint32_t off[2], i, n, hl, idx;
+	struct orfs_fh fh;
+	size_t at;
+
+	if (len < sizeof(struct orfs_hdr))
+		return;
+	n = fh_slots(raw16(req, offsetof(struct orfs_hdr, opcode)), off);
+	for (i = 0; i < n; i++) {
+		at = sizeof(struct orfs_hdr) + off[i];
+		if (at + sizeof(fh) > len)
+			break;
+		memcpy(&fh, req + at, sizeof(fh));
+		hl = orfs_cpu32(fh.len);
+		if (hl != FUZZ_FH_MARK)
+			continue;
+		idx = orfs_cpu64(fh.ino) % FUZZ_NOBJ;
+		if (idx == OBJ_BIG)
+			big_touched = true;
+		memcpy(req + at, &handles[idx], sizeof(fh));
+	}
+}
+
+/* ---- when to rebuild the tree ---- */
+
+/*
+ * Might the request @req, answered by the @n bytes in rep, have changed
+ * the tree?  Only a modifying opcode that was executed can (not one that
+ * failed the header check, or a CREDIT_ONLY message), and only if it
+ * succeeded, except for the handlers that may fail after a first change:
+ * WRITE (a short write), SETATTR (applied in steps) and the creations
+ * (which undo their object, best effort).  A failed UNLINK, RMDIR, RENAME,
+ * LINK, SETXATTR or REMOVEXATTR is one failed system call: no change.
+ * (A rebuild costs ~0.3 ms, ten times a typical request: most mutated
+ * requests fail, and need none.)
+ */
+static bool changed(const uint8_t *req, uint32_t len, uint32_t n)
+{
+	const struct orfs_hdr *q = (const struct orfs_hdr *)req;
+	const struct orfs_hdr *h = (const struct orfs_hdr *)rep;
+	uint16_t op;
+
+	if (orfs_hdr_check(q, len, 0) ||
+	    (orfs_cpu16(q->flags) & ORFS_HF_CREDIT_ONLY) || n < sizeof(*h))
+		return false;
+	op = orfs_cpu16(q->opcode);
+	if (!orfs_op_modifies(op))
+		return false;
+	if (!h->status)
+		return true;
+	switch (op) {
+	case ORFS_OP_WRITE:
+	case ORFS_OP_SETATTR:
+	case ORFS_OP_CREATE:
+	case ORFS_OP_MKDIR:
+	case ORFS_OP_MKNOD:
+	case ORFS_OP_SYMLINK:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* ---- libFuzzer entry points ---- */
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *tmp = getenv("TMPDIR"), *s;
+	enum orfs_log_level level = ORFS_LOG_ERROR;
+	unsigned long v;
+
+	(void)argc;
+	(void)argv;
+	s = getenv("ORFS_FUZZ_LOG");
+	if (s && orfs_log_parse_level(s, &level))
+		fatal("ORFS_FUZZ_LOG=%s: not error, warn, info or debug", s);
+	orfs_log_set_level(level);
+	s = getenv("ORFS_FUZZ_INLINE");
+	if (s) {
+		v = strtoul(s, NULL, 0);
+		if (v < ORFS_INLINE_MIN || v > ORFS_INLINE_MAX)
+			fatal("ORFS_FUZZ_INLINE=%s: not in %u..%u", s,
+			      ORFS_INLINE_MIN, ORFS_INLINE_MAX);
+		inline_size = (uint32_t)v & ~1023U;
+	}
+	rep_size = ORFS_META_MAX + inline_size;
+	rep = malloc(rep_size);
+	rep2 = malloc(rep_size);
+	if (!rep || !rep2)
+		fatal("out of memory");
+
+	if (geteuid() != 0)
+		fatal("needs root: file handles and the private tmpfs export");
+	/* A private mount namespace: the tmpfs is invisible to anyone else. */
+	if (unshare(CLONE_NEWNS) < 0)
+		fatal("unshare(CLONE_NEWNS): %s", strerror(errno));
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		fatal("cannot make / private: %s", strerror(errno));
+	snprintf(scratch, sizeof(scratch), "%s/orfs-fuzz.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(scratch))
+		fatal("mkdtemp %s: %s", scratch, strerror(errno));
+	snprintf(export_path, sizeof(export_path), "%s/export", scratch);
+	atexit(cleanup);
+	umask(022);
+
+	ctx.inline_size = inline_size;
+	ctx.credits = 32;
+	ctx.peer = "fuzz-client";
+	ctx.client_id = FUZZ_CLIENT_ID;
+#ifdef ORFS_IO_GRANT
+	grant_base = malloc(FUZZ_GRANTS * FUZZ_GRANT_SIZE);
+	if (!grant_base)
+		fatal("out of memory");
+	ctx.grant_base = grant_base;
+	ctx.grants = FUZZ_GRANTS;
+	ctx.grant_size = FUZZ_GRANT_SIZE;
+#endif
+	fixture_reset();
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t *req;
+	uint32_t n, n2;
+	uint16_t op = 0, flags = 0;
+	bool again;
+	int fd0, fd1;
+
+	/* The transport receives at most ORFS_META_MAX + inline bytes. */
+	if (size > rep_size)
+		return -1;
+	/* A copy of exactly @size bytes: ASan sees any read past the end. */
+	req = malloc(size ? size : 1);
+	if (!req)
+		fatal("out of memory");
+	memcpy(req, data, size);
+	substitute_handles(req, size);
+	if (size >= 8)
+		op = raw16(req, offsetof(struct orfs_hdr, opcode));
+	if (size >= 20)
+		flags = raw16(req, offsetof(struct orfs_hdr, flags));
+
+	fd0 = lowest_free_fd();
+	n = orfs_handle_request(&ctx, req, (uint32_t)size, rep, rep_size);
+	check_reply(req, (uint32_t)size, rep, n);
+
+	/* A retransmission of a cached opcode: sent again, the same reply. */
+	again = !orfs_hdr_check((const struct orfs_hdr *)req, (uint32_t)size, 0) &&
+		(flags & ORFS_HF_RETRANSMIT) && !(flags & ORFS_HF_CREDIT_ONLY) &&
+		orfs_drc_cacheable(op);
+	if (again) {
+		n2 = orfs_handle_request(&ctx, req, (uint32_t)size, rep2, rep_size);
+		if (n2 != n || memcmp(rep, rep2, n))
+			bug("a retransmitted %s got a different reply (%u bytes, status %u) than the original (%u bytes, status %u)",
+			    orfs_op_name(op), n2,
+			    n2 >= 32 ? orfs_cpu32(((struct orfs_hdr *)rep2)->status) : 0,
+			    n, n >= 32 ? orfs_cpu32(((struct orfs_hdr *)rep)->status) : 0);
+	}
+	fd1 = lowest_free_fd();
+	if (fd1 != fd0)
+		bug("a file descriptor leaked (the lowest free one was %d before the request, %d after)",
+		    fd0, fd1);
+
+	if (changed(req, (uint32_t)size, n)) {
+		check_confinement();
+		fixture_reset();
+	} else if (++since_reset >= RESET_EVERY) {
+		check_confinement();
+		fixture_reset();
+	}
+	free(req);
+	return 0;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * What fuzz_decode.c (the harness) and gen_corpus.c (the seed generator)
+ * agree on: the scratch tree the requests run against, and how an input
+ * names one of its objects.
+ *
+ * Real file handles carry a random generation number, so no input can
+ * carry a valid one.  A handle slot of a request whose @len is
+ * FUZZ_FH_MARK is therefore replaced, before the request is handled, by
+ * the real handle of fixture object (@ino % FUZZ_NOBJ).  Any other handle
+ * bytes reach the server untouched, so malformed and forged handles are
+ * fuzzed too.  (FUZZ_FH_MARK is above ORFS_FH_DATA: such a handle is never
+ * a valid one, so the substitution hides no server path.)
+ *
+ * The scratch tree, on a private tmpfs (paths relative to its root):
+ *
+ *	export/			the export (a subdirectory: the ".." walk
+ *				of export.c is in play)
+ *	export/file.txt		FUZZ_FILE_DATA
+ *	export/sub/inner.txt
+ *	export/sub/deep/
+ *	export/empty/
+ *	export/big/		FUZZ_BIG_N files, names of 1..255 bytes
+ *	export/link-sub		-> sub
+ *	export/link-out		-> /etc
+ *	export/link-up		-> ../outside
+ *	export/fifo		a FIFO
+ *	export/sock		a socket inode (mknod)
+ *	export/xattr.txt	trusted.orfs and user.orfs set
+ *	outside/secret.txt	outside the export, same filesystem
+ *	outside/dir/
+ *	(a removed file, whose handle is stale)
+ */
+#ifndef ORFS_FUZZ_FIXTURE_H
+#define ORFS_FUZZ_FIXTURE_H
+
+#define FUZZ_FH_MARK		0xffffffffU
+
+enum fuzz_obj {
+	OBJ_ROOT,		/* export/ */
+	OBJ_FILE,		/* export/file.txt */
+	OBJ_SUB,		/* export/sub/ */
+	OBJ_INNER,		/* export/sub/inner.txt */
+	OBJ_DEEP,		/* export/sub/deep/ */
+	OBJ_EMPTY,		/* export/empty/ */
+	OBJ_BIG,		/* export/big/ */
+	OBJ_LINK_SUB,		/* export/link-sub -> sub */
+	OBJ_LINK_OUT,		/* export/link-out -> /etc */
+	OBJ_FIFO,		/* export/fifo */
+	OBJ_SOCK,		/* export/sock */
+	OBJ_XATTR,		/* export/xattr.txt */
+	OBJ_OUTSIDE,		/* outside/ */
+	OBJ_SECRET,		/* outside/secret.txt */
+	OBJ_OUTSIDE_DIR,	/* outside/dir/ */
+	OBJ_STALE,		/* a removed file */
+	FUZZ_NOBJ
+};
+
+#define FUZZ_FILE_DATA		"hello from the orfs fuzzer\n"
+#define FUZZ_BIG_N		48
+#define FUZZ_XATTR_VALUE	"fuzz-value"
+
+/* The negotiated inline threshold the harness uses (ORFS_FUZZ_INLINE overrides). */
+#define FUZZ_INLINE_DEFAULT	4096U
+#define FUZZ_CLIENT_ID		0x0f0f0f0f12345678ULL
+
+#endif /* ORFS_FUZZ_FIXTURE_H */

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * libFuzzer target: the decoders of include/orfs_proto.h that the
+ * request path of fuzz_decode.c does not reach, the client's above all.
+ *
+ * An input is 12 bytes of parameters followed by a payload:
+ *
+ *	le32 asked_inline	the inline threshold a client asked for
+ *	le32 server_max		the server's --inline
+ *	le32 count		entries announced for the raw dirent walk
+ *	payload			copied to a buffer of exactly its size
+ *
+ * and the payload is decoded as each of:
+ *  - connect private data on the server: orfs_conn_req_check(), then the
+ *    accept the server would build from it (orfs_negotiate_inline()),
+ *    which the client's orfs_conn_rep_check() must accept;
+ *  - accept private data on the client: orfs_conn_rep_check();
+ *  - reject private data on the client: orfs_rej_errno(), orfs_rej_str();
+ *  - a reply on the client: orfs_hdr_check(reply), and for READDIR the
+ *    entries through orfs_dirent_iter / orfs_dirent_next();
+ *  - a request: orfs_hdr_check(request), and the name tails through
+ *    orfs_tail_check() and orfs_name_check();
+ *  - raw READDIR inline data: orfs_dirent_next() with @count entries;
+ *  - one name: orfs_name_check().
+ * Each result is checked against what its documentation promises; a
+ * broken promise aborts.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orfs_proto.h"
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+bug(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "fuzz_proto: BUG: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	abort();
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return orfs_cpu32(v);
+}
+
+/* ---- connection private data ---- */
+
+static void fuzz_conn_req(const uint8_t *p, uint32_t len, uint32_t server_max,
+			  uint32_t credits)
+{
+	const struct orfs_conn_req *r = (const void *)p;
+	struct orfs_conn_rep rep;
+	uint16_t version = 0xffff;
+	uint32_t asked, il;
+	int rc;
+
+	rc = orfs_conn_req_check(r, len, &version);
+	if (rc != 0 && rc != ORFS_REJ_MALFORMED && rc != ORFS_REJ_VERSION)
+		bug("orfs_conn_req_check() returned %d", rc);
+	if (rc)
+		return;
+	if (len < sizeof(*r) || orfs_cpu32(r->magic) != ORFS_MAGIC)
+		bug("orfs_conn_req_check() accepted %u bytes without the magic", len);
+	if (version < ORFS_PROTO_MIN_VERSION || version > ORFS_PROTO_VERSION ||
+	    version < orfs_cpu16(r->min_version) ||
+	    version > orfs_cpu16(r->max_version))
+		bug("orfs_conn_req_check() chose version %u for %u..%u", version,
+		    orfs_cpu16(r->min_version), orfs_cpu16(r->max_version));
+#ifdef ORFS_IO_MAX
+	if (orfs_cpu32(r->io_size) > ORFS_IO_MAX)
+		bug("orfs_conn_req_check() accepted io_size %u", orfs_cpu32(r->io_size));
+#endif
+
+	/* The accept orfsd (rdma.c) builds must satisfy the client. */
+	asked = orfs_cpu32(r->inline_size);
+	il = orfs_negotiate_inline(asked, server_max);
+	if (il < ORFS_INLINE_MIN || il > ORFS_INLINE_MAX || il % 1024)
+		bug("orfs_negotiate_inline(%u, %u) = %u", asked, server_max, il);
+	if (asked >= ORFS_INLINE_MIN && il > asked)
+		bug("orfs_negotiate_inline(%u, %u) = %u, above the ask", asked,
+		    server_max, il);
+	if (server_max >= ORFS_INLINE_MIN && il > server_max)
+		bug("orfs_negotiate_inline(%u, %u) = %u, above the server's limit",
+		    asked, server_max, il);
+	memset(&rep, 0, sizeof(rep));
+	rep.magic = orfs_le32(ORFS_MAGIC);
+	rep.version = orfs_le16(version);
+	rep.credits = orfs_le16((uint16_t)(1 + credits % ORFS_CREDITS_MAX));
+	rep.inline_size = orfs_le32(il);
+	/* A client asks for 1 KiB..64 KiB (mount option inline=). */
+	if (asked >= ORFS_INLINE_MIN && asked <= ORFS_INLINE_MAX &&
+	    server_max >= ORFS_INLINE_MIN &&
+	    orfs_conn_rep_check(&rep, sizeof(rep), asked))
+		bug("the client refuses the accept for inline %u (asked %u, server %u)",
+		    il, asked, server_max);
+}
+
+static void fuzz_conn_rep(const uint8_t *p, uint32_t len, uint32_t asked)
+{
+	const struct orfs_conn_rep *r = (const void *)p;
+	uint32_t il;
+	int rc;
+
+	rc = orfs_conn_rep_check(r, len, asked);
+	if (rc != 0 && rc != -EPROTO)
+		bug("orfs_conn_rep_check() returned %d", rc);
+	if (rc)
+		return;
+	il = orfs_cpu32(r->inline_size);
+	if (len < sizeof(*r) || orfs_cpu32(r->magic) != ORFS_MAGIC ||
+	    orfs_cpu16(r->version) < ORFS_PROTO_MIN_VERSION ||
+	    orfs_cpu16(r->version) > ORFS_PROTO_VERSION ||
+	    il < ORFS_INLINE_MIN || il > ORFS_INLINE_MAX || il > asked ||
+	    !r->credits || orfs_cpu16(r->credits) > ORFS_CREDITS_MAX)
+		bug("orfs_conn_rep_check() accepted a bad accept");
+#ifdef ORFS_GRANTS_MAX
+	/* staging buffers: a client indexes them without further checks */
+	if (r->grants) {
+		uint64_t gs = orfs_cpu32(r->grant_size);
+		uint64_t ng = orfs_cpu16(r->grants);
+		uint64_t addr = orfs_cpu64(r->grant_addr);
+
+		if (ng > ORFS_GRANTS_MAX || gs < 4096 || gs > ORFS_IO_MAX ||
+		    gs % 4096 || addr + ng * gs < addr)
+			bug("orfs_conn_rep_check() accepted %llu grants of %llu bytes at %#llx",
+			    (unsigned long long)ng, (unsigned long long)gs,
+			    (unsigned long long)addr);
+	}
+#endif
+}
+
+static void fuzz_conn_rej(const uint8_t *p, uint32_t len)
+{
+	const struct orfs_conn_rej *r = (const void *)p;
+	uint16_t reason;
+	int e;
+
+	if (len < sizeof(*r) || orfs_cpu32(r->magic) != ORFS_MAGIC)
+		return;
+	reason = orfs_cpu16(r->reason);
+	e = orfs_rej_errno(reason);
+	if (e >= 0 || e < -4095)
+		bug("orfs_rej_errno(%u) = %d", reason, e);
+	if (!orfs_rej_str(reason) || !*orfs_rej_str(reason))
+		bug("orfs_rej_str(%u) is empty", reason);
+}
+
+/* ---- directory entries ---- */
+
+/*
+ * Walk @len bytes of entries, @count announced; every entry returned must
+ * lie inside the data.  Return what orfs_dirent_next() ended with.
+ */
+static int walk_dirents(const uint8_t *data, uint32_t len, uint32_t count)
+{
+	const struct orfs_dirent *de;
+	struct orfs_dirent_iter it;
+	const uint8_t *expect = data;
+	const char *name;
+	uint32_t used = 0, n = 0, nl;
+	int rc;
+
+	orfs_dirent_iter_init(&it, data, len, count);
+	while ((rc = orfs_dirent_next(&it, &de, &name)) == 1) {
+		nl = orfs_cpu16(de->name_len);
+		if ((const uint8_t *)de != expect ||
+		    (const uint8_t *)name != expect + sizeof(*de))
+			bug("orfs_dirent_next(): entry %u is not where the last one ended", n);
+		if (nl == 0 || nl > ORFS_NAME_MAX || !de->next)
+			bug("orfs_dirent_next(): entry %u has name_len %u, next %llu", n,
+			    nl, (unsigned long long)orfs_cpu64(de->next));
+		used += orfs_dirent_size(nl);
+		if (used > len)
+			bug("orfs_dirent_next(): entry %u ends at %u, past %u bytes", n,
+			    used, len);
+		if (memchr(name, '/', nl) || memchr(name, 0, nl))
+			bug("orfs_dirent_next(): entry %u has a '/' or NUL in its name", n);
+		expect += orfs_dirent_size(nl);
+		n++;
+		if (n > count)
+			bug("orfs_dirent_next(): more entries than the %u announced", count);
+	}
+	if (rc == 0 && (n != count || used != len))
+		bug("orfs_dirent_next(): ended after %u of %u entries, %u of %u bytes",
+		    n, count, used, len);
+	if (rc != 0 && rc != -EBADMSG)
+		bug("orfs_dirent_next() returned %d", rc);
+	return rc;
+}
+
+/* ---- messages ---- */
+
+static void fuzz_reply(const uint8_t *p, uint32_t len)
+{
+	const struct orfs_hdr *h = (const void *)p;
+	uint32_t body, data;
+	int rc, min;
+
+	rc = orfs_hdr_check(h, len, 1);
+	if (rc != 0 && rc != -EBADMSG && rc != -EPROTO && rc != -EOPNOTSUPP)
+		bug("orfs_hdr_check(reply) returned %d", rc);
+	if (rc)
+		return;
+	body = orfs_cpu32(h->body_len);
+	data = orfs_cpu32(h->data_len);
+	if ((uint64_t)sizeof(*h) + body > len ||
+	    (data && (uint64_t)orfs_data_offset(body) + data > len))
+		bug("orfs_hdr_check(reply) accepted body %u, data %u in %u bytes",
+		    body, data, len);
+	if (!(orfs_cpu16(h->flags) & ORFS_HF_REPLY))
+		bug("orfs_hdr_check(reply) accepted a request");
+	if (h->status)
+		return;
+	min = orfs_body_min(orfs_cpu16(h->opcode), 1);
+	if (min < 0 || body < (uint32_t)min)
+		bug("orfs_hdr_check(reply) accepted a short body");
+	if (orfs_cpu16(h->opcode) == ORFS_OP_READDIR) {
+		const struct orfs_readdir_rep *b = orfs_body(h);
+
+		/* As the client does: the entries are the inline data. */
+		walk_dirents(data ? orfs_data(h) : NULL, data, orfs_cpu32(b->count));
+	}
+}
+
+static void check_name_tail(const struct orfs_hdr *h, uint32_t fixed,
+			    uint32_t tail_len, uint32_t max, bool component)
+{
+	uint32_t body = orfs_cpu32(h->body_len);
+	const char *tail = (const char *)orfs_body(h) + fixed;
+	int rc;
+
+	rc = orfs_tail_check(h, fixed, tail_len, max);
+	if (rc != 0 && rc != -EBADMSG && rc != -ENAMETOOLONG)
+		bug("orfs_tail_check() returned %d", rc);
+	if (rc)
+		return;
+	if (!tail_len || tail_len > max || fixed > body || tail_len > body - fixed)
+		bug("orfs_tail_check() accepted %u bytes at %u of a %u-byte body (max %u)",
+		    tail_len, fixed, body, max);
+	if (memchr(tail, 0, tail_len))
+		bug("orfs_tail_check() accepted a NUL");
+	if (component && !orfs_name_check(tail, tail_len) &&
+	    (memchr(tail, '/', tail_len) ||
+	     (tail_len == 1 && tail[0] == '.') ||
+	     (tail_len == 2 && tail[0] == '.' && tail[1] == '.')))
+		bug("orfs_name_check() accepted '%.*s'", (int)tail_len, tail);
+}
+
+static void fuzz_request(const uint8_t *p, uint32_t len)
+{
+	const struct orfs_hdr *h = (const void *)p;
+	int rc;
+
+	rc = orfs_hdr_check(h, len, 0);
+	if (rc != 0 && rc != -EBADMSG && rc != -EPROTO && rc != -EOPNOTSUPP)
+		bug("orfs_hdr_check(request) returned %d", rc);
+	if (rc)
+		return;
+	if (h->status || (orfs_cpu16(h->flags) & ORFS_HF_REPLY))
+		bug("orfs_hdr_check(request) accepted a reply");
+	switch (orfs_cpu16(h->opcode)) {
+	case ORFS_OP_MOUNT: {
+		const struct orfs_mount_req *m = orfs_body(h);
+
+		check_name_tail(h, sizeof(*m), orfs_cpu32(m->path_len),
+				ORFS_PATH_MAX, false);
+		break;
+	}
+	case ORFS_OP_LOOKUP:
+	case ORFS_OP_UNLINK:
+	case ORFS_OP_RMDIR: {
+		const struct orfs_lookup_req *q = orfs_body(h);
+
+		check_name_tail(h, sizeof(*q), orfs_cpu32(q->name_len),
+				ORFS_NAME_MAX, true);
+		break;
+	}
+	case ORFS_OP_RENAME: {
+		const struct orfs_rename_req *q = orfs_body(h);
+		uint32_t ol = orfs_cpu32(q->oldname_len);
+
+		check_name_tail(h, sizeof(*q), ol, ORFS_NAME_MAX, true);
+		if (!orfs_tail_check(h, sizeof(*q), ol, ORFS_NAME_MAX))
+			check_name_tail(h, sizeof(*q) + ol,
+					orfs_cpu32(q->newname_len),
+					ORFS_NAME_MAX, true);
+		break;
+	}
+	case ORFS_OP_GETXATTR:
+	case ORFS_OP_SETXATTR:
+	case ORFS_OP_REMOVEXATTR: {
+		const struct orfs_xattr_req *q = orfs_body(h);
+
+		check_name_tail(h, sizeof(*q), orfs_cpu32(q->name_len),
+				ORFS_XATTR_NAME_MAX, false);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void fuzz_name(const uint8_t *p, uint32_t len)
+{
+	const char *s = (const char *)p;
+	uint32_t n = len > ORFS_NAME_MAX + 1 ? ORFS_NAME_MAX + 1 : len;
+	int rc = orfs_name_check(s, n);
+
+	if (rc != 0 && rc != -EINVAL)
+		bug("orfs_name_check() returned %d", rc);
+	if (!rc && (n == 0 || n > ORFS_NAME_MAX || memchr(s, '/', n) ||
+		    memchr(s, 0, n) || (n == 1 && s[0] == '.') ||
+		    (n == 2 && s[0] == '.' && s[1] == '.')))
+		bug("orfs_name_check() accepted a bad name of %u bytes", n);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint32_t asked, server_max, count, len;
+	uint8_t *p;
+
+	if (size < 12 || size > 12 + ORFS_META_MAX + ORFS_INLINE_MAX)
+		return -1;
+	asked = get32(data);
+	server_max = get32(data + 4);
+	count = get32(data + 8);
+	len = (uint32_t)(size - 12);
+	/* Exactly @len bytes, malloc-aligned: ASan sees any overread. */
+	p = malloc(len ? len : 1);
+	if (!p)
+		abort();
+	memcpy(p, data + 12, len);
+
+	fuzz_conn_req(p, len, server_max, count);
+	fuzz_conn_rep(p, len, asked);
+	fuzz_conn_rej(p, len);
+	fuzz_reply(p, len);
+	fuzz_request(p, len);
+	walk_dirents(p, len, count);
+	fuzz_name(p, len);
+
+	free(p);
+	return 0;
+}

@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Seed corpus for the fuzz targets: valid (and a few deliberately broken)
+ * messages for every opcode, aimed at the objects of the scratch tree in
+ * fuzz_fixture.h.
+ *
+ * Usage: gen_corpus OUTDIR
+ * writes OUTDIR/fuzz_decode/<name> (one request each) and
+ * OUTDIR/fuzz_proto/<name> (12 bytes of parameters, then a payload; see
+ * fuzz_proto.c).  OUTDIR/fuzz_decode and OUTDIR/fuzz_proto must exist.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "orfs_proto.h"
+#include "fuzz_fixture.h"
+
+#define MSG_MAX		(ORFS_META_MAX + ORFS_INLINE_MAX)
+
+static const char *outdir;
+static unsigned int nwritten;
+static uint64_t next_xid = 1;
+
+/* Message buffer: 8-byte aligned, big enough for any request. */
+static uint64_t msgbuf[MSG_MAX / 8];
+#define MSG	((uint8_t *)msgbuf)
+
+static void put(const char *target, const char *name, const void *p, size_t n)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", outdir, target, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(p, 1, n, f) != n || fclose(f)) {
+		fprintf(stderr, "gen_corpus: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	nwritten++;
+}
+
+/* A handle the harness replaces by fixture object @obj's. */
+static struct orfs_fh mark(unsigned int obj)
+{
+	struct orfs_fh fh;
+
+	memset(&fh, 0, sizeof(fh));
+	fh.len = orfs_le32(FUZZ_FH_MARK);
+	fh.ino = orfs_le64(obj);
+	return fh;
+}
+
+/*
+ * Build a request in MSG: @fixed bytes of body, then up to two tails
+ * (name, target), then @data_len bytes of inline data.  Return its length.
+ */
+static uint32_t build(uint16_t op, uint16_t flags, const void *fixed,
+		      uint32_t fixed_len, const char *t1, const char *t2,
+		      const void *data, uint32_t data_len)
+{
+	struct orfs_hdr *h = (struct orfs_hdr *)MSG;
+	uint32_t l1 = t1 ? (uint32_t)strlen(t1) : 0;
+	uint32_t l2 = t2 ? (uint32_t)strlen(t2) : 0;
+	uint32_t body = fixed_len + l1 + l2;
+	uint8_t *b = MSG + sizeof(*h);
+
+	memset(MSG, 0, MSG_MAX);
+	/* xid: sequence number << 16 | slot */
+	orfs_hdr_init(h, op, (next_xid++ << 16) | 3, flags, body, data_len);
+	h->credits = orfs_le16(32);
+	memcpy(b, fixed, fixed_len);
+	if (l1)
+		memcpy(b + fixed_len, t1, l1);
+	if (l2)
+		memcpy(b + fixed_len + l1, t2, l2);
+	if (data_len) {
+		memcpy(MSG + orfs_data_offset(body), data, data_len);
+		return orfs_data_offset(body) + data_len;
+	}
+	return (uint32_t)sizeof(*h) + body;
+}
+
+static void req(const char *name, uint16_t op, uint16_t flags,
+		const void *fixed, uint32_t fixed_len, const char *t1,
+		const char *t2, const void *data, uint32_t data_len)
+{
+	uint32_t n = build(op, flags, fixed, fixed_len, t1, t2, data, data_len);
+
+	put("fuzz_decode", name, MSG, n);
+}
+
+/* ---- fuzz_decode: one request per seed ---- */
+
+static void seed_fh_ops(void)
+{
+	static const uint16_t ops[] = {
+		ORFS_OP_GETATTR, ORFS_OP_STATFS, ORFS_OP_READLINK, ORFS_OP_COMMIT,
+	};
+	struct orfs_fh_req q;
+	char name[64];
+	unsigned int i, o;
+
+	for (o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+		for (i = 0; i < FUZZ_NOBJ; i++) {
+			/* every object for GETATTR; a few for the others */
+			if (ops[o] != ORFS_OP_GETATTR && i != OBJ_ROOT &&
+			    i != OBJ_FILE && i != OBJ_LINK_SUB && i != OBJ_FIFO &&
+			    i != OBJ_STALE)
+				continue;
+			q.fh = mark(i);
+			snprintf(name, sizeof(name), "op%02u-obj%02u", ops[o], i);
+			req(name, ops[o], 0, &q, sizeof(q), NULL, NULL, NULL, 0);
+		}
+	}
+	/* a raw handle: well-formed, but not one the kernel made */
+	memset(&q, 0, sizeof(q));
+	q.fh.len = orfs_le32(12);
+	q.fh.type = orfs_le32(1);
+	q.fh.ino = orfs_le64(2);
+	memset(q.fh.data, 0x41, 12);
+	req("getattr-raw-fh", ORFS_OP_GETATTR, 0, &q, sizeof(q), NULL, NULL, NULL, 0);
+}
+
+static void seed_mount(void)
+{
+	struct orfs_mount_req m = { 0 };
+	static const char *const paths[] = {
+		"/", "sub", "/sub/deep", "link-sub", "link-out", "link-up",
+		"../outside", "file.txt", "nonexistent", "//sub//deep/..",
+	};
+	char name[64];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		m.path_len = orfs_le32((uint32_t)strlen(paths[i]));
+		snprintf(name, sizeof(name), "mount-%u", i);
+		req(name, ORFS_OP_MOUNT, 0, &m, sizeof(m), paths[i], NULL, NULL, 0);
+	}
+}
+
+static void lookup_like(const char *name, uint16_t op, unsigned int dir,
+			const char *n)
+{
+	struct orfs_lookup_req q = { 0 };
+
+	q.dir = mark(dir);
+	q.name_len = orfs_le32((uint32_t)strlen(n));
+	req(name, op, 0, &q, sizeof(q), n, NULL, NULL, 0);
+}
+
+static void seed_lookup_remove(void)
+{
+	lookup_like("lookup-file", ORFS_OP_LOOKUP, OBJ_ROOT, "file.txt");
+	lookup_like("lookup-inner", ORFS_OP_LOOKUP, OBJ_SUB, "inner.txt");
+	lookup_like("lookup-link", ORFS_OP_LOOKUP, OBJ_ROOT, "link-out");
+	lookup_like("lookup-fifo", ORFS_OP_LOOKUP, OBJ_ROOT, "fifo");
+	lookup_like("lookup-dotdot", ORFS_OP_LOOKUP, OBJ_ROOT, "..");
+	lookup_like("lookup-outside", ORFS_OP_LOOKUP, OBJ_OUTSIDE, "secret.txt");
+	lookup_like("lookup-in-file", ORFS_OP_LOOKUP, OBJ_FILE, "x");
+	lookup_like("unlink-file", ORFS_OP_UNLINK, OBJ_ROOT, "file.txt");
+	lookup_like("unlink-dir", ORFS_OP_UNLINK, OBJ_ROOT, "sub");
+	lookup_like("rmdir-empty", ORFS_OP_RMDIR, OBJ_ROOT, "empty");
+	lookup_like("rmdir-sub", ORFS_OP_RMDIR, OBJ_ROOT, "sub");
+	lookup_like("unlink-outside", ORFS_OP_UNLINK, OBJ_OUTSIDE, "secret.txt");
+}
+
+static void seed_readdir(void)
+{
+	struct orfs_readdir_req q = { 0 };
+	static const struct { unsigned int dir; uint32_t max; uint64_t cookie; } v[] = {
+		{ OBJ_ROOT, 4096, 0 }, { OBJ_BIG, 512, 0 }, { OBJ_BIG, 4096, 7 },
+		{ OBJ_EMPTY, 4096, 0 }, { OBJ_BIG, 30, 0 }, { OBJ_OUTSIDE, 4096, 0 },
+		{ OBJ_FILE, 4096, 0 }, { OBJ_SUB, 100000, 0 },
+	};
+	char name[64];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		q.dir = mark(v[i].dir);
+		q.max_bytes = orfs_le32(v[i].max);
+		q.cookie = orfs_le64(v[i].cookie);
+		snprintf(name, sizeof(name), "readdir-%u", i);
+		req(name, ORFS_OP_READDIR, 0, &q, sizeof(q), NULL, NULL, NULL, 0);
+	}
+}
+
+static void seed_io(void)
+{
+	struct orfs_io_req q = { 0 };
+	static const char data[] = "written by the fuzzer";
+
+	q.fh = mark(OBJ_FILE);
+	q.count = orfs_le32(4096);
+	req("read-file", ORFS_OP_READ, 0, &q, sizeof(q), NULL, NULL, NULL, 0);
+	q.offset = orfs_le64(5);
+	q.count = orfs_le32(7);
+	req("read-middle", ORFS_OP_READ, 0, &q, sizeof(q), NULL, NULL, NULL, 0);
+	q.fh = mark(OBJ_SUB);
+	req("read-dir", ORFS_OP_READ, 0, &q, sizeof(q), NULL, NULL, NULL, 0);
+
+	q.fh = mark(OBJ_FILE);
+	q.offset = orfs_le64(3);
+	q.count = orfs_le32(sizeof(data) - 1);
+	q.flags = orfs_le32(ORFS_IO_STABLE);
+	req("write-file", ORFS_OP_WRITE, 0, &q, sizeof(q), NULL, NULL, data,
+	    sizeof(data) - 1);
+	q.offset = orfs_le64((uint64_t)INT64_MAX - 4);
+	q.flags = 0;
+	req("write-far", ORFS_OP_WRITE, 0, &q, sizeof(q), NULL, NULL, data,
+	    sizeof(data) - 1);
+	q.fh = mark(OBJ_SECRET);
+	q.offset = 0;
+	req("write-outside", ORFS_OP_WRITE, 0, &q, sizeof(q), NULL, NULL, data,
+	    sizeof(data) - 1);
+#ifdef ORFS_IO_GRANT
+	/* through staging buffer 1 (the harness grants 4 of 16 KiB) */
+	q.fh = mark(OBJ_FILE);
+	q.offset = 0;
+	q.count = orfs_le32(16384);
+	q.flags = orfs_le32(ORFS_IO_GRANT);
+	q.grant = orfs_le32(1);
+	req("read-grant", ORFS_OP_READ, 0, &q, sizeof(q), NULL, NULL, NULL, 0);
+	q.count = orfs_le32(10000);
+	q.flags = orfs_le32(ORFS_IO_GRANT | ORFS_IO_STABLE);
+	req("write-grant", ORFS_OP_WRITE, 0, &q, sizeof(q), NULL, NULL, NULL, 0);
+#endif
+}
+
+static void create_like(const char *name, uint16_t op, uint16_t flags,
+			unsigned int dir, uint32_t mode, uint32_t cflags,
+			const char *n, const char *target)
+{
+	struct orfs_create_req q = { 0 };
+
+	q.dir = mark(dir);
+	q.mode = orfs_le32(mode);
+	q.flags = orfs_le32(cflags);
+	q.uid = orfs_le32(1000);
+	q.gid = orfs_le32(1000);
+	q.name_len = orfs_le32((uint32_t)strlen(n));
+	q.target_len = orfs_le32(target ? (uint32_t)strlen(target) : 0);
+	req(name, op, flags, &q, sizeof(q), n, target, NULL, 0);
+}
+
+static void seed_create(void)
+{
+	create_like("create", ORFS_OP_CREATE, 0, OBJ_ROOT, 0644, 0, "new.txt", NULL);
+	create_like("create-excl-exists", ORFS_OP_CREATE, 0, OBJ_ROOT, 0644,
+		    ORFS_CR_EXCL, "file.txt", NULL);
+	create_like("create-exists", ORFS_OP_CREATE, 0, OBJ_ROOT, 04755, 0,
+		    "file.txt", NULL);
+	create_like("create-retrans", ORFS_OP_CREATE, ORFS_HF_RETRANSMIT,
+		    OBJ_SUB, 0600, ORFS_CR_EXCL, "again.txt", NULL);
+	create_like("create-outside", ORFS_OP_CREATE, 0, OBJ_OUTSIDE_DIR, 0644,
+		    0, "escape.txt", NULL);
+	create_like("mkdir", ORFS_OP_MKDIR, 0, OBJ_SUB, 02775, 0, "newdir", NULL);
+	create_like("mkdir-retrans", ORFS_OP_MKDIR, ORFS_HF_RETRANSMIT, OBJ_ROOT,
+		    0755, 0, "empty", NULL);
+	create_like("mknod-fifo", ORFS_OP_MKNOD, 0, OBJ_ROOT, S_IFIFO | 0640, 0,
+		    "newfifo", NULL);
+	create_like("mknod-sock", ORFS_OP_MKNOD, 0, OBJ_DEEP, S_IFSOCK | 0600, 0,
+		    "newsock", NULL);
+	create_like("mknod-chr", ORFS_OP_MKNOD, 0, OBJ_ROOT, S_IFCHR | 0600, 0,
+		    "newchr", NULL);
+	create_like("symlink", ORFS_OP_SYMLINK, 0, OBJ_ROOT, 0777, 0, "newlink",
+		    "sub/inner.txt");
+	create_like("symlink-abs", ORFS_OP_SYMLINK, ORFS_HF_RETRANSMIT, OBJ_SUB,
+		    0777, 0, "abs", "/etc/passwd");
+}
+
+static void seed_rename_link(void)
+{
+	struct orfs_rename_req r = { 0 };
+	struct orfs_link_req l = { 0 };
+
+	r.olddir = mark(OBJ_ROOT);
+	r.newdir = mark(OBJ_SUB);
+	r.oldname_len = orfs_le32(8);
+	r.newname_len = orfs_le32(7);
+	req("rename", ORFS_OP_RENAME, 0, &r, sizeof(r), "file.txt", "renamed",
+	    NULL, 0);
+	r.flags = orfs_le32(ORFS_RN_EXCHANGE);
+	r.oldname_len = orfs_le32(3);
+	r.newname_len = orfs_le32(9);
+	req("rename-exchange", ORFS_OP_RENAME, ORFS_HF_RETRANSMIT, &r, sizeof(r),
+	    "sub", "inner.txt", NULL, 0);
+	r.flags = orfs_le32(ORFS_RN_NOREPLACE);
+	r.newdir = mark(OBJ_OUTSIDE_DIR);
+	r.oldname_len = orfs_le32(5);
+	r.newname_len = orfs_le32(5);
+	req("rename-outside", ORFS_OP_RENAME, 0, &r, sizeof(r), "empty", "moved",
+	    NULL, 0);
+
+	l.fh = mark(OBJ_FILE);
+	l.dir = mark(OBJ_SUB);
+	l.name_len = orfs_le32(4);
+	req("link", ORFS_OP_LINK, 0, &l, sizeof(l), "hard", NULL, NULL, 0);
+	l.fh = mark(OBJ_SECRET);
+	l.dir = mark(OBJ_ROOT);
+	req("link-secret", ORFS_OP_LINK, ORFS_HF_RETRANSMIT, &l, sizeof(l),
+	    "hard", NULL, NULL, 0);
+	l.fh = mark(OBJ_FILE);
+	l.dir = mark(OBJ_OUTSIDE_DIR);
+	req("link-outside", ORFS_OP_LINK, 0, &l, sizeof(l), "hard", NULL, NULL, 0);
+}
+
+static void seed_setattr(void)
+{
+	struct orfs_setattr_req q = { 0 };
+
+	q.fh = mark(OBJ_FILE);
+	q.valid = orfs_le32(ORFS_SA_MODE | ORFS_SA_SIZE);
+	q.mode = orfs_le32(0600);
+	q.size = orfs_le64(3);
+	req("setattr-mode-size", ORFS_OP_SETATTR, 0, &q, sizeof(q), NULL, NULL,
+	    NULL, 0);
+	q.valid = orfs_le32(ORFS_SA_UID | ORFS_SA_GID | ORFS_SA_ATIME |
+			    ORFS_SA_MTIME_NOW);
+	q.uid = orfs_le32(1000);
+	q.gid = orfs_le32(100);
+	q.atime_sec = orfs_le64(1000000000);
+	q.atime_nsec = orfs_le32(5);
+	q.fh = mark(OBJ_LINK_SUB);
+	req("setattr-owner-times", ORFS_OP_SETATTR, ORFS_HF_RETRANSMIT, &q,
+	    sizeof(q), NULL, NULL, NULL, 0);
+	q.valid = orfs_le32(ORFS_SA_SIZE);
+	q.size = orfs_le64((uint64_t)1 << 40);
+	q.fh = mark(OBJ_FILE);
+	req("setattr-size-big", ORFS_OP_SETATTR, 0, &q, sizeof(q), NULL, NULL,
+	    NULL, 0);
+}
+
+static void xattr_like(const char *name, uint16_t op, uint16_t flags,
+		       unsigned int obj, const char *n, uint32_t size,
+		       uint32_t xflags, const char *value)
+{
+	struct orfs_xattr_req q = { 0 };
+	uint32_t vlen = value ? (uint32_t)strlen(value) : 0;
+
+	q.fh = mark(obj);
+	q.name_len = orfs_le32(n ? (uint32_t)strlen(n) : 0);
+	q.size = orfs_le32(value ? vlen : size);
+	q.flags = orfs_le32(xflags);
+	req(name, op, flags, &q, sizeof(q), n, NULL, value, vlen);
+}
+
+static void seed_xattr(void)
+{
+	xattr_like("getxattr", ORFS_OP_GETXATTR, 0, OBJ_XATTR, "trusted.orfs",
+		   256, 0, NULL);
+	xattr_like("getxattr-size", ORFS_OP_GETXATTR, 0, OBJ_XATTR, "user.orfs",
+		   0, 0, NULL);
+	xattr_like("getxattr-small", ORFS_OP_GETXATTR, 0, OBJ_XATTR,
+		   "trusted.orfs", 2, 0, NULL);
+	xattr_like("getxattr-link", ORFS_OP_GETXATTR, 0, OBJ_LINK_SUB,
+		   "trusted.orfs", 256, 0, NULL);
+	xattr_like("getxattr-security", ORFS_OP_GETXATTR, 0, OBJ_FILE,
+		   "security.selinux", 256, 0, NULL);
+	xattr_like("listxattr", ORFS_OP_LISTXATTR, 0, OBJ_XATTR, NULL, 4096, 0,
+		   NULL);
+	xattr_like("listxattr-size", ORFS_OP_LISTXATTR, 0, OBJ_XATTR, NULL, 0, 0,
+		   NULL);
+	xattr_like("setxattr", ORFS_OP_SETXATTR, 0, OBJ_FILE, "user.new", 0,
+		   ORFS_XA_CREATE, "new value");
+	xattr_like("setxattr-replace", ORFS_OP_SETXATTR, ORFS_HF_RETRANSMIT,
+		   OBJ_XATTR, "trusted.orfs", 0, ORFS_XA_REPLACE, "v2");
+	xattr_like("setxattr-fifo", ORFS_OP_SETXATTR, 0, OBJ_FIFO,
+		   "trusted.x", 0, 0, "v");
+	xattr_like("removexattr", ORFS_OP_REMOVEXATTR, 0, OBJ_XATTR,
+		   "trusted.orfs", 0, 0, NULL);
+	xattr_like("removexattr-retrans", ORFS_OP_REMOVEXATTR,
+		   ORFS_HF_RETRANSMIT, OBJ_XATTR, "user.orfs", 0, 0, NULL);
+}
+
+static void seed_misc(void)
+{
+	struct orfs_hdr *h = (struct orfs_hdr *)MSG;
+	struct orfs_fh_req q;
+	uint32_t n;
+
+	req("null", ORFS_OP_NULL, 0, NULL, 0, NULL, NULL, NULL, 0);
+	req("credit-only", ORFS_OP_NULL, ORFS_HF_CREDIT_ONLY, NULL, 0, NULL,
+	    NULL, NULL, 0);
+	req("unknown-op", 99, 0, NULL, 0, NULL, NULL, NULL, 0);
+	req("reply-flag", ORFS_OP_NULL, ORFS_HF_REPLY, NULL, 0, NULL, NULL,
+	    NULL, 0);
+
+	q.fh = mark(OBJ_FILE);
+	n = build(ORFS_OP_GETATTR, 0, &q, sizeof(q), NULL, NULL, "data", 4);
+	put("fuzz_decode", "getattr-with-data", MSG, n);
+
+	n = build(ORFS_OP_GETATTR, 0, &q, sizeof(q), NULL, NULL, NULL, 0);
+	h->version = orfs_le16(7);
+	put("fuzz_decode", "bad-version", MSG, n);
+	h->version = orfs_le16(ORFS_PROTO_VERSION);
+	h->magic = 0;
+	put("fuzz_decode", "bad-magic", MSG, n);
+	put("fuzz_decode", "short-xid", MSG, 16);
+	put("fuzz_decode", "short-5", MSG, 5);
+}
+
+/* ---- fuzz_proto: 12 bytes of parameters, then the payload ---- */
+
+static void proto(const char *name, uint32_t asked, uint32_t server_max,
+		  uint32_t count, const void *payload, uint32_t len)
+{
+	static uint8_t buf[12 + MSG_MAX];
+	uint32_t v[3] = { orfs_le32(asked), orfs_le32(server_max), orfs_le32(count) };
+
+	memcpy(buf, v, sizeof(v));
+	memcpy(buf + 12, payload, len);
+	put("fuzz_proto", name, buf, 12 + len);
+}
+
+static void seed_proto(void)
+{
+	struct orfs_conn_req cr = { 0 };
+	struct orfs_conn_rep cp = { 0 };
+	struct orfs_conn_rej cj = { 0 };
+	struct orfs_hdr *h = (struct orfs_hdr *)MSG;
+	struct orfs_readdir_rep *rd = (struct orfs_readdir_rep *)(MSG + sizeof(*h));
+	static const char *const names[] = { "a", "file.txt", "a-much-longer-name-of-a-file" };
+	struct orfs_dirent *de;
+	uint32_t off, data = 0, i;
+
+	cr.magic = orfs_le32(ORFS_MAGIC);
+	cr.min_version = orfs_le16(1);
+	cr.max_version = orfs_le16(3);
+	cr.inline_size = orfs_le32(4096);
+	cr.credits = orfs_le16(32);
+	cr.client_id = orfs_le64(FUZZ_CLIENT_ID);
+	proto("conn-req", 4096, 65536, 0, &cr, sizeof(cr));
+	proto("conn-req-padded", 4096, 8192, 0, &cr, 56);
+
+	cp.magic = orfs_le32(ORFS_MAGIC);
+	cp.version = orfs_le16(1);
+	cp.credits = orfs_le16(32);
+	cp.inline_size = orfs_le32(4096);
+	cp.max_sge = orfs_le16(4);
+	proto("conn-rep", 4096, 65536, 0, &cp, sizeof(cp));
+#ifdef ORFS_GRANTS_MAX
+	cr.io_size = orfs_le32(1U << 20);
+	proto("conn-req-io", 65536, 65536, 0, &cr, sizeof(cr));
+	cp.grants = orfs_le16(16);
+	cp.grant_size = orfs_le32(1U << 20);
+	cp.grant_addr = orfs_le64(0x7f0000000000ULL);
+	cp.grant_rkey = orfs_le32(0x1234);
+	proto("conn-rep-grants", 4096, 65536, 0, &cp, sizeof(cp));
+#endif
+
+	cj.magic = orfs_le32(ORFS_MAGIC);
+	cj.reason = orfs_le16(ORFS_REJ_NOT_ALLOWED);
+	cj.min_version = orfs_le16(1);
+	cj.max_version = orfs_le16(1);
+	proto("conn-rej", 4096, 4096, 0, &cj, sizeof(cj));
+
+	/* a READDIR reply with three entries */
+	memset(MSG, 0, MSG_MAX);
+	off = orfs_data_offset(sizeof(*rd));
+	for (i = 0; i < 3; i++) {
+		uint32_t nl = (uint32_t)strlen(names[i]);
+
+		de = (struct orfs_dirent *)(MSG + off + data);
+		de->ino = orfs_le64(100 + i);
+		de->next = orfs_le64(i + 1);
+		de->name_len = orfs_le16((uint16_t)nl);
+		de->type = ORFS_FT_REG;
+		memcpy(de + 1, names[i], nl);
+		data += orfs_dirent_size(nl);
+	}
+	orfs_hdr_init(h, ORFS_OP_READDIR, 5 << 16, ORFS_HF_REPLY, sizeof(*rd), data);
+	h->credits = orfs_le16(32);
+	rd->count = orfs_le32(3);
+	rd->flags = orfs_le32(ORFS_RDF_EOF);
+	proto("readdir-reply", 4096, 4096, 3, MSG, off + data);
+	/* the same entries alone, for the raw walk */
+	proto("dirents", 4096, 4096, 3, MSG + off, data);
+
+	/* an error reply, a READ reply with data, a LOOKUP request */
+	orfs_hdr_init(h, ORFS_OP_LOOKUP, 6 << 16, ORFS_HF_REPLY, 0, 0);
+	h->status = orfs_le32(ENOENT);
+	proto("error-reply", 4096, 4096, 0, MSG, sizeof(*h));
+	memset(MSG, 0, MSG_MAX);
+	orfs_hdr_init(h, ORFS_OP_READ, 7 << 16, ORFS_HF_REPLY,
+		      sizeof(struct orfs_read_rep), 5);
+	((struct orfs_read_rep *)(MSG + sizeof(*h)))->count = orfs_le32(5);
+	memcpy(MSG + orfs_data_offset(sizeof(struct orfs_read_rep)), "hello", 5);
+	proto("read-reply", 4096, 4096, 0, MSG,
+	      orfs_data_offset(sizeof(struct orfs_read_rep)) + 5);
+	{
+		struct orfs_lookup_req q = { 0 };
+		uint32_t n;
+
+		q.dir = mark(OBJ_ROOT);
+		q.name_len = orfs_le32(8);
+		n = build(ORFS_OP_LOOKUP, 0, &q, sizeof(q), "file.txt", NULL, NULL, 0);
+		proto("lookup-request", 4096, 4096, 0, MSG, n);
+	}
+	proto("name", 0, 0, 0, "file.txt", 8);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s OUTDIR\n", argv[0]);
+		return 2;
+	}
+	outdir = argv[1];
+	seed_fh_ops();
+	seed_mount();
+	seed_lookup_remove();
+	seed_readdir();
+	seed_io();
+	seed_create();
+	seed_rename_link();
+	seed_setattr();
+	seed_xattr();
+	seed_misc();
+	seed_proto();
+	printf("gen_corpus: %u seeds in %s\n", nwritten, outdir);
+	return 0;
+}
