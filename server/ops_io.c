@@ -61,26 +61,45 @@ static int open_regular(const struct orfs_req_ctx *ctx,
 /**
  * io_check() - the checks READ and WRITE share
  * @ctx: the request context
- * @q: the request
+ * @h: the READ or WRITE request
  * @buf: filled with the staging buffer for ORFS_IO_GRANT, else NULL
+ * @nseg: filled with the segments of an ORFS_IO_REMOTE request, else 0
  *
  * The count is at most the inline threshold, or the grant size for a
  * request naming one of this connection's staging buffers; the end offset
- * fits a signed 64-bit off_t; the grant index is in range.
+ * fits a signed 64-bit off_t; the grant index is in range.  The body is
+ * exactly struct orfs_io_req, or, with ORFS_IO_REMOTE (which needs
+ * ORFS_IO_GRANT: the data moves through the staging buffer), that and
+ * 1..ORFS_RSEG_MAX whole segments adding up to the count.  Extra bytes
+ * after a request without ORFS_IO_REMOTE are refused rather than ignored:
+ * they can only be a segment list whose flag was forgotten, and serving
+ * that as a granted request would leave the client's buffer untouched.
  *
- * Return: 0 or -EINVAL.
+ * Return: 0; -EINVAL for bad flags, grant or range; -EBADMSG for a body of
+ * the wrong size or a bad segment list (orfs_rseg_check()); -EOPNOTSUPP for
+ * ORFS_IO_REMOTE on a connection whose transport cannot serve it.
  */
-static int io_check(const struct orfs_req_ctx *ctx, const struct orfs_io_req *q,
-		    u8 **buf)
+static int io_check(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		    u8 **buf, uint32_t *nseg)
 {
+	const struct orfs_io_req *q = orfs_body(h);
 	uint64_t off = orfs_cpu64(q->offset);
 	uint32_t count = orfs_cpu32(q->count);
 	uint32_t flags = orfs_cpu32(q->flags);
 	uint32_t grant = orfs_cpu32(q->grant);
 
 	*buf = NULL;
+	*nseg = 0;
 	if ((flags & ~ORFS_IO_KNOWN) || q->reserved)
 		return -EINVAL;
+	if (flags & ORFS_IO_REMOTE) {
+		if (!(flags & ORFS_IO_GRANT))
+			return -EINVAL;
+		if (orfs_rseg_check(h, count, nseg))
+			return -EBADMSG;
+	} else if (orfs_cpu32(h->body_len) != sizeof(*q)) {
+		return -EBADMSG;
+	}
 	if (flags & ORFS_IO_GRANT) {
 		if (grant >= ctx->grants || count > ctx->grant_size)
 			return -EINVAL;
@@ -90,7 +109,162 @@ static int io_check(const struct orfs_req_ctx *ctx, const struct orfs_io_req *q,
 	}
 	if (off > (uint64_t)INT64_MAX - count)
 		return -EINVAL;
+	if ((flags & ORFS_IO_REMOTE) && !ctx->remote)
+		return -EOPNOTSUPP;
 	return 0;
+}
+
+/* The request checks of a READ: io_check() and no WRITE-only flag. */
+static int read_check(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		      u8 **buf, uint32_t *nseg)
+{
+	const struct orfs_io_req *q = orfs_body(h);
+	int err;
+
+	err = io_check(ctx, h, buf, nseg);
+	if (err)
+		return err;
+	if (orfs_cpu32(q->flags) & ORFS_IO_STABLE)
+		return -EINVAL;		/* a WRITE flag */
+	return 0;
+}
+
+/*
+ * The request checks of a WRITE: io_check(), and exactly count bytes of
+ * inline data, or none when the data is in a staging buffer.
+ */
+static int write_check(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		       u8 **buf, uint32_t *nseg)
+{
+	const struct orfs_io_req *q = orfs_body(h);
+	int err;
+
+	err = io_check(ctx, h, buf, nseg);
+	if (err)
+		return err;
+	if (orfs_cpu32(h->data_len) != (*buf ? 0 : orfs_cpu32(q->count)))
+		return -EBADMSG;
+	return 0;
+}
+
+/* ---- ORFS_IO_REMOTE: what the transport needs ---- */
+
+/**
+ * orfs_io_remote() - is this a REMOTE request the transport must move data for?
+ * @ctx: the connection's request context
+ * @req: a received message
+ * @len: its length
+ * @rio: filled with the staging buffer and the segments if so
+ *
+ * True only for a READ or WRITE with ORFS_IO_REMOTE that orfs_handle_request()
+ * will accept as far as the request itself goes: the header, the read-only
+ * export check and every check of orfs_op_read()/orfs_op_write() made
+ * before the file handle is decoded.  So a WRITE the transport fills the
+ * staging buffer for is never refused for anything but the file itself,
+ * and a REMOTE request this says no to is answered with its error by
+ * orfs_handle_request() before any data could be written from a staging
+ * buffer the transport did not fill.
+ */
+bool orfs_io_remote(const struct orfs_req_ctx *ctx, const void *req,
+		    uint32_t len, struct orfs_remote_io *rio)
+{
+	const struct orfs_hdr *h = req;
+	const struct orfs_io_req *q = orfs_body(h);
+	const struct orfs_rseg *s;
+	uint32_t nseg, i;
+	uint16_t op;
+	u8 *buf;
+	int err;
+
+	if (orfs_hdr_check(h, len, 0))
+		return false;
+	op = orfs_cpu16(h->opcode);
+	if ((orfs_cpu16(h->flags) & ORFS_HF_CREDIT_ONLY) ||
+	    (op != ORFS_OP_READ && op != ORFS_OP_WRITE) || h->data_len ||
+	    !(orfs_cpu32(q->flags) & ORFS_IO_REMOTE))
+		return false;
+	if (op == ORFS_OP_WRITE && ctx->exp && ctx->exp->read_only)
+		return false;
+	if (op == ORFS_OP_READ)
+		err = read_check(ctx, h, &buf, &nseg);
+	else
+		err = write_check(ctx, h, &buf, &nseg);
+	if (err)
+		return false;
+	s = (const struct orfs_rseg *)(q + 1);
+	rio->opcode = op;
+	rio->count = orfs_cpu32(q->count);
+	rio->nseg = nseg;
+	rio->buf = buf;
+	for (i = 0; i < nseg; i++) {
+		rio->seg[i].addr = orfs_cpu64(s[i].addr);
+		rio->seg[i].rkey = orfs_cpu32(s[i].rkey);
+		rio->seg[i].len = orfs_cpu32(s[i].len);
+	}
+	return true;
+}
+
+/**
+ * orfs_io_remote_chunks() - split a REMOTE transfer into RDMA work requests
+ * @rio: the request (orfs_io_remote())
+ * @count: bytes to move from the start of the staging buffer: the request's
+ *	count for a WRITE, the bytes actually read for a READ (more than the
+ *	request's count is cut to it)
+ * @max_len: the most bytes one work request may move (the port's
+ *	max_msg_sz), 0 for no limit
+ * @out: filled with the chunks, in order
+ * @max_out: room in @out; orfs_io_remote_max_chunks() is always enough
+ *
+ * Byte i of the staging buffer goes to (comes from) the segment where the
+ * running total of the segment lengths passes i.  A chunk never spans two
+ * segments and never exceeds @max_len.
+ *
+ * Return: the number of chunks (0 when @count is 0), or -ENOSPC if @out is
+ * too small.
+ */
+int orfs_io_remote_chunks(const struct orfs_remote_io *rio, uint32_t count,
+			  uint32_t max_len, struct orfs_rio_chunk *out,
+			  uint32_t max_out)
+{
+	uint32_t done = 0, n = 0, i, off, len;
+	const struct orfs_rio_seg *s;
+
+	if (count > rio->count)
+		count = rio->count;
+	if (!max_len)
+		max_len = UINT32_MAX;
+	for (i = 0; i < rio->nseg && done < count; i++) {
+		s = &rio->seg[i];
+		for (off = 0; off < s->len && done < count; off += len) {
+			len = s->len - off;
+			if (len > count - done)
+				len = count - done;
+			if (len > max_len)
+				len = max_len;
+			if (n == max_out)
+				return -ENOSPC;
+			out[n].off = done;
+			out[n].len = len;
+			out[n].addr = s->addr + off;
+			out[n].rkey = s->rkey;
+			n++;
+			done += len;
+		}
+	}
+	return (int)n;
+}
+
+/**
+ * orfs_io_remote_max_chunks() - most chunks one REMOTE request can need
+ * @grant_size: bytes per staging buffer (the largest count)
+ * @max_len: orfs_io_remote_chunks()'s @max_len
+ *
+ * A segment of L bytes takes at most floor(L / max_len) + 1 chunks, so the
+ * whole list at most ORFS_RSEG_MAX + grant_size / max_len.
+ */
+uint32_t orfs_io_remote_max_chunks(uint32_t grant_size, uint32_t max_len)
+{
+	return ORFS_RSEG_MAX + (max_len ? grant_size / max_len : 0);
 }
 
 /* ---- READ ---- */
@@ -117,10 +291,12 @@ static ssize_t read_full(int fd, u8 *buf, uint32_t count, off_t off)
 
 /*
  * READ: up to count bytes at offset, as inline data, or into the request's
- * staging buffer (ORFS_IO_GRANT), from where the client RDMA-reads them.
- * ORFS_RF_EOF is set when the read reached the end of the file (offset +
- * bytes >= size after the read), so a client never needs another round
- * trip to learn it.
+ * staging buffer (ORFS_IO_GRANT), from where the client RDMA-reads them
+ * (reply flag ORFS_RF_GRANT), or, with ORFS_IO_REMOTE, from where the
+ * transport RDMA-writes them into the client's segments ahead of the reply
+ * (reply flag ORFS_RF_REMOTE instead).  ORFS_RF_EOF is set when the read
+ * reached the end of the file (offset + bytes >= size after the read), so
+ * a client never needs another round trip to learn it.
  */
 int orfs_op_read(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		 struct orfs_reply *r)
@@ -130,17 +306,15 @@ int orfs_op_read(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	uint32_t data_off = orfs_data_offset(sizeof(*rep));
 	uint32_t count = orfs_cpu32(q->count);
 	off_t off = (off_t)orfs_cpu64(q->offset);
-	uint32_t rflags = 0;
+	uint32_t rflags = 0, nseg;
 	struct stat st;
 	u8 *buf;
 	ssize_t n;
 	int fd, err;
 
-	err = io_check(ctx, q, &buf);
+	err = read_check(ctx, h, &buf, &nseg);
 	if (err)
 		return err;
-	if (orfs_cpu32(q->flags) & ORFS_IO_STABLE)
-		return -EINVAL;		/* a WRITE flag */
 	if (!buf && count > r->size - data_off)
 		return -EIO;		/* transport bug: buffer below inline */
 	fd = open_regular(ctx, &q->fh, O_RDONLY, &st);
@@ -153,7 +327,9 @@ int orfs_op_read(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		return err;
 	if ((uint32_t)n < count || off + n >= st.st_size)
 		rflags |= ORFS_RF_EOF;
-	if (buf)
+	if (nseg)
+		rflags |= ORFS_RF_REMOTE;
+	else if (buf)
 		rflags |= ORFS_RF_GRANT;
 	rep->count = orfs_le32((uint32_t)n);
 	rep->flags = orfs_le32(rflags);
@@ -187,7 +363,9 @@ static int write_full(int fd, const u8 *buf, uint32_t count, off_t off)
 /*
  * WRITE: exactly count bytes at offset, all or an error: inline data, or
  * the start of the request's staging buffer (ORFS_IO_GRANT), which the
- * client filled by RDMA WRITE before sending the request.
+ * client filled by RDMA WRITE before sending the request, or, with
+ * ORFS_IO_REMOTE, the transport by RDMA READ from the client's segments
+ * before handing the request in.
  * ORFS_IO_STABLE: fdatasync() before the reply, so the data and the size
  * that reaches it are on stable storage.  The reply carries the attributes
  * after the write.
@@ -198,16 +376,14 @@ int orfs_op_write(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	const struct orfs_io_req *q = orfs_body(h);
 	struct orfs_write_rep *rep = orfs_reply_body(r);
 	uint32_t count = orfs_cpu32(q->count);
-	uint32_t flags = orfs_cpu32(q->flags);
+	uint32_t flags = orfs_cpu32(q->flags), nseg;
 	struct stat st;
 	u8 *buf;
 	int fd, err;
 
-	err = io_check(ctx, q, &buf);
+	err = write_check(ctx, h, &buf, &nseg);
 	if (err)
 		return err;
-	if (orfs_cpu32(h->data_len) != (buf ? 0 : count))
-		return -EBADMSG;
 	fd = open_regular(ctx, &q->fh, O_WRONLY, &st);
 	if (fd < 0)
 		return fd;

@@ -27,6 +27,39 @@
  * re-posted before the reply goes out, so a client that sends its next
  * request as soon as it sees the reply always finds a receive posted.
  *
+ * Server-side RDMA (ORFS_IO_REMOTE, the client's O_DIRECT path): the data
+ * is in client memory named by a segment list, and moves through the
+ * staging buffer the request names.
+ *  - WRITE: a chain of RDMA READs (segments -> staging buffer) is posted and
+ *    the request is parked: its receive buffer is not re-posted and a send
+ *    buffer is reserved for its reply.  Only the chain's last READ is
+ *    signaled; its completion executes the request through the normal path
+ *    (the data is in the staging buffer, as for ORFS_IO_GRANT) and sends the
+ *    reply.  Requests received meanwhile run as usual, so a REMOTE WRITE may
+ *    complete after requests that arrived behind it.
+ *  - READ: executed at once (pread into the staging buffer); a chain of
+ *    unsignaled RDMA WRITEs (staging buffer -> segments) goes in the same
+ *    ibv_post_send() as the reply SEND, which RC ordering delivers after
+ *    the data.
+ *  - A failed RDMA READ or WRITE fails the connection like any completion
+ *    error: an RC QP is in the error state after any failed work request,
+ *    so no error reply (EFAULT) could be delivered on it anyway.  The client
+ *    sees the connection drop and retransmits or fails the I/O.
+ *  - At most remote_max REMOTE requests hold RDMA work requests at a time
+ *    (ngrants, fewer if the device's queues are small); a REMOTE request
+ *    beyond that waits on the pending list like one without a send buffer.
+ *    The send queue holds credits+1 SENDs plus remote_max chains of at most
+ *    orfs_io_remote_max_chunks() work requests, and the CQ one entry for
+ *    each receive and each send-queue work request, since a flushed
+ *    unsignaled work request completes too.  So neither can overflow.
+ *  - Send-queue work requests are signaled selectively (sq_sig_all 0):
+ *    SENDs and the last RDMA READ of a chain always, the other RDMA READs
+ *    and all RDMA WRITEs never.  An unsignaled one that fails still
+ *    completes, with a wr_id (WR_ID_RDMA_READ / WR_ID_RDMA_WRITE) that no
+ *    buffer has, and fails the connection.  Its slot in the send queue is
+ *    accounted free when the signaled request after it completes: the
+ *    chain's last READ, or the reply SEND behind the WRITEs.
+ *
  * Teardown: a completion error or a failed post calls rdma_disconnect(); the
  * connection is freed on the DISCONNECTED (or error) cm event, or at
  * shutdown.  A freed connection's memory outlives the current epoll batch
@@ -62,6 +95,13 @@
 #define ORFS_ACK_TIMEOUT	17	/* 4.096us * 2^17 = ~0.5 s */
 #define ORFS_WC_BATCH		32
 #define ORFS_EPOLL_BATCH	32
+
+/*
+ * wr_id of unsignaled RDMA work requests: never a buffer's address.  They
+ * only complete when they fail (or are flushed).
+ */
+#define WR_ID_RDMA_READ		1
+#define WR_ID_RDMA_WRITE	2
 
 /* What an epoll event's data.ptr points at. */
 enum ep_kind {
@@ -102,12 +142,27 @@ struct orfs_dev {
  * @data: ORFS_META_MAX + inline_size bytes inside the connection's MR
  * @len: for a receive, bytes received
  * @is_send: a send buffer (else a receive buffer)
+ * @parked: a receive buffer holding a REMOTE WRITE whose RDMA READ chain
+ *	is in flight (its last READ completes with this buffer's wr_id; its
+ *	receive is not posted meanwhile)
+ * @remote: a send buffer whose reply SEND follows an RDMA WRITE chain of
+ *	@rdma_bytes bytes: its completion frees a REMOTE slot
+ * @rdma_bytes: bytes the chain ahead of this buffer's work request moves
+ * @reply: for a parked receive buffer, the send buffer reserved for its
+ *	reply
+ * @rio: for a receive buffer, the REMOTE request it holds (orfs_io_remote());
+ *	@rio.opcode is 0 for any other message
  */
 struct msgbuf {
-	struct msgbuf	*next;
-	u8		*data;
-	uint32_t	len;
-	bool		is_send;
+	struct msgbuf		*next;
+	u8			*data;
+	uint32_t		len;
+	bool			is_send;
+	bool			parked;
+	bool			remote;
+	uint32_t		rdma_bytes;
+	struct msgbuf		*reply;
+	struct orfs_remote_io	rio;
 };
 
 /**
@@ -134,6 +189,25 @@ struct msgbuf {
  * @requests: requests handled, for the disconnect message
  * @grant_first: first arena slot of the staging buffers granted
  * @ngrants: how many (0: inline I/O only)
+ * @initiator_depth: RDMA READs the server may have outstanding on the QP
+ *	(negotiated at accept; 0 rules out REMOTE WRITEs)
+ * @max_msg: the most bytes one RDMA work request moves (the port's
+ *	max_msg_sz, at most the grant size)
+ * @chunk_max: work requests one REMOTE request can need
+ *	(orfs_io_remote_max_chunks())
+ * @remote_max: REMOTE requests that may hold RDMA work requests at once
+ *	(0: ORFS_IO_REMOTE is not served on this connection)
+ * @remote_busy: REMOTE requests holding them now
+ * @sq_size: send-queue work requests: @nsend + @remote_max * @chunk_max
+ * @chunks: scratch for orfs_io_remote_chunks(), @chunk_max entries
+ * @wr: scratch work requests for one RDMA chain (conn_chain()), @chunk_max
+ * @sge: their scatter/gather entries, @chunk_max
+ * @rdma_read_bytes: bytes the server RDMA-read from the client (REMOTE
+ *	WRITEs), for the disconnect message
+ * @rdma_write_bytes: bytes the server RDMA-wrote to the client (REMOTE
+ *	READs)
+ * @rdma_reads: REMOTE WRITEs whose data arrived
+ * @rdma_writes: REMOTE READs whose data was delivered
  *
  * Only the event-loop thread touches a connection, so it has no lock.
  */
@@ -160,6 +234,19 @@ struct orfs_conn {
 	uint64_t		requests;
 	uint32_t		grant_first;
 	uint32_t		ngrants;
+	uint32_t		initiator_depth;
+	uint32_t		max_msg;
+	uint32_t		chunk_max;
+	uint32_t		remote_max;
+	uint32_t		remote_busy;
+	uint32_t		sq_size;
+	struct orfs_rio_chunk	*chunks;
+	struct ibv_send_wr	*wr;
+	struct ibv_sge		*sge;
+	uint64_t		rdma_read_bytes;
+	uint64_t		rdma_write_bytes;
+	uint64_t		rdma_reads;
+	uint64_t		rdma_writes;
 };
 
 /**
@@ -257,8 +344,70 @@ static int conn_post_recv(struct orfs_conn *conn, struct msgbuf *b)
 	return -ibv_post_recv(conn->id->qp, &wr, &bad);
 }
 
+/**
+ * conn_chain() - build the RDMA work requests of a REMOTE transfer
+ * @conn: the connection; its scratch @wr and @sge are filled
+ * @rio: the request
+ * @count: bytes to move from the start of the staging buffer
+ * @opcode: IBV_WR_RDMA_READ (segments -> staging buffer) or
+ *	IBV_WR_RDMA_WRITE (staging buffer -> segments)
+ *
+ * One work request per chunk (orfs_io_remote_chunks()), linked in order,
+ * unsignaled, with the wr_id of their kind; the last one's next is NULL.
+ * Each has one local SGE: a staging buffer is contiguous in the arena's
+ * registration, so one SGE reaches any part of it whatever the device's
+ * max_sge / max_sge_rd.
+ *
+ * Return: the number of work requests (0 when @count is 0), or -ENOSPC
+ * (cannot happen: @chunks has orfs_io_remote_max_chunks() entries).
+ */
+static int conn_chain(struct orfs_conn *conn, const struct orfs_remote_io *rio,
+		      uint32_t count, enum ibv_wr_opcode opcode)
+{
+	const struct orfs_rio_chunk *c;
+	struct ibv_send_wr *wr;
+	struct ibv_sge *sge;
+	int n, i;
+
+	n = orfs_io_remote_chunks(rio, count, conn->max_msg, conn->chunks,
+				  conn->chunk_max);
+	for (i = 0; i < n; i++) {
+		c = &conn->chunks[i];
+		sge = &conn->sge[i];
+		wr = &conn->wr[i];
+		sge->addr = (uintptr_t)(rio->buf + c->off);
+		sge->length = c->len;
+		sge->lkey = conn->dev->arena_mr->lkey;
+		memset(wr, 0, sizeof(*wr));
+		wr->wr_id = opcode == IBV_WR_RDMA_READ ? WR_ID_RDMA_READ :
+							 WR_ID_RDMA_WRITE;
+		wr->sg_list = sge;
+		wr->num_sge = 1;
+		wr->opcode = opcode;
+		wr->wr.rdma.remote_addr = c->addr;
+		wr->wr.rdma.rkey = c->rkey;
+		wr->next = i + 1 < n ? &conn->wr[i + 1] : NULL;
+	}
+	return n;
+}
+
+/**
+ * conn_post_send() - post a reply, behind an RDMA WRITE chain if any
+ * @conn: the connection
+ * @b: the send buffer holding the reply
+ * @len: bytes of reply
+ * @nchain: work requests conn_chain() left in @conn->wr to go first (0:
+ *	none); the SEND is linked behind them in the same ibv_post_send(), so
+ *	RC ordering delivers the data before the reply
+ *
+ * Only the SEND is signaled.  If posting fails part-way, the work requests
+ * before the failed one are posted: the caller fails the connection, and
+ * they complete as flushed.
+ *
+ * Return: 0 or a negative errno.
+ */
 static int conn_post_send(struct orfs_conn *conn, struct msgbuf *b,
-			  uint32_t len)
+			  uint32_t len, int nchain)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)b->data,
@@ -271,9 +420,13 @@ static int conn_post_send(struct orfs_conn *conn, struct msgbuf *b,
 		.num_sge = 1,
 		.opcode = IBV_WR_SEND,
 		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
+	}, *first = &wr, *bad;
 
-	return -ibv_post_send(conn->id->qp, &wr, &bad);
+	if (nchain > 0) {
+		conn->wr[nchain - 1].next = &wr;
+		first = &conn->wr[0];
+	}
+	return -ibv_post_send(conn->id->qp, first, &bad);
 }
 
 static void send_buf_put(struct orfs_conn *conn, struct msgbuf *b)
@@ -354,6 +507,9 @@ static void conn_release(struct orfs_conn *conn)
 		ibv_dereg_mr(conn->mr);
 	free(conn->mem);
 	free(conn->bufs);
+	free(conn->chunks);
+	free(conn->wr);
+	free(conn->sge);
 	if (conn->ngrants) {
 		orfs_arena_ungrant(srv->cfg.arena, conn->grant_first, conn->ngrants);
 		srv->ngranted--;
@@ -365,7 +521,12 @@ static void conn_release(struct orfs_conn *conn)
 	conn->mr = NULL;
 	conn->mem = NULL;
 	conn->bufs = NULL;
+	conn->chunks = NULL;
+	conn->wr = NULL;
+	conn->sge = NULL;
 	conn->ngrants = 0;
+	conn->remote_max = 0;
+	conn->ctx.remote = false;
 	conn->ctx.grants = 0;
 	conn->ctx.grant_base = NULL;
 	conn->dev = NULL;
@@ -436,20 +597,68 @@ static void conn_fail(struct orfs_conn *conn)
 
 /* ---- request processing ---- */
 
-/**
- * conn_process() - execute one received request and send the reply
- * @conn: the connection (a send buffer must be free)
- * @rb: the receive buffer holding the request
+/*
+ * Can @rb's request start now?  Every request needs a send buffer for its
+ * reply; a REMOTE one also a free REMOTE slot (room in the send queue for
+ * its RDMA chain).
  */
-static void conn_process(struct orfs_conn *conn, struct msgbuf *rb)
+static bool conn_can_run(const struct orfs_conn *conn, const struct msgbuf *rb)
 {
-	struct msgbuf *sb = send_buf_get(conn);
-	uint32_t n;
-	int err;
+	if (!conn->send_free)
+		return false;
+	return !rb->rio.opcode || conn->remote_busy < conn->remote_max;
+}
+
+/**
+ * remote_read_bytes() - how much of a REMOTE READ's data to RDMA-write
+ * @rep: the reply orfs_handle_request() built
+ * @n: its length
+ * @rio: the request
+ *
+ * Return: the reply's count if it is a successful READ reply flagged
+ * ORFS_RF_REMOTE, at most the request's count; else 0 (an error reply,
+ * nothing read).
+ */
+static uint32_t remote_read_bytes(const u8 *rep, uint32_t n,
+				  const struct orfs_remote_io *rio)
+{
+	const struct orfs_hdr *h = (const struct orfs_hdr *)rep;
+	const struct orfs_read_rep *rr = orfs_body(h);
+	uint32_t count;
+
+	if (n < sizeof(*h) + sizeof(*rr) || h->status ||
+	    orfs_cpu16(h->opcode) != ORFS_OP_READ ||
+	    !(orfs_cpu32(rr->flags) & ORFS_RF_REMOTE))
+		return 0;
+	count = orfs_cpu32(rr->count);
+	return count < rio->count ? count : rio->count;
+}
+
+/**
+ * conn_execute() - execute one request and send the reply
+ * @conn: the connection
+ * @rb: the receive buffer holding the request
+ * @sb: the send buffer for the reply (taken off the free list)
+ *
+ * The receive buffer is re-posted before the reply goes out.  A REMOTE
+ * READ's data (left in its staging buffer by the op) is RDMA-written to the
+ * client's segments by a chain posted with the reply; it holds a REMOTE
+ * slot until the reply's SEND completes.
+ */
+static void conn_execute(struct orfs_conn *conn, struct msgbuf *rb,
+			 struct msgbuf *sb)
+{
+	bool remote_read = rb->rio.opcode == ORFS_OP_READ;
+	struct orfs_remote_io rio;
+	uint32_t n, bytes = 0;
+	int err, nchain = 0;
 
 	n = orfs_handle_request(&conn->ctx, rb->data, rb->len, sb->data,
 				conn->buf_size);
 	conn->requests++;
+	if (remote_read)
+		rio = rb->rio;	/* the receive buffer is about to be reused */
+	rb->rio.opcode = 0;
 	err = conn_post_recv(conn, rb);
 	if (err) {
 		log_warn("%s: cannot re-post a receive: %s", conn->peer,
@@ -462,21 +671,125 @@ static void conn_process(struct orfs_conn *conn, struct msgbuf *rb)
 		send_buf_put(conn, sb);
 		return;
 	}
-	err = conn_post_send(conn, sb, n);
+	if (remote_read)
+		bytes = remote_read_bytes(sb->data, n, &rio);
+	if (bytes)
+		nchain = conn_chain(conn, &rio, bytes, IBV_WR_RDMA_WRITE);
+	if (nchain < 0) {
+		log_err("%s: RDMA chain does not fit its work requests", conn->peer);
+		send_buf_put(conn, sb);
+		conn_fail(conn);
+		return;
+	}
+	sb->remote = nchain > 0;
+	sb->rdma_bytes = nchain > 0 ? bytes : 0;
+	if (sb->remote)
+		conn->remote_busy++;
+	err = conn_post_send(conn, sb, n, nchain);
 	if (err) {
 		log_warn("%s: cannot post a reply: %s", conn->peer,
 			 strerror(-err));
+		if (sb->remote)
+			conn->remote_busy--;
+		sb->remote = false;
 		send_buf_put(conn, sb);
 		conn_fail(conn);
 	}
 }
 
-/* Run queued requests while send buffers are free. */
+/**
+ * conn_park_write() - start a REMOTE WRITE: fetch its data, park it
+ * @conn: the connection (a send buffer and a REMOTE slot are free)
+ * @rb: the receive buffer holding the request (orfs_io_remote() said yes)
+ *
+ * Posts the RDMA READ chain that copies the client's segments into the
+ * staging buffer, its last READ signaled with @rb's wr_id, and reserves a
+ * send buffer for the reply.  @rb is not re-posted until the request has
+ * run (conn_write_fetched()).
+ */
+static void conn_park_write(struct orfs_conn *conn, struct msgbuf *rb)
+{
+	struct msgbuf *sb = send_buf_get(conn);
+	struct ibv_send_wr *bad, *last;
+	int n, err;
+
+	n = conn_chain(conn, &rb->rio, rb->rio.count, IBV_WR_RDMA_READ);
+	if (n <= 0) {
+		log_err("%s: RDMA chain does not fit its work requests", conn->peer);
+		send_buf_put(conn, sb);
+		conn_fail(conn);
+		return;
+	}
+	last = &conn->wr[n - 1];
+	last->wr_id = (uintptr_t)rb;
+	last->send_flags = IBV_SEND_SIGNALED;
+	rb->reply = sb;
+	rb->parked = true;
+	rb->rdma_bytes = rb->rio.count;
+	conn->remote_busy++;
+	err = ibv_post_send(conn->id->qp, conn->wr, &bad);
+	if (err) {
+		log_warn("%s: cannot post RDMA READs: %s", conn->peer,
+			 strerror(err));
+		rb->parked = false;
+		rb->reply = NULL;
+		conn->remote_busy--;
+		send_buf_put(conn, sb);
+		conn_fail(conn);
+	}
+}
+
+/**
+ * conn_write_fetched() - a parked REMOTE WRITE's RDMA READ chain completed
+ * @conn: the connection
+ * @rb: the parked receive buffer
+ * @wc: the completion of the chain's last READ
+ *
+ * On success the data is in the staging buffer: the request runs through
+ * the normal path into the send buffer reserved for it.  A failure (a bad
+ * rkey or address from the client, or a flush) fails the connection; see
+ * the comment at the top of the file for why no error reply is sent.
+ */
+static void conn_write_fetched(struct orfs_conn *conn, struct msgbuf *rb,
+			       const struct ibv_wc *wc)
+{
+	struct msgbuf *sb = rb->reply;
+
+	rb->parked = false;
+	rb->reply = NULL;
+	conn->remote_busy--;
+	if (wc->status != IBV_WC_SUCCESS) {
+		send_buf_put(conn, sb);
+		if (wc->status != IBV_WC_WR_FLUSH_ERR)
+			log_warn("%s: RDMA READ of a WRITE's data from the client failed: %s",
+				 conn->peer, ibv_wc_status_str(wc->status));
+		conn_fail(conn);
+		return;
+	}
+	if (conn->state > CONN_ESTABLISHED) {
+		send_buf_put(conn, sb);
+		return;		/* disconnecting: drop the request */
+	}
+	conn->rdma_read_bytes += rb->rdma_bytes;
+	conn->rdma_reads++;
+	conn_execute(conn, rb, sb);
+}
+
+/* Start one request whose resources conn_can_run() found free. */
+static void conn_process(struct orfs_conn *conn, struct msgbuf *rb)
+{
+	if (rb->rio.opcode == ORFS_OP_WRITE)
+		conn_park_write(conn, rb);
+	else
+		conn_execute(conn, rb, send_buf_get(conn));
+}
+
+/* Run queued requests, in order, while what they need is free. */
 static void conn_run_pending(struct orfs_conn *conn)
 {
 	struct msgbuf *rb;
 
-	while (conn->pend_head && conn->send_free &&
+	while (conn->pend_head && conn_can_run(conn, conn->pend_head) &&
 	       conn->state <= CONN_ESTABLISHED) {
 		rb = conn->pend_head;
 		conn->pend_head = rb->next;
@@ -492,7 +805,9 @@ static void conn_recv_done(struct orfs_conn *conn, struct msgbuf *rb,
 {
 	rb->len = len;
 	rb->next = NULL;
-	if (conn->pend_head || !conn->send_free) {
+	if (!orfs_io_remote(&conn->ctx, rb->data, len, &rb->rio))
+		rb->rio.opcode = 0;
+	if (conn->pend_head || !conn_can_run(conn, rb)) {
 		if (conn->pend_tail)
 			conn->pend_tail->next = rb;
 		else
@@ -503,24 +818,68 @@ static void conn_recv_done(struct orfs_conn *conn, struct msgbuf *rb,
 	conn_process(conn, rb);
 }
 
-/* Handle one work completion. */
-static void conn_wc(struct orfs_conn *conn, const struct ibv_wc *wc)
+/* A reply SEND completed: free its buffer and whatever its chain held. */
+static void conn_send_done(struct orfs_conn *conn, struct msgbuf *sb,
+			   const struct ibv_wc *wc)
 {
-	struct msgbuf *b = (struct msgbuf *)(uintptr_t)wc->wr_id;
-
+	if (sb->remote) {
+		conn->remote_busy--;
+		if (wc->status == IBV_WC_SUCCESS) {
+			conn->rdma_write_bytes += sb->rdma_bytes;
+			conn->rdma_writes++;
+		}
+		sb->remote = false;
+	}
+	send_buf_put(conn, sb);
 	if (wc->status != IBV_WC_SUCCESS) {
-		if (b->is_send)
-			send_buf_put(conn, b);
 		if (wc->status != IBV_WC_WR_FLUSH_ERR)
-			log_warn("%s: %s completion failed: %s", conn->peer,
-				 b->is_send ? "send" : "receive",
+			log_warn("%s: send completion failed: %s", conn->peer,
 				 ibv_wc_status_str(wc->status));
 		conn_fail(conn);
 		return;
 	}
+	conn_run_pending(conn);
+}
+
+/*
+ * An unsignaled RDMA READ or WRITE completed, which only happens when it
+ * failed or was flushed: the QP is in the error state.
+ */
+static void conn_rdma_failed(struct orfs_conn *conn, const struct ibv_wc *wc)
+{
+	if (wc->status != IBV_WC_WR_FLUSH_ERR)
+		log_warn("%s: RDMA %s the client failed: %s", conn->peer,
+			 wc->wr_id == WR_ID_RDMA_READ ? "READ from" : "WRITE to",
+			 ibv_wc_status_str(wc->status));
+	conn_fail(conn);
+}
+
+/*
+ * Handle one work completion.  Its kind comes from the wr_id alone: on an
+ * error completion the opcode is undefined.
+ */
+static void conn_wc(struct orfs_conn *conn, const struct ibv_wc *wc)
+{
+	struct msgbuf *b = (struct msgbuf *)(uintptr_t)wc->wr_id;
+
+	if (wc->wr_id == WR_ID_RDMA_READ || wc->wr_id == WR_ID_RDMA_WRITE) {
+		conn_rdma_failed(conn, wc);
+		return;
+	}
 	if (b->is_send) {
-		send_buf_put(conn, b);
+		conn_send_done(conn, b, wc);
+		return;
+	}
+	if (b->parked) {
+		conn_write_fetched(conn, b, wc);
 		conn_run_pending(conn);
+		return;
+	}
+	if (wc->status != IBV_WC_SUCCESS) {
+		if (wc->status != IBV_WC_WR_FLUSH_ERR)
+			log_warn("%s: receive completion failed: %s", conn->peer,
+				 ibv_wc_status_str(wc->status));
+		conn_fail(conn);
 		return;
 	}
 	if (conn->state > CONN_ESTABLISHED)
@@ -581,23 +940,49 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
+/*
+ * RDMA READs the server may have outstanding as the initiator: the client's
+ * responder resources, bounded by the device and ORFS_RD_ATOM_MAX.
+ */
+static uint32_t initiator_depth(const struct rdma_conn_param *req_param,
+				const struct ibv_device_attr *attr)
+{
+	return min_u32(min_u32(req_param->responder_resources,
+			       (uint32_t)attr->max_qp_init_rd_atom),
+		       ORFS_RD_ATOM_MAX);
+}
+
 /**
- * conn_size() - choose credits and buffer sizes for a new connection
+ * conn_size() - choose credits, buffer and queue sizes for a new connection
  * @srv: the server
- * @conn: the connection to size
+ * @conn: the connection to size, its staging buffers already granted and
+ *	@initiator_depth set
  * @req: the client's connect request
  * @attr: the device's limits
+ * @max_msg_sz: the port's largest message (0: unknown, no limit)
  *
  * credits = min(client's ask, --credits, ORFS_CREDITS_MAX), further limited
  * so credits+1 work requests fit the device's queues; a client asking 0
  * gets --credits.
+ *
+ * Then server-side RDMA (ORFS_IO_REMOTE): each REMOTE request in flight
+ * may need chunk_max RDMA work requests in the send queue, and every send
+ * queue work request a CQ entry (a flushed unsignaled one completes too).
+ * remote_max = the grants (a client never has more REMOTE requests in
+ * flight than staging buffers), fewer if the device's max_qp_wr or
+ * max_cqe cannot hold that many chains next to the credits+1 replies; 0
+ * (no grants, no RDMA READ initiator depth, or no room) means REMOTE
+ * requests are refused with EOPNOTSUPP.
+ *
+ * The send queue is then credits+1 + remote_max * chunk_max work requests,
+ * the CQ credits+1 more than that.
  */
 static int conn_size(struct orfs_server *srv, struct orfs_conn *conn,
 		     const struct orfs_conn_req *req,
-		     const struct ibv_device_attr *attr)
+		     const struct ibv_device_attr *attr, uint32_t max_msg_sz)
 {
 	uint32_t credits = orfs_cpu16(req->credits);
-	uint32_t dev_max;
+	uint32_t dev_max, qp_room, cq_room;
 
 	if (!credits)
 		credits = srv->cfg.credits;
@@ -613,6 +998,24 @@ static int conn_size(struct orfs_server *srv, struct orfs_conn *conn,
 	conn->nrecv = credits + 1;
 	conn->nsend = credits + 1;
 	conn->buf_size = ORFS_META_MAX + conn->ctx.inline_size;
+
+	conn->remote_max = 0;
+	if (conn->ngrants && conn->initiator_depth) {
+		conn->max_msg = conn->ctx.grant_size;
+		if (max_msg_sz && max_msg_sz < conn->max_msg)
+			conn->max_msg = max_msg_sz;
+		conn->chunk_max = orfs_io_remote_max_chunks(conn->ctx.grant_size,
+							    conn->max_msg);
+		qp_room = (uint32_t)attr->max_qp_wr - conn->nsend;
+		cq_room = (uint32_t)attr->max_cqe - conn->nsend - conn->nrecv;
+		conn->remote_max = min_u32(conn->ngrants,
+					   min_u32(qp_room, cq_room) / conn->chunk_max);
+		if (!conn->remote_max)
+			log_warn("%s: device queues too small for server-side RDMA; O_DIRECT requests are refused",
+				 conn->peer);
+	}
+	conn->ctx.remote = conn->remote_max > 0;
+	conn->sq_size = conn->nsend + conn->remote_max * conn->chunk_max;
 	return 0;
 }
 
@@ -712,6 +1115,10 @@ static void devs_free(struct orfs_server *srv)
  * conn_setup() - build the verbs resources of a new connection
  * @conn: the connection, sized by conn_size()
  *
+ * The CQ has an entry for every receive and every send-queue work request
+ * (conn_size()), the QP @sq_size send work requests with one SGE each and
+ * selective signaling.
+ *
  * On failure the caller releases what was built with conn_release().
  *
  * Return: 0 or a negative errno.
@@ -730,7 +1137,7 @@ static int conn_setup(struct orfs_conn *conn)
 	err = set_nonblock(conn->ch->fd);
 	if (err)
 		return err;
-	conn->cq = ibv_create_cq(id->verbs, (int)(conn->nrecv + conn->nsend),
+	conn->cq = ibv_create_cq(id->verbs, (int)(conn->nrecv + conn->sq_size),
 				 conn, conn->ch, 0);
 	if (!conn->cq)
 		return errno ? -errno : -ENOMEM;
@@ -741,13 +1148,20 @@ static int conn_setup(struct orfs_conn *conn)
 	qa.send_cq = conn->cq;
 	qa.recv_cq = conn->cq;
 	qa.qp_type = IBV_QPT_RC;
-	qa.sq_sig_all = 1;
-	qa.cap.max_send_wr = conn->nsend;
+	qa.sq_sig_all = 0;	/* see "Server-side RDMA" at the top */
+	qa.cap.max_send_wr = conn->sq_size;
 	qa.cap.max_recv_wr = conn->nrecv;
-	qa.cap.max_send_sge = 1;
+	qa.cap.max_send_sge = 1;	/* one SGE per work request suffices */
 	qa.cap.max_recv_sge = 1;
 	if (rdma_create_qp(id, conn->dev->pd, &qa))
 		return errno ? -errno : -ENOMEM;
+	if (conn->remote_max) {
+		conn->chunks = calloc(conn->chunk_max, sizeof(*conn->chunks));
+		conn->wr = calloc(conn->chunk_max, sizeof(*conn->wr));
+		conn->sge = calloc(conn->chunk_max, sizeof(*conn->sge));
+		if (!conn->chunks || !conn->wr || !conn->sge)
+			return -ENOMEM;
+	}
 
 	err = conn_alloc_bufs(conn);
 	if (err)
@@ -796,9 +1210,8 @@ static int conn_accept(struct orfs_conn *conn, uint16_t version,
 	p.responder_resources = (uint8_t)min_u32(min_u32(req_param->initiator_depth,
 							 (uint32_t)attr->max_qp_rd_atom),
 						 ORFS_RD_ATOM_MAX);
-	p.initiator_depth = (uint8_t)min_u32(min_u32(req_param->responder_resources,
-						     (uint32_t)attr->max_qp_init_rd_atom),
-					     ORFS_RD_ATOM_MAX);
+	/* > 0 whenever REMOTE WRITEs are served (conn_size()). */
+	p.initiator_depth = (uint8_t)conn->initiator_depth;
 	p.retry_count = 7;
 	p.rnr_retry_count = 7;	/* 7 = retry forever on RNR */
 	if (rdma_accept(conn->id, &p))
@@ -824,6 +1237,7 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 			       const struct orfs_conn_req *pdata, uint32_t plen)
 {
 	struct ibv_device_attr attr;
+	struct ibv_port_attr pattr;
 	struct orfs_conn *conn;
 	char peer[sizeof(conn->peer)];
 	uint16_t version = 0;
@@ -865,7 +1279,8 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 	conn->ctx.peer = conn->peer;
 	id->context = conn;
 
-	if (ibv_query_device(id->verbs, &attr)) {
+	if (ibv_query_device(id->verbs, &attr) ||
+	    ibv_query_port(id->verbs, id->port_num, &pattr)) {
 		err = -EIO;
 		goto fail;
 	}
@@ -874,12 +1289,13 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 		err = -ENOMEM;
 		goto fail;
 	}
-	err = conn_size(srv, conn, pdata, &attr);
+	conn->initiator_depth = initiator_depth(req_param, &attr);
+	conn_grant(srv, conn, pdata);
+	err = conn_size(srv, conn, pdata, &attr, pattr.max_msg_sz);
 	if (!err)
 		err = conn_setup(conn);
 	if (err)
 		goto fail;
-	conn_grant(srv, conn, pdata);
 	err = conn_accept(conn, version, req_param, &attr);
 	if (err) {
 		log_warn("%s: rdma_accept: %s", peer, strerror(-err));
@@ -890,9 +1306,10 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 	conn->next = srv->conns;
 	srv->conns = conn;
 	srv->nconns++;
-	log_debug("%s: accepted (version %u, credits %u, inline %u, %u staging buffers, client id %016llx)",
+	log_debug("%s: accepted (version %u, credits %u, inline %u, %u staging buffers, client id %016llx, %u server RDMA requests at once, send queue %u, RDMA READ depth %u)",
 		  peer, version, conn->ctx.credits, conn->ctx.inline_size,
-		  conn->ngrants, (unsigned long long)conn->ctx.client_id);
+		  conn->ngrants, (unsigned long long)conn->ctx.client_id,
+		  conn->remote_max, conn->sq_size, conn->initiator_depth);
 	return;
 
 fail:
@@ -947,6 +1364,13 @@ static void cm_event(struct orfs_server *srv, const struct rdma_cm_event *ev,
 			break;
 		log_info("%s: disconnected after %llu requests", conn->peer,
 			 (unsigned long long)conn->requests);
+		if (conn->rdma_reads || conn->rdma_writes)
+			log_debug("%s: server RDMA: %llu bytes read from the client for %llu WRITEs, %llu bytes written to it for %llu READs",
+				  conn->peer,
+				  (unsigned long long)conn->rdma_read_bytes,
+				  (unsigned long long)conn->rdma_reads,
+				  (unsigned long long)conn->rdma_write_bytes,
+				  (unsigned long long)conn->rdma_writes);
 		log_drc_stats(srv);
 		rdma_disconnect(conn->id);	/* complete our side; may fail */
 		conn_close(conn);

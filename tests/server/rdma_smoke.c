@@ -13,7 +13,15 @@
  * READLINK, LINK, RENAME, COMMIT, SETXATTR, GETXATTR, LISTXATTR and
  * REMOVEXATTR of a trusted.* attribute (works on any filesystem with
  * xattrs, tmpfs included, since orfsd runs as root), a retransmitted
- * UNLINK answered from the duplicate-request cache, and cleanup.  All connections carry the same
+ * UNLINK answered from the duplicate-request cache, and cleanup.  With
+ * staging buffers granted (every connection asks for them), O_DIRECT-style
+ * I/O where orfsd moves the data itself (ORFS_IO_REMOTE): a REMOTE WRITE of
+ * a whole staging buffer from 16 scattered segments of a registered
+ * buffer, read back by a REMOTE READ into 3 others and by inline READs, a
+ * short REMOTE READ at EOF, and a pipeline of REMOTE WRITEs and READs, one
+ * per staging buffer.  After all connections, a REMOTE WRITE naming a bad
+ * rkey on a connection of its own: that connection fails, and the server
+ * must go on serving new ones.  All connections carry the same
  * client id, so with two or more a CREATE of connection 0 retransmitted on
  * connection 1 (a reconnect) must get connection 0's reply.  Then a
  * connect with an unsupported version, which must be rejected with
@@ -43,6 +51,9 @@
 #define ASK_INLINE	4096
 #define TIMEOUT_MS	5000
 #define MAX_CONNS	64
+#define ASK_IO_SIZE	(1U << 20)	/* staging buffers of at least this */
+#define SEG_GAP		4096U		/* bytes between segments */
+#define PIPE_MAX	8U		/* REMOTE requests in flight at once */
 
 struct client {
 	struct rdma_event_channel	*ch;
@@ -188,6 +199,7 @@ static void conn_req_init(struct orfs_conn_req *r, uint16_t lo, uint16_t hi)
 	r->inline_size = orfs_le32(ASK_INLINE);
 	r->credits = orfs_le16(ASK_CREDITS);
 	r->max_sge = orfs_le16(1);
+	r->io_size = orfs_le32(ASK_IO_SIZE);
 	r->client_id = orfs_le64(client_id);
 }
 
@@ -480,6 +492,369 @@ static void exercise_xattr(struct client *c, int ci, const struct orfs_fh *file,
 	    ci, st);
 }
 
+/* ---- ORFS_IO_REMOTE: the server moves the data ---- */
+
+/**
+ * struct dio - a registered buffer the server may RDMA-read and write
+ * @mr: its registration (remote read and write)
+ * @mem: @size bytes; the write source first, the read target after it
+ * @size: bytes
+ * @half: bytes of each half
+ */
+struct dio {
+	struct ibv_mr	*mr;
+	uint8_t		*mem;
+	size_t		size;
+	size_t		half;
+};
+
+static int dio_init(struct client *c, struct dio *d, uint32_t count)
+{
+	d->half = count + (size_t)ORFS_RSEG_MAX * SEG_GAP;
+	d->size = 2 * d->half;
+	d->mem = aligned_alloc(4096, (d->size + 4095) & ~(size_t)4095);
+	if (!d->mem)
+		return -ENOMEM;
+	memset(d->mem, 0, d->size);
+	d->mr = ibv_reg_mr(c->pd, d->mem, d->size, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
+	if (!d->mr) {
+		free(d->mem);
+		return -errno;
+	}
+	return 0;
+}
+
+static void dio_fini(struct dio *d)
+{
+	if (d->mr)
+		ibv_dereg_mr(d->mr);
+	free(d->mem);
+}
+
+/*
+ * Cut @count bytes at @base (inside @d) into @nseg segments of uneven
+ * lengths with SEG_GAP bytes between them: @count + @nseg * SEG_GAP bytes.
+ */
+static void split(const struct dio *d, uint8_t *base, uint32_t count,
+		  uint32_t nseg, struct orfs_rseg *seg)
+{
+	uint32_t i, left = count, len, each = count / nseg;
+	uint8_t *p = base;
+
+	for (i = 0; i < nseg; i++) {
+		/* uneven: alternately a bit shorter and a bit longer */
+		len = i + 1 == nseg ? left : each - (i % 2 ? 0 : each / 3) +
+					     (i % 2 ? each / 3 : 0);
+		if (len > left - (nseg - i - 1))
+			len = left - (nseg - i - 1);
+		if (!len)
+			len = 1;
+		seg[i].addr = orfs_le64((uint64_t)(uintptr_t)p);
+		seg[i].rkey = orfs_le32(d->mr->rkey);
+		seg[i].len = orfs_le32(len);
+		p += len + SEG_GAP;
+		left -= len;
+	}
+}
+
+/* Copy the data @seg describes out of the client's memory into @out. */
+static void gather(const struct orfs_rseg *seg, uint32_t nseg, uint8_t *out)
+{
+	uint32_t i;
+
+	for (i = 0; i < nseg; i++) {
+		memcpy(out, (const void *)(uintptr_t)orfs_cpu64(seg[i].addr),
+		       orfs_cpu32(seg[i].len));
+		out += orfs_cpu32(seg[i].len);
+	}
+}
+
+/* Scatter @in into the client memory @seg describes. */
+static void scatter(const struct orfs_rseg *seg, uint32_t nseg, const uint8_t *in)
+{
+	uint32_t i;
+
+	for (i = 0; i < nseg; i++) {
+		memcpy((void *)(uintptr_t)orfs_cpu64(seg[i].addr), in,
+		       orfs_cpu32(seg[i].len));
+		in += orfs_cpu32(seg[i].len);
+	}
+}
+
+/* A REMOTE READ or WRITE in send slot @slot. */
+static uint64_t remote_req(struct client *c, uint32_t slot, uint16_t op,
+			   const struct orfs_fh *fh, uint64_t off,
+			   uint32_t count, uint32_t grant,
+			   const struct orfs_rseg *seg, uint32_t nseg)
+{
+	struct orfs_io_req *q;
+	uint64_t xid;
+
+	q = req_start(c, slot, op, sizeof(*q) + nseg * sizeof(*seg), &xid);
+	q->fh = *fh;
+	q->offset = orfs_le64(off);
+	q->count = orfs_le32(count);
+	q->flags = orfs_le32(ORFS_IO_GRANT | ORFS_IO_REMOTE);
+	q->grant = orfs_le32(grant);
+	memcpy(q + 1, seg, nseg * sizeof(*seg));
+	return xid;
+}
+
+static uint8_t pat(uint32_t i, int ci)
+{
+	return (uint8_t)(i * 31 + i / 4093 + (uint32_t)ci * 7 + 1);
+}
+
+/* Inline READs of @count bytes at @off match pat() from index @start. */
+static bool inline_matches(struct client *c, const struct orfs_fh *fh,
+			   uint64_t off, uint32_t start, uint32_t count, int ci,
+			   uint8_t *out)
+{
+	const struct orfs_hdr *rh = (const struct orfs_hdr *)out;
+	uint32_t done = 0, n, i;
+	struct orfs_io_req *q;
+	uint64_t xid;
+
+	while (done < count) {
+		n = count - done < c->inline_size ? count - done : c->inline_size;
+		q = req_start(c, 0, ORFS_OP_READ, sizeof(*q), &xid);
+		q->fh = *fh;
+		q->offset = orfs_le64(off + done);
+		q->count = orfs_le32(n);
+		if (call(c, xid, msg_len(c, 0), out) ||
+		    orfs_cpu32(rh->data_len) != n)
+			return false;
+		for (i = 0; i < n; i++)
+			if (((const uint8_t *)orfs_data(rh))[i] !=
+			    pat(start + done + i, ci))
+				return false;
+		done += n;
+	}
+	return true;
+}
+
+/*
+ * Several REMOTE requests in flight at once, one per staging buffer (@n of
+ * them, each of @each bytes at @each * i, inside a file already longer
+ * than that): all WRITEs first, then all READs.  Returns true if every
+ * reply was right and the data came back.
+ */
+static bool remote_pipeline(struct client *c, struct dio *d,
+			    const struct orfs_fh *fh, uint32_t n,
+			    uint32_t each, int ci)
+{
+	struct orfs_rseg seg[PIPE_MAX][2];
+	uint64_t xids[PIPE_MAX];
+	uint8_t *want = malloc((size_t)n * each);
+	uint8_t *got = malloc((size_t)n * each);
+	uint32_t i, k, idx, len, got_n;
+	bool ok = want && got && n <= PIPE_MAX;
+	int pass;
+
+	for (i = 0; ok && i < (size_t)n * each; i++)
+		want[i] = pat(i, ci + 5);
+	for (pass = 0; ok && pass < 2; pass++) {
+		uint16_t op = pass ? ORFS_OP_READ : ORFS_OP_WRITE;
+
+		for (i = 0; i < n; i++) {
+			uint8_t *base = d->mem + (pass ? d->half : 0) +
+					(size_t)i * (each + 2 * SEG_GAP);
+
+			/* two halves of each request, far apart */
+			split(d, base, each, 2, seg[i]);
+			if (!pass)
+				scatter(seg[i], 2, want + (size_t)i * each);
+			xids[i] = remote_req(c, i, op, fh, (uint64_t)i * each,
+					     each, i, seg[i], 2);
+			if (post_send(c, i, msg_len(c, i)))
+				ok = false;
+		}
+		for (got_n = 0; ok && got_n < n; got_n++) {
+			const struct orfs_hdr *h;
+
+			if (wait_recv(c, &idx, &len, TIMEOUT_MS)) {
+				ok = false;
+				break;
+			}
+			h = (const struct orfs_hdr *)recv_buf(c, idx);
+			for (k = 0; k < n && xids[k] != orfs_cpu64(h->xid); k++)
+				;
+			if (k == n || orfs_hdr_check(h, len, 1) || h->status ||
+			    orfs_cpu32(((const struct orfs_read_rep *)
+					(h + 1))->count) != each)
+				ok = false;
+			/* the file is longer: RF_EOF is never expected */
+			if (ok && pass && orfs_cpu32(((const struct orfs_read_rep *)
+						      (h + 1))->flags) !=
+					  ORFS_RF_REMOTE)
+				ok = false;
+			if (k < n)
+				xids[k] = 0;
+			post_recv(c, idx);
+		}
+	}
+	for (i = 0; ok && i < n; i++)
+		gather(seg[i], 2, got + (size_t)i * each);
+	if (ok && memcmp(want, got, (size_t)n * each))
+		ok = false;
+	free(want);
+	free(got);
+	return ok;
+}
+
+/*
+ * O_DIRECT as orfs.ko does it: the data stays in registered client memory
+ * and the server RDMA-reads (WRITE) or RDMA-writes (READ) it, in file
+ * "direct" of @dir.
+ */
+static void exercise_direct(struct client *c, int ci, const struct orfs_fh *dir,
+			    uint8_t *out)
+{
+	const struct orfs_hdr *rh = (const struct orfs_hdr *)out;
+	const struct orfs_read_rep *rr = rep_body(out);
+	uint32_t grants = orfs_cpu16(c->rep.grants);
+	uint32_t gsize = orfs_cpu32(c->rep.grant_size), i, n, each;
+	struct orfs_rseg seg[ORFS_RSEG_MAX];
+	uint8_t *want = NULL, *got = NULL;
+	struct orfs_fh file;
+	struct dio d = { 0 };
+	uint64_t xid;
+	int st;
+
+	if (!grants) {
+		tap(ci != 0, "conn %d: no staging buffers granted%s", ci,
+		    ci ? " # SKIP REMOTE I/O" : "");
+		return;
+	}
+	xid = create_req(c, ORFS_OP_CREATE, dir, "direct", 0644, ORFS_CR_EXCL, NULL);
+	st = call(c, xid, msg_len(c, 0), out);
+	if (st || dio_init(c, &d, gsize)) {
+		tap(false, "conn %d: CREATE direct, register a buffer (%d)", ci, st);
+		return;
+	}
+	file = ((const struct orfs_lookup_rep *)rep_body(out))->fh;
+	want = malloc(gsize);
+	got = malloc(gsize);
+	if (!want || !got)
+		goto out;
+	for (i = 0; i < gsize; i++)
+		want[i] = pat(i, ci);
+
+	/* A whole staging buffer from 16 scattered segments, at offset 100. */
+	split(&d, d.mem, gsize, ORFS_RSEG_MAX, seg);
+	scatter(seg, ORFS_RSEG_MAX, want);
+	xid = remote_req(c, 0, ORFS_OP_WRITE, &file, 100, gsize, 0, seg,
+			 ORFS_RSEG_MAX);
+	st = call(c, xid, msg_len(c, 0), out);
+	tap(st == 0 && orfs_cpu32(((const struct orfs_write_rep *)
+				   rep_body(out))->count) == gsize &&
+	    orfs_cpu64(((const struct orfs_write_rep *)rep_body(out))->attr.size) ==
+	    100 + (uint64_t)gsize,
+	    "conn %d: REMOTE WRITE of %u bytes from %u segments (%d)", ci,
+	    gsize, ORFS_RSEG_MAX, st);
+	tap(st == 0 &&
+	    inline_matches(c, &file, 100, 0, 3 * c->inline_size + 5, ci, out) &&
+	    inline_matches(c, &file, 100 + (uint64_t)gsize - 5000, gsize - 5000,
+			   5000, ci, out),
+	    "conn %d: inline READs see the REMOTE WRITE's data", ci);
+
+	/* Back by REMOTE READ into 3 segments of the other half. */
+	split(&d, d.mem + d.half, gsize, 3, seg);
+	xid = remote_req(c, 0, ORFS_OP_READ, &file, 100, gsize,
+			 grants > 1 ? 1 : 0, seg, 3);
+	st = call(c, xid, msg_len(c, 0), out);
+	gather(seg, 3, got);
+	tap(st == 0 && orfs_cpu32(rr->count) == gsize &&
+	    orfs_cpu32(rr->flags) == (ORFS_RF_REMOTE | ORFS_RF_EOF) &&
+	    rh->data_len == 0 && !memcmp(got, want, gsize),
+	    "conn %d: REMOTE READ of %u bytes into 3 segments, RF_REMOTE|EOF, same data (%d, flags %#x)",
+	    ci, gsize, st, st ? 0 : orfs_cpu32(rr->flags));
+
+	/* A short REMOTE READ at EOF: only what exists lands. */
+	memset(d.mem + d.half, 0xee, 4096);
+	split(&d, d.mem + d.half, 4096, 1, seg);
+	xid = remote_req(c, 0, ORFS_OP_READ, &file, 100 + (uint64_t)gsize - 10,
+			 4096, 0, seg, 1);
+	st = call(c, xid, msg_len(c, 0), out);
+	tap(st == 0 && orfs_cpu32(rr->count) == 10 &&
+	    (orfs_cpu32(rr->flags) & ORFS_RF_EOF) &&
+	    !memcmp(d.mem + d.half, want + gsize - 10, 10) &&
+	    d.mem[d.half + 10] == 0xee,
+	    "conn %d: short REMOTE READ at EOF moves 10 bytes only (%d)", ci, st);
+
+	/* One REMOTE request per staging buffer in flight at once. */
+	each = gsize < 65536 + 24 ? gsize : 65536 + 24;
+	n = grants < PIPE_MAX ? grants : PIPE_MAX;
+	if (n > c->credits)
+		n = c->credits;
+	if (n > d.half / (each + 2 * SEG_GAP))
+		n = (uint32_t)(d.half / (each + 2 * SEG_GAP));
+	tap(remote_pipeline(c, &d, &file, n, each, ci),
+	    "conn %d: %u pipelined REMOTE WRITEs of %u bytes, then READs", ci,
+	    n, each);
+out:
+	free(want);
+	free(got);
+	dio_fini(&d);
+	xid = name_req(c, ORFS_OP_UNLINK, dir, "direct");
+	st = call(c, xid, msg_len(c, 0), out);
+	tap(st == 0, "conn %d: UNLINK direct (%d)", ci, st);
+}
+
+/*
+ * A REMOTE WRITE naming an rkey the client never made: the server's RDMA
+ * READ fails, and with it the connection (no reply can come back on an RC
+ * QP in the error state).  The server must keep serving others.
+ */
+static void bad_rkey(const char *host, const char *port, const struct orfs_fh *root)
+{
+	struct client c;
+	struct orfs_rseg seg;
+	struct dio d = { 0 };
+	uint8_t *out = NULL;
+	uint64_t xid;
+	int err, st = 0;
+
+	err = client_setup(&c, host, port);
+	if (!err)
+		err = client_connect(&c, 1, 1, NULL);
+	if (!err && !c.rep.grants)
+		err = -ENOSPC;
+	if (!err)
+		err = dio_init(&c, &d, 4096);
+	out = malloc(c.buf_size ? c.buf_size : 1);
+	if (err || !out) {
+		tap(false, "bad rkey: set up a connection (%d)", err);
+		goto done;
+	}
+	split(&d, d.mem, 4096, 1, &seg);
+	seg.rkey = orfs_le32(d.mr->rkey ^ 0x5a5a5a00U);
+	/* The root directory as the file: the RDMA READ comes first. */
+	xid = remote_req(&c, 0, ORFS_OP_WRITE, root, 0, 4096, 0, &seg, 1);
+	st = call(&c, xid, msg_len(&c, 0), out);
+	tap(st < 0, "REMOTE WRITE with a bad rkey: no reply, the connection fails (%d)",
+	    st);
+done:
+	dio_fini(&d);
+	free(out);
+	client_destroy(&c, false);
+
+	memset(&c, 0, sizeof(c));
+	err = client_setup(&c, host, port);
+	if (!err)
+		err = client_connect(&c, 1, 1, NULL);
+	out = malloc(c.buf_size ? c.buf_size : 1);
+	if (!err && out) {
+		req_start(&c, 0, ORFS_OP_NULL, 0, &xid);
+		st = call(&c, xid, msg_len(&c, 0), out);
+	}
+	tap(!err && out && st == 0, "server still serves after a bad rkey (%d, %d)",
+	    err, st);
+	free(out);
+	client_destroy(&c, false);
+}
+
 /*
  * The data and namespace operations, in a directory of this connection's
  * own under @root.
@@ -561,6 +936,7 @@ static void exercise_rw(struct client *c, int ci, const struct orfs_fh *root,
 		tap(st == 0, "conn %d: COMMIT (%d)", ci, st);
 	}
 	exercise_xattr(c, ci, &file, out);
+	exercise_direct(c, ci, &dir, out);
 	/* SYMLINK + READLINK. */
 	xid = create_req(c, ORFS_OP_SYMLINK, &dir, "l", 0777, 0, "../../outside");
 	st = call(c, xid, msg_len(c, 0), out);
@@ -855,6 +1231,8 @@ int main(int argc, char **argv)
 		exercise(&cl[i], i, mpath, &root);
 	if (nconn >= 2 && root.len)
 		retransmit_across(&cl[0], &cl[1], &root);
+	if (root.len && cl[0].rep.grants)
+		bad_rkey(argv[optind], port, &root);
 
 	/* Version 2..3 only: rejected with ORFS_REJ_VERSION. */
 	err = client_setup(&bad, argv[optind], port);

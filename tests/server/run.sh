@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
 # Server unit tests: the cmocka binaries (test_proto, test_ops, test_config,
-# test_drc, test_acl, test_cache) and cli_test.sh (startup errors of the real orfsd).  Runs on the
+# test_drc, test_acl, test_cache, test_rseg) and cli_test.sh (startup errors of the real orfsd).  Runs on the
 # host, no RDMA needed; test_ops needs root (file handles) and a filesystem
 # with file handles under /tmp (or ORFS_TEST_TMPDIR).
 #
@@ -68,7 +68,7 @@ report() {
 
 out=$(mktemp -d "${TMPDIR:-/tmp}/orfs-server-tests.XXXXXX")
 trap 'rm -rf "$out"' EXIT
-for t in test_proto test_ops test_config test_drc test_acl test_cache; do
+for t in test_proto test_ops test_config test_drc test_acl test_cache test_rseg; do
 	echo "# $t"
 	"$build/tests/$t" >"$out/$t" 2>&1
 	report "$t" "$out/$t" $?

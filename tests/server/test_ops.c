@@ -205,6 +205,7 @@ static int reset_ctx(void **state)
 	ctx.grant_base = NULL;
 	ctx.grants = 0;
 	ctx.grant_size = 0;
+	ctx.remote = false;
 	return 0;
 }
 
@@ -1592,6 +1593,310 @@ static void test_io_granted(void **state)
 	assert_memory_equal(grants + 4096, want, gsize - 4096);
 	free(grants);
 	free(want);
+}
+
+/* ---- ORFS_IO_REMOTE (O_DIRECT: the server moves the data) ---- */
+
+/*
+ * A READ or WRITE with ORFS_IO_GRANT | ORFS_IO_REMOTE through staging
+ * buffer @grant, its @count bytes split into @nseg segments (the last one
+ * takes the remainder; @nseg may be 0 for "no segments").  The addresses
+ * and rkeys are arbitrary: only the transport uses them.
+ */
+static struct orfs_io_req *build_remote(uint16_t op, const struct orfs_fh *fh,
+					uint64_t off, uint32_t count,
+					uint32_t grant, uint32_t nseg)
+{
+	struct orfs_io_req *q = req_start(op, sizeof(*q) +
+					  nseg * sizeof(struct orfs_rseg));
+	struct orfs_rseg *seg = (struct orfs_rseg *)(q + 1);
+	uint32_t i, each = nseg ? count / nseg : 0;
+
+	q->fh = *fh;
+	q->offset = orfs_le64(off);
+	q->count = orfs_le32(count);
+	q->flags = orfs_le32(ORFS_IO_GRANT | ORFS_IO_REMOTE);
+	q->grant = orfs_le32(grant);
+	for (i = 0; i < nseg; i++) {
+		seg[i].addr = orfs_le64(0x7f0000000000ULL + 0x100000ULL * i);
+		seg[i].rkey = orfs_le32(0x1000 + i);
+		seg[i].len = orfs_le32(i + 1 < nseg ? each : count - each * i);
+	}
+	return q;
+}
+
+static struct orfs_rseg *remote_seg(uint32_t i)
+{
+	return (struct orfs_rseg *)((struct orfs_io_req *)(REQ + 1) + 1) + i;
+}
+
+/* Does the transport's test (orfs_io_remote()) take the request in reqbuf? */
+static bool remote_taken(struct orfs_remote_io *rio)
+{
+	struct orfs_remote_io tmp;
+
+	return orfs_io_remote(&ctx, reqbuf, req_len(), rio ? rio : &tmp);
+}
+
+/* Staging buffers for the REMOTE tests: 3 of 64 KiB. */
+#define RGSIZE		(64U * 1024)
+static uint8_t *remote_setup(void)
+{
+	uint8_t *grants = malloc(3 * (size_t)RGSIZE);
+
+	assert_non_null(grants);
+	ctx.grant_base = grants;
+	ctx.grants = 3;
+	ctx.grant_size = RGSIZE;
+	ctx.remote = true;
+	return grants;
+}
+
+/*
+ * At the ops level a REMOTE request is a granted one: a WRITE's data is in
+ * the staging buffer (the transport RDMA-read it there), a READ's data goes
+ * there (the transport RDMA-writes it on); the READ reply says RF_REMOTE,
+ * never RF_GRANT, and carries no inline data.
+ */
+static void test_io_remote(void **state)
+{
+	struct orfs_fh dir = scratch("io-remote"), fh = new_file(&dir, "f");
+	uint8_t *grants = remote_setup(), *want = malloc(RGSIZE);
+	const struct orfs_read_rep *rr;
+	struct orfs_remote_io rio;
+	uint32_t i;
+
+	assert_non_null(want);
+	for (i = 0; i < RGSIZE; i++)
+		want[i] = (uint8_t)(i * 11 + i / 4096);
+
+	/* WRITE 3 segments' worth at an odd offset, from staging buffer 1. */
+	memcpy(grants + RGSIZE, want, RGSIZE);
+	build_remote(ORFS_OP_WRITE, &fh, 5, RGSIZE, 1, 3);
+	assert_true(remote_taken(&rio));
+	assert_int_equal(rio.opcode, ORFS_OP_WRITE);
+	assert_int_equal(rio.count, RGSIZE);
+	assert_int_equal(rio.nseg, 3);
+	assert_ptr_equal(rio.buf, grants + RGSIZE);
+	assert_true(rio.seg[1].addr == 0x7f0000100000ULL);
+	assert_int_equal(rio.seg[1].rkey, 0x1001);
+	assert_int_equal(rio.seg[0].len + rio.seg[1].len + rio.seg[2].len,
+			 RGSIZE);
+	assert_int_equal(run(), 0);
+	assert_int_equal(orfs_cpu32(REP->data_len), 0);
+	assert_int_equal(orfs_cpu32(((const struct orfs_write_rep *)rep_body())->count),
+			 RGSIZE);
+	assert_int_equal(orfs_cpu64(((const struct orfs_write_rep *)rep_body())->attr.size),
+			 5 + RGSIZE);
+
+	/* READ it back into staging buffer 2: RF_REMOTE, no inline data. */
+	memset(grants + 2 * (size_t)RGSIZE, 0xee, RGSIZE);
+	build_remote(ORFS_OP_READ, &fh, 5, RGSIZE, 2, 16);
+	assert_true(remote_taken(&rio));
+	assert_int_equal(rio.opcode, ORFS_OP_READ);
+	assert_int_equal(rio.nseg, 16);
+	assert_int_equal(run(), 0);
+	rr = rep_body();
+	assert_int_equal(orfs_cpu32(REP->body_len), sizeof(*rr));
+	assert_int_equal(orfs_cpu32(rr->count), RGSIZE);
+	assert_int_equal(orfs_cpu32(rr->flags), ORFS_RF_REMOTE | ORFS_RF_EOF);
+	assert_int_equal(orfs_cpu32(REP->data_len), 0);
+	assert_memory_equal(grants + 2 * (size_t)RGSIZE, want, RGSIZE);
+
+	/* Not at EOF: no RF_EOF.  A short read at EOF: fewer bytes. */
+	build_remote(ORFS_OP_READ, &fh, 0, 4096, 0, 1);
+	assert_int_equal(run(), 0);
+	assert_int_equal(orfs_cpu32(((const struct orfs_read_rep *)rep_body())->flags),
+			 ORFS_RF_REMOTE);
+	build_remote(ORFS_OP_READ, &fh, RGSIZE, 4096, 0, 2);
+	assert_int_equal(run(), 0);
+	assert_int_equal(read_count(), 5);
+	assert_true(read_eof());
+	assert_memory_equal(grants, want + RGSIZE - 5, 5);
+	/* Past EOF: nothing read, RF_REMOTE | RF_EOF, count 0. */
+	build_remote(ORFS_OP_READ, &fh, 1 << 20, 100, 0, 1);
+	assert_int_equal(run(), 0);
+	assert_int_equal(read_count(), 0);
+	assert_int_equal(orfs_cpu32(((const struct orfs_read_rep *)rep_body())->flags),
+			 ORFS_RF_REMOTE | ORFS_RF_EOF);
+
+	/* STABLE is a WRITE flag, for REMOTE as for the others. */
+	build_remote(ORFS_OP_WRITE, &fh, 0, 10, 0, 1)->flags |=
+		orfs_le32(ORFS_IO_STABLE);
+	memcpy(grants, "0123456789", 10);
+	assert_true(remote_taken(NULL));
+	assert_int_equal(run(), 0);
+	build_remote(ORFS_OP_READ, &fh, 0, 10, 0, 1)->flags |=
+		orfs_le32(ORFS_IO_STABLE);
+	assert_false(remote_taken(NULL));
+	assert_int_equal(run(), EINVAL);
+	build_remote(ORFS_OP_READ, &fh, 0, 10, 1, 1);
+	assert_int_equal(run(), 0);
+	assert_memory_equal(grants + RGSIZE, "0123456789", 10);
+	free(grants);
+	free(want);
+}
+
+/*
+ * WRITE is idempotent and never answered from the duplicate-request cache:
+ * a retransmitted REMOTE WRITE (the transport fetched its data again) runs
+ * again and writes what is in the staging buffer now.
+ */
+static void test_io_remote_retransmit(void **state)
+{
+	struct orfs_fh dir = scratch("io-remote-rt"), fh = new_file(&dir, "f");
+	uint8_t *grants = remote_setup();
+	char buf[8], p[PATH_MAX];
+	int fd;
+
+	memcpy(grants, "first", 5);
+	build_remote(ORFS_OP_WRITE, &fh, 0, 5, 0, 1);
+	req_ident(77, 1, 0);
+	assert_int_equal(run(), 0);
+	memcpy(grants, "again", 5);
+	build_remote(ORFS_OP_WRITE, &fh, 0, 5, 0, 1);
+	req_ident(77, 2, ORFS_HF_RETRANSMIT);
+	assert_true(remote_taken(NULL));
+	assert_int_equal(run(), 0);
+	assert_int_equal(orfs_cpu32(((const struct orfs_write_rep *)
+				     rep_body())->count), 5);
+	rw_path(p, "io-remote-rt/f");
+	fd = open(p, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, buf, sizeof(buf)), 5);
+	close(fd);
+	assert_memory_equal(buf, "again", 5);
+	free(grants);
+}
+
+/* @status for the request in reqbuf, which the transport must not take. */
+static void expect_remote_refused(int status)
+{
+	assert_false(remote_taken(NULL));
+	assert_int_equal(run(), status);
+}
+
+/*
+ * Malformed REMOTE requests: refused with the same answer for READ and
+ * WRITE, never taken by the transport (so no RDMA is ever started for
+ * them), and nothing is written.
+ */
+static void test_io_remote_malformed(void **state)
+{
+	struct orfs_fh dir = scratch("io-remote-bad"), fh = new_file(&dir, "f");
+	static const uint16_t ops[] = { ORFS_OP_READ, ORFS_OP_WRITE };
+	uint8_t *grants = remote_setup();
+	struct orfs_io_req *q;
+	struct stat st;
+	uint16_t op;
+	unsigned int k;
+
+	memset(grants, 'x', 3 * (size_t)RGSIZE);
+	for (k = 0; k < 2; k++) {
+		op = ops[k];
+		/* REMOTE without GRANT. */
+		build_remote(op, &fh, 0, 100, 0, 1)->flags =
+			orfs_le32(ORFS_IO_REMOTE);
+		expect_remote_refused(EINVAL);
+		/* No segments. */
+		build_remote(op, &fh, 0, 100, 0, 0);
+		expect_remote_refused(EBADMSG);
+		/* 17 segments. */
+		build_remote(op, &fh, 0, 1700, 0, ORFS_RSEG_MAX + 1);
+		expect_remote_refused(EBADMSG);
+		/* 16 is the most, and fine. */
+		build_remote(op, &fh, 0, 1600, 0, ORFS_RSEG_MAX);
+		assert_true(remote_taken(NULL));
+		/* A zero-length segment. */
+		build_remote(op, &fh, 0, 100, 0, 3);
+		remote_seg(1)->len = 0;
+		remote_seg(2)->len = orfs_le32(100 - orfs_cpu32(remote_seg(0)->len));
+		expect_remote_refused(EBADMSG);
+		/* A segment that wraps the address space. */
+		build_remote(op, &fh, 0, 100, 0, 2);
+		remote_seg(1)->addr = orfs_le64(UINT64_MAX - 10);
+		expect_remote_refused(EBADMSG);
+		/* Segments that add up to more, or less, than count. */
+		build_remote(op, &fh, 0, 100, 0, 2);
+		remote_seg(1)->len = orfs_le32(orfs_cpu32(remote_seg(1)->len) + 1);
+		expect_remote_refused(EBADMSG);
+		build_remote(op, &fh, 0, 100, 0, 2)->count = orfs_le32(101);
+		expect_remote_refused(EBADMSG);
+		build_remote(op, &fh, 0, 100, 0, 2)->count = orfs_le32(99);
+		expect_remote_refused(EBADMSG);
+		/* A body that is not a whole number of segments. */
+		build_remote(op, &fh, 0, 100, 0, 2);
+		REQ->body_len = orfs_le32(orfs_cpu32(REQ->body_len) - 8);
+		expect_remote_refused(EBADMSG);
+		build_remote(op, &fh, 0, 100, 0, 1);
+		REQ->body_len = orfs_le32(orfs_cpu32(REQ->body_len) + 1);
+		expect_remote_refused(EBADMSG);
+		/* The segments must all be inside what was received. */
+		build_remote(op, &fh, 0, 100, 0, 2);
+		assert_false(orfs_io_remote(&ctx, reqbuf, req_len() - 1,
+					    &(struct orfs_remote_io){ 0 }));
+		assert_int_equal(run_len(req_len() - 1), EBADMSG);
+		/* Grant out of range, count above the grant size. */
+		build_remote(op, &fh, 0, 100, 3, 1);
+		expect_remote_refused(EINVAL);
+		build_remote(op, &fh, 0, RGSIZE + 1, 0, 2);
+		expect_remote_refused(EINVAL);
+		/* REMOTE moves no inline data. */
+		build_remote(op, &fh, 0, 8, 0, 1);
+		REQ->data_len = orfs_le32(8);
+		assert_false(orfs_io_remote(&ctx, reqbuf, req_len(),
+					    &(struct orfs_remote_io){ 0 }));
+		assert_int_equal(run(), EBADMSG);
+		/* Offset overflow, reserved bits. */
+		build_remote(op, &fh, INT64_MAX, 100, 0, 1);
+		expect_remote_refused(EINVAL);
+		build_remote(op, &fh, 0, 100, 0, 1)->reserved = orfs_le32(1);
+		expect_remote_refused(EINVAL);
+		/* A transport that cannot serve REMOTE. */
+		ctx.remote = false;
+		build_remote(op, &fh, 0, 100, 0, 1);
+		expect_remote_refused(EOPNOTSUPP);
+		ctx.remote = true;
+		/* A connection without staging buffers. */
+		ctx.grants = 0;
+		build_remote(op, &fh, 0, 100, 0, 1);
+		expect_remote_refused(EINVAL);
+		ctx.grants = 3;
+		/* Without REMOTE, the body is exactly struct orfs_io_req. */
+		q = build_remote(op, &fh, 0, 100, 0, 1);
+		q->flags = orfs_le32(ORFS_IO_GRANT);
+		expect_remote_refused(EBADMSG);
+		q = build_remote(op, &fh, 0, 4, 0, 1);
+		q->flags = 0;
+		if (op == ORFS_OP_WRITE) {
+			REQ->data_len = orfs_le32(4);
+			memcpy(reqbuf + orfs_data_offset(orfs_cpu32(REQ->body_len)),
+			       "abcd", 4);
+		}
+		expect_remote_refused(EBADMSG);
+	}
+	/* A read-only export: the transport leaves the WRITE alone. */
+	exp.read_only = true;
+	build_remote(ORFS_OP_WRITE, &fh, 0, 100, 0, 1);
+	expect_remote_refused(EROFS);
+	build_remote(ORFS_OP_READ, &fh, 0, 100, 0, 1);
+	assert_true(remote_taken(NULL));
+	assert_int_equal(run(), 0);
+	exp.read_only = false;
+	/* Other messages are never REMOTE. */
+	build_remote(ORFS_OP_WRITE, &fh, 0, 100, 0, 1);
+	REQ->opcode = orfs_le16(ORFS_OP_COMMIT);
+	assert_false(remote_taken(NULL));
+	build_remote(ORFS_OP_WRITE, &fh, 0, 100, 0, 1);
+	REQ->flags = orfs_le16(ORFS_HF_CREDIT_ONLY);
+	assert_false(remote_taken(NULL));
+	build_remote(ORFS_OP_WRITE, &fh, 0, 100, 0, 1);
+	REQ->magic = 0;
+	expect_remote_refused(EBADMSG);
+
+	lstat_rw("io-remote-bad/f", &st);
+	assert_int_equal(st.st_size, 0);
+	free(grants);
 }
 
 static void test_io_errors(void **state)
@@ -3880,6 +4185,9 @@ int main(void)
 		cmocka_unit_test_teardown(test_write_inline_sizes, reset_ctx),
 		cmocka_unit_test_teardown(test_write_stable_and_flags, reset_ctx),
 		cmocka_unit_test_teardown(test_io_granted, reset_ctx),
+		cmocka_unit_test_teardown(test_io_remote, reset_ctx),
+		cmocka_unit_test_teardown(test_io_remote_retransmit, reset_ctx),
+		cmocka_unit_test_teardown(test_io_remote_malformed, reset_ctx),
 		cmocka_unit_test_teardown(test_io_errors, reset_ctx),
 		cmocka_unit_test_teardown(test_io_malformed, reset_ctx),
 		cmocka_unit_test_teardown(test_read_reply_buffer_bound, reset_ctx),

@@ -9,7 +9,8 @@
 #		tools/vm/run tests/server/vm_smoke.sh
 #
 # Starts orfsd on a tmpfs export, runs server/build/orfs-smoke against it
-# (several connections at once, then one that vanishes without
+# (several connections at once, each also doing REMOTE (O_DIRECT) I/O where
+# orfsd moves the data by RDMA READ and WRITE, then one that vanishes without
 # disconnecting), checks the server survived, runs cli_test.sh (which, with a
 # device present, checks "address in use", the pidfile and SIGTERM), then
 # stops the server with SIGTERM and expects exit status 0.  Prints TAP.
@@ -109,6 +110,10 @@ grep -q "ERROR: \(Address\|Leak\)Sanitizer\|runtime error" "$T/orfsd.log" &&
 	not_ok "sanitizer report in the orfsd log" || ok "no sanitizer report"
 grep -q "connected" "$T/orfsd.log" && ok "connects logged" || not_ok "connects logged"
 grep -q "disconnected" "$T/orfsd.log" && ok "disconnects logged" || not_ok "disconnects logged"
+# orfs-smoke's REMOTE (O_DIRECT) requests: orfsd moved data both ways.
+grep -q "server RDMA: [1-9][0-9]* bytes read from the client for [1-9][0-9]* WRITEs, [1-9][0-9]* bytes written to it for [1-9][0-9]* READs" "$T/orfsd.log" &&
+	ok "server RDMA READ and WRITE bytes counted" ||
+	not_ok "server RDMA READ and WRITE bytes counted"
 echo "# --- orfsd log (warnings, errors, last 20 lines) ---"
 grep -v ": debug: " "$T/orfsd.log" | grep -iv "connected\|mounted" | sed 's/^/# /'
 tail -n 20 "$T/orfsd.log" | sed 's/^/# /'
