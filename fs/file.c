@@ -18,9 +18,6 @@
 #include <linux/uio.h>
 #include "orfs_fs.h"
 
-/* Folios per request when a bigger batch cannot be allocated. */
-#define ORFS_BATCH_MIN	16
-
 static int orfs_read_folio(struct file *file, struct folio *folio);
 
 /**
@@ -96,41 +93,53 @@ static u32 orfs_batch_pages(struct inode *inode, bool write)
 	return bytes >> PAGE_SHIFT;
 }
 
+/* Runs read and write batches, and asynchronous O_DIRECT; may be needed
+ * to finish write-back, hence WQ_MEM_RECLAIM.
+ */
+struct workqueue_struct *orfs_io_wq;
+
 /**
- * struct orfs_batch - page arrays for one request
- * @pages: the pages (readahead: locked folios; write-back: under writeback)
- * @bv: one fragment per page, for the transport
+ * struct orfs_batch - consecutive pages moved by one READ or WRITE, run
+ *	asynchronously on orfs_io_wq
+ * @work: runs the request
+ * @inode: the file
+ * @nr: pages in use
  * @max: capacity
- * @small_pages: fallback storage for @pages
- * @small_bv: fallback storage for @bv
+ * @len: write-back: bytes to write from the last page (the others are whole)
+ * @pages: the pages (readahead: locked folios; write-back: under
+ *	writeback, each with a reference held)
+ * @bv: one fragment per page, for the transport
+ *
+ * Readahead and write-back queue one batch per request and return, so
+ * that several requests are in flight (as many as the connection has
+ * staging buffers) and the network overlaps with the application.
  */
 struct orfs_batch {
-	struct page	**pages;
-	struct bio_vec	*bv;
-	u32		max;
-	struct page	*small_pages[ORFS_BATCH_MIN];
-	struct bio_vec	small_bv[ORFS_BATCH_MIN];
+	struct work_struct	work;
+	struct inode		*inode;
+	u32			nr;
+	u32			max;
+	u32			len;
+	struct page		**pages;
+	struct bio_vec		*bv;
 };
 
-/*
- * Sizes @b for @want pages; falls back to ORFS_BATCH_MIN pages (smaller
- * requests, same data) if memory is short.
- */
-static void orfs_batch_init(struct orfs_batch *b, u32 want)
+/* A batch for @max pages in one allocation; NULL if memory is short. */
+static struct orfs_batch *orfs_batch_alloc(struct inode *inode, u32 max)
 {
-	void *mem = NULL;
+	struct orfs_batch *b;
 
-	if (want > ORFS_BATCH_MIN)
-		mem = kmalloc_array(want, sizeof(*b->pages) + sizeof(*b->bv), GFP_NOFS);
-	if (mem) {
-		b->bv = mem;
-		b->pages = mem + want * sizeof(*b->bv);
-		b->max = want;
-	} else {
-		b->bv = b->small_bv;
-		b->pages = b->small_pages;
-		b->max = min_t(u32, want, ORFS_BATCH_MIN);
-	}
+	b = kmalloc(sizeof(*b) + max * (sizeof(*b->bv) + sizeof(*b->pages)),
+		    GFP_NOFS);
+	if (!b)
+		return NULL;
+	b->inode = inode;
+	b->nr = 0;
+	b->max = max;
+	b->len = PAGE_SIZE;
+	b->bv = (struct bio_vec *)(b + 1);
+	b->pages = (struct page **)(b->bv + max);
+	return b;
 }
 
 static void orfs_bvec_page(struct bio_vec *bv, struct page *page, u32 len)
@@ -140,17 +149,11 @@ static void orfs_bvec_page(struct bio_vec *bv, struct page *page, u32 len)
 	bv->bv_len = len;
 }
 
-static void orfs_batch_free(struct orfs_batch *b)
-{
-	if (b->bv != b->small_bv)
-		kfree(b->bv);
-}
-
 /**
- * orfs_read_batch() - fill consecutive locked folios with one READ
+ * orfs_read_pages() - fill consecutive locked folios with one READ
  * @inode: the file
- * @b: the batch; pages[0..nr) are single-page folios at consecutive
- *	indices, locked
+ * @pages: single-page folios at consecutive indices, locked
+ * @bv: room for @nr fragments
  * @nr: how many
  *
  * The transport lands the data in the pages, inline or by RDMA READ.  Each
@@ -161,12 +164,13 @@ static void orfs_batch_free(struct orfs_batch *b)
  * Context: process; sleeps on the network.
  * Return: 0 or a negative errno.
  */
-static int orfs_read_batch(struct inode *inode, struct orfs_batch *b, u32 nr)
+static int orfs_read_pages(struct inode *inode, struct page **pages,
+			   struct bio_vec *bv, u32 nr)
 {
 	struct orfs_io_req req = { .fh = ORFS_I(inode)->fh };
 	struct orfs_msg msg = {
 		.opcode = ORFS_OP_READ, .body = &req, .body_len = sizeof(req),
-		.bvec = b->bv, .nr_bvec = nr,
+		.bvec = bv, .nr_bvec = nr,
 	};
 	const struct orfs_read_rep *rr;
 	struct orfs_reply rep = {};
@@ -174,8 +178,8 @@ static int orfs_read_batch(struct inode *inode, struct orfs_batch *b, u32 nr)
 	int ret;
 
 	for (i = 0; i < nr; i++)
-		orfs_bvec_page(&b->bv[i], b->pages[i], PAGE_SIZE);
-	req.offset = cpu_to_le64(page_offset(b->pages[0]));
+		orfs_bvec_page(&bv[i], pages[i], PAGE_SIZE);
+	req.offset = cpu_to_le64(page_offset(pages[0]));
 	req.count = cpu_to_le32(nr << PAGE_SHIFT);
 	ret = orfs_call(orfs_clnt_of(inode), &msg, &rep);
 	if (!ret) {
@@ -184,7 +188,7 @@ static int orfs_read_batch(struct inode *inode, struct orfs_batch *b, u32 nr)
 		orfs_reply_put(&rep);
 	}
 	for (i = 0; i < nr; i++) {
-		struct folio *folio = page_folio(b->pages[i]);
+		struct folio *folio = page_folio(pages[i]);
 
 		if (!ret) {
 			u32 off = i << PAGE_SHIFT;
@@ -199,19 +203,37 @@ static int orfs_read_batch(struct inode *inode, struct orfs_batch *b, u32 nr)
 	return ret;
 }
 
+static void orfs_read_work(struct work_struct *work)
+{
+	struct orfs_batch *b = container_of(work, struct orfs_batch, work);
+
+	orfs_read_pages(b->inode, b->pages, b->bv, b->nr);
+	kfree(b);
+}
+
+static void orfs_batch_submit(struct orfs_batch *b, work_func_t fn)
+{
+	INIT_WORK(&b->work, fn);
+	queue_work(orfs_io_wq, &b->work);
+}
+
 /**
  * orfs_readahead() - read a readahead window in as few requests as possible
  * @rac: the window; its size follows rsize through the BDI
  *
- * Context: process; sleeps on the network.
+ * Each request's folios stay locked until its batch has run on
+ * orfs_io_wq, like a block device's bios.  If no batch can be allocated,
+ * the folio is read synchronously on its own.
+ *
+ * Context: process; may sleep.
  */
 static void orfs_readahead(struct readahead_control *rac)
 {
 	struct inode *inode = rac->mapping->host;
 	u32 max = orfs_batch_pages(inode, false);
-	struct orfs_batch b;
+	u32 left = readahead_count(rac);
+	struct orfs_batch *b = NULL;
 	struct folio *folio;
-	u32 nr = 0;
 
 	if (!max) {
 		/* Inline threshold below a page: one folio at a time. */
@@ -219,30 +241,35 @@ static void orfs_readahead(struct readahead_control *rac)
 			orfs_read_folio(NULL, folio);
 		return;
 	}
-	orfs_batch_init(&b, min_t(u32, max, readahead_count(rac)));
 	while ((folio = readahead_folio(rac))) {
-		b.pages[nr++] = &folio->page;
-		if (nr == b.max) {
-			orfs_read_batch(inode, &b, nr);
-			nr = 0;
+		if (!b) {
+			b = orfs_batch_alloc(inode, min(max, left));
+			if (!b) {
+				orfs_read_folio(NULL, folio);
+				left--;
+				continue;
+			}
+			left -= b->max;
+		}
+		b->pages[b->nr++] = &folio->page;
+		if (b->nr == b->max) {
+			orfs_batch_submit(b, orfs_read_work);
+			b = NULL;
 		}
 	}
-	if (nr)
-		orfs_read_batch(inode, &b, nr);
-	orfs_batch_free(&b);
+	if (b)
+		orfs_batch_submit(b, orfs_read_work);
 }
 
 static int orfs_read_folio(struct file *file, struct folio *folio)
 {
 	struct inode *inode = folio->mapping->host;
-	struct orfs_batch b;
+	struct page *page = &folio->page;
+	struct bio_vec bv;
 	int ret;
 
-	if (orfs_batch_pages(inode, false)) {
-		orfs_batch_init(&b, 1);
-		b.pages[0] = &folio->page;
-		return orfs_read_batch(inode, &b, 1);
-	}
+	if (orfs_batch_pages(inode, false))
+		return orfs_read_pages(inode, &page, &bv, 1);
 	ret = orfs_read_page(inode, folio);
 	if (!ret)
 		folio_mark_uptodate(folio);
@@ -322,74 +349,86 @@ static int orfs_writepage_single(struct page *page, struct writeback_control *wb
 }
 
 /**
- * struct orfs_wb_batch - consecutive dirty pages gathered for one WRITE
- * @inode: the file
- * @b: the pages, under write-back, each with a reference held
- * @nr: how many
- * @len: bytes to write from the last page (the rest are full pages)
- * @err: the first error, for the return of ->writepages
+ * orfs_write_pages() - write a batch of pages under write-back, then end it
+ * @b: the batch; all pages but the last are written whole
+ *
+ * Errors are recorded in the mapping, where fsync and close find them.
+ *
+ * Context: process; sleeps on the network.
  */
-struct orfs_wb_batch {
-	struct inode		*inode;
-	struct orfs_batch	b;
-	u32			nr;
-	u32			len;
-	int			err;
-};
-
-/* Sends the batch as one WRITE gathering its pages, and ends write-back. */
-static void orfs_wb_flush(struct orfs_wb_batch *b)
+static void orfs_write_pages(struct orfs_batch *b)
 {
-	struct orfs_clnt *clnt = orfs_clnt_of(b->inode);
-	struct orfs_io_req req = { .fh = ORFS_I(b->inode)->fh };
-	struct bio_vec *bv = b->b.bv;
-	struct page **pages = b->b.pages;
+	struct inode *inode = b->inode;
+	struct orfs_io_req req = { .fh = ORFS_I(inode)->fh };
 	struct orfs_msg msg = {
 		.opcode = ORFS_OP_WRITE, .body = &req, .body_len = sizeof(req),
-		.bvec = bv, .nr_bvec = b->nr,
+		.bvec = b->bv, .nr_bvec = b->nr,
 	};
 	const struct orfs_write_rep *wr;
 	struct orfs_reply rep;
 	u32 i, count = 0;
 	int ret;
 
-	if (!b->nr)
-		return;
 	for (i = 0; i < b->nr; i++) {
-		orfs_bvec_page(&bv[i], pages[i], i == b->nr - 1 ? b->len : PAGE_SIZE);
-		count += bv[i].bv_len;
+		orfs_bvec_page(&b->bv[i], b->pages[i], i == b->nr - 1 ? b->len : PAGE_SIZE);
+		count += b->bv[i].bv_len;
 	}
-	req.offset = cpu_to_le64(page_offset(pages[0]));
+	req.offset = cpu_to_le64(page_offset(b->pages[0]));
 	req.count = cpu_to_le32(count);
-	ret = orfs_call(clnt, &msg, &rep);
+	ret = orfs_call(orfs_clnt_of(inode), &msg, &rep);
 	if (!ret) {
 		wr = rep.body;
 		if (le32_to_cpu(wr->count) == count)
-			orfs_update_attr_after_write(b->inode, &wr->attr);
+			orfs_update_attr_after_write(inode, &wr->attr);
 		else
 			ret = -EIO;
 		orfs_reply_put(&rep);
 	}
 	if (ret) {
-		mapping_set_error(b->inode->i_mapping, ret);
+		mapping_set_error(inode->i_mapping, ret);
 		pr_warn_ratelimited("write-back of inode %lu at %lld failed: %d\n",
-				    b->inode->i_ino, page_offset(pages[0]), ret);
-		if (!b->err)
-			b->err = ret;
+				    inode->i_ino, page_offset(b->pages[0]), ret);
 	}
 	for (i = 0; i < b->nr; i++) {
-		end_page_writeback(pages[i]);
-		put_page(pages[i]);
+		end_page_writeback(b->pages[i]);
+		put_page(b->pages[i]);
 	}
-	b->nr = 0;
+}
+
+static void orfs_write_work(struct work_struct *work)
+{
+	struct orfs_batch *b = container_of(work, struct orfs_batch, work);
+
+	orfs_write_pages(b);
+	kfree(b);
+}
+
+/**
+ * struct orfs_wb_ctx - write-back of one ->writepages call
+ * @inode: the file
+ * @b: the batch being gathered, NULL if none
+ * @max: pages per WRITE
+ */
+struct orfs_wb_ctx {
+	struct inode		*inode;
+	struct orfs_batch	*b;
+	u32			max;
+};
+
+static void orfs_wb_submit(struct orfs_wb_ctx *c)
+{
+	if (c->b)
+		orfs_batch_submit(c->b, orfs_write_work);
+	c->b = NULL;
 }
 
 /* write_cache_pages() callback: adds a locked dirty page to the batch. */
 static int orfs_writepage_one(struct page *page, struct writeback_control *wbc,
 			      void *data)
 {
-	struct orfs_wb_batch *b = data;
-	loff_t isize = i_size_read(b->inode);
+	struct orfs_wb_ctx *c = data;
+	struct orfs_batch *b = c->b;
+	loff_t isize = i_size_read(c->inode);
 	loff_t pos = page_offset(page);
 
 	if (pos >= isize) {
@@ -397,13 +436,19 @@ static int orfs_writepage_one(struct page *page, struct writeback_control *wbc,
 		unlock_page(page);
 		return 0;
 	}
-	if (b->nr && (b->nr == b->b.max || b->len != PAGE_SIZE ||
-		      page->index != b->b.pages[b->nr - 1]->index + 1))
-		orfs_wb_flush(b);
+	if (b && (b->nr == b->max || b->len != PAGE_SIZE ||
+		  page->index != b->pages[b->nr - 1]->index + 1))
+		orfs_wb_submit(c);
+	if (!c->b) {
+		c->b = orfs_batch_alloc(c->inode, c->max);
+		if (!c->b)	/* memory is short: this page on its own, now */
+			return orfs_writepage_single(page, wbc, NULL);
+	}
+	b = c->b;
 	set_page_writeback(page);
 	unlock_page(page);
 	get_page(page);
-	b->b.pages[b->nr++] = page;
+	b->pages[b->nr++] = page;
 	b->len = min_t(loff_t, PAGE_SIZE, isize - pos);
 	return 0;
 }
@@ -416,24 +461,24 @@ static int orfs_writepage_one(struct page *page, struct writeback_control *wbc,
  * Consecutive dirty pages are gathered into one WRITE of up to wsize (or
  * what one inline message carries, if the server granted no staging
  * buffers): the transport RDMA-writes them into a staging buffer, or
- * gathers them into the SEND.
+ * gathers them into the SEND.  Each WRITE runs on orfs_io_wq, so several
+ * are in flight; the pages stay under write-back until theirs completes,
+ * which is what fsync and sync wait for.
  *
- * Context: process; sleeps on the network.
+ * Context: process; may sleep.
  */
 static int orfs_writepages(struct address_space *mapping,
 			   struct writeback_control *wbc)
 {
-	struct orfs_wb_batch b = { .inode = mapping->host };
-	u32 max = orfs_batch_pages(b.inode, true);
+	struct orfs_wb_ctx c = { .inode = mapping->host };
 	int ret;
 
-	if (!max)
+	c.max = orfs_batch_pages(c.inode, true);
+	if (!c.max)
 		return write_cache_pages(mapping, wbc, orfs_writepage_single, NULL);
-	orfs_batch_init(&b.b, max);
-	ret = write_cache_pages(mapping, wbc, orfs_writepage_one, &b);
-	orfs_wb_flush(&b);
-	orfs_batch_free(&b.b);
-	return ret ? ret : b.err;
+	ret = write_cache_pages(mapping, wbc, orfs_writepage_one, &c);
+	orfs_wb_submit(&c);
+	return ret;
 }
 
 static int orfs_write_begin(struct file *file, struct address_space *mapping,
@@ -518,6 +563,8 @@ const struct address_space_operations orfs_aops = {
 	.write_end	= orfs_write_end,
 	.dirty_folio	= filemap_dirty_folio,
 	.launder_folio	= orfs_launder_folio,
+	/* O_DIRECT is handled in read_iter/write_iter (fs/direct.c). */
+	.direct_IO	= noop_direct_IO,
 };
 
 /**
@@ -590,14 +637,39 @@ static int orfs_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 static ssize_t orfs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
-	int ret;
+	ssize_t ret;
 
 	ret = orfs_revalidate_inode(inode, false);
-	if (!ret)
+	if (!ret && !(iocb->ki_flags & IOCB_DIRECT))
 		ret = orfs_revalidate_mapping(inode);
 	if (ret)
 		return ret;
+	if (iocb->ki_flags & IOCB_DIRECT) {
+		ret = orfs_direct_io(iocb, to);
+		if (ret != -ENOTBLK)
+			return ret;
+		/* Not user memory: through the page cache (noop_direct_IO). */
+	}
 	return generic_file_read_iter(iocb, to);
+}
+
+/* O_DIRECT write: i_rwsem held across the checks and the transfer. */
+static ssize_t orfs_direct_write(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct file *file = iocb->ki_filp;
+	struct inode *inode = file_inode(file);
+	ssize_t ret;
+
+	inode_lock(inode);
+	ret = generic_write_checks(iocb, from);
+	if (ret > 0)
+		ret = file_remove_privs(file);
+	if (!ret)
+		ret = orfs_direct_io(iocb, from);
+	inode_unlock(inode);
+	if (ret > 0)
+		ret = generic_write_sync(iocb, ret);
+	return ret;
 }
 
 static ssize_t orfs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
@@ -611,9 +683,29 @@ static ssize_t orfs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 		if (ret)
 			return ret;
 	}
+	if (iocb->ki_flags & IOCB_DIRECT) {
+		ret = orfs_direct_write(iocb, from);
+		if (ret != -ENOTBLK)
+			return ret;
+		/*
+		 * Not user memory: generic_file_write_iter() writes through
+		 * the page cache and flushes the range (noop_direct_IO).
+		 */
+	}
 	ret = generic_file_write_iter(iocb, from);
 	/* O_SYNC / O_DSYNC: generic_write_sync() has called ->fsync. */
 	return ret;
+}
+
+int orfs_io_init(void)
+{
+	orfs_io_wq = alloc_workqueue("orfs_io", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return orfs_io_wq ? 0 : -ENOMEM;
+}
+
+void orfs_io_exit(void)
+{
+	destroy_workqueue(orfs_io_wq);
 }
 
 const struct file_operations orfs_file_operations = {

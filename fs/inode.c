@@ -396,6 +396,8 @@ int orfs_setattr(orfs_idmap_t *idmap, struct dentry *dentry, struct iattr *ia)
 	if (!orfs_iattr_to_req(ia, &req))
 		return 0;
 	if (ia->ia_valid & ATTR_SIZE) {
+		/* Asynchronous O_DIRECT in flight finishes first. */
+		inode_dio_wait(inode);
 		ret = filemap_write_and_wait(inode->i_mapping);
 		if (ret)
 			return ret;

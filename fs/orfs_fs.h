@@ -161,6 +161,13 @@ extern const struct inode_operations orfs_special_inode_operations;
 
 /* file.c */
 extern const struct file_operations orfs_file_operations;
+
+extern struct workqueue_struct *orfs_io_wq;
+int orfs_io_init(void);
+void orfs_io_exit(void);
+
+/* direct.c */
+ssize_t orfs_direct_io(struct kiocb *iocb, struct iov_iter *iter);
 extern const struct address_space_operations orfs_aops;
 
 /* xattr.c */

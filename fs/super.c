@@ -574,12 +574,17 @@ static int __init orfs_init(void)
 	ret = orfs_sysfs_init();
 	if (ret)
 		goto out_net;
-	ret = register_filesystem(&orfs_fs_type);
+	ret = orfs_io_init();
 	if (ret)
 		goto out_sysfs;
+	ret = register_filesystem(&orfs_fs_type);
+	if (ret)
+		goto out_io;
 	pr_info("ORFS client loaded (protocol %u)\n", ORFS_PROTO_VERSION);
 	return 0;
 
+out_io:
+	orfs_io_exit();
 out_sysfs:
 	orfs_sysfs_exit();
 out_net:
@@ -592,6 +597,7 @@ out_cache:
 static void __exit orfs_exit(void)
 {
 	unregister_filesystem(&orfs_fs_type);
+	orfs_io_exit();
 	orfs_sysfs_exit();
 	orfs_net_exit();
 	orfs_inode_cache_exit();

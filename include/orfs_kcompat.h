@@ -13,6 +13,7 @@
 #include <linux/fs.h>
 #include <linux/stat.h>
 #include <linux/pagemap.h>
+#include <linux/uio.h>
 
 /* 6.3 replaced the user_namespace argument of inode operations by mnt_idmap. */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
@@ -64,6 +65,27 @@ static inline struct folio *orfs_grab_folio(struct address_space *mapping,
 	if (IS_ERR(folio))
 		return NULL;
 	return folio;
+}
+
+/*
+ * The user memory a user-backed iov_iter is at now: its current segment's
+ * address and length.  6.4 renamed iov to __iov; 6.1 already has ITER_UBUF.
+ */
+static inline void orfs_iter_user_seg(const struct iov_iter *i, unsigned long *addr,
+				      size_t *len)
+{
+	if (iter_is_ubuf(i)) {
+		*addr = (unsigned long)i->ubuf + i->iov_offset;
+		*len = i->count;
+		return;
+	}
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
+	*addr = (unsigned long)i->iov->iov_base + i->iov_offset;
+	*len = min(i->count, i->iov->iov_len - i->iov_offset);
+#else
+	*addr = (unsigned long)i->__iov->iov_base + i->iov_offset;
+	*len = min(i->count, i->__iov->iov_len - i->iov_offset);
+#endif
 }
 
 #endif /* ORFS_KCOMPAT_H */

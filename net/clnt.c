@@ -47,8 +47,10 @@ static struct workqueue_struct *orfs_wq;
  * @io_max: bytes one READ or WRITE may move, from the first connection:
  *	its staging-buffer size capped at opts.io_size, or the inline
  *	threshold if it got no staging buffers
+ * @direct_pages: pages one O_DIRECT request may register (0: no O_DIRECT
+ *	over RDMA), from the first connection
  * @outage: jiffies (| 1) when the last live connection went down, 0 while
- *	one is up; soft requests give up at once once it is older than
+ *	one is up; soft requests give up immediately when it is older than
  *	timeo * retrans
  * @aborted: umount -f: fail everything with EIO
  * @dying: the client is being destroyed; stop reconnecting
@@ -68,6 +70,7 @@ struct orfs_clnt {
 	u32			max_data_sge;
 	u16			credits;
 	u32			io_max;
+	u32			direct_pages;
 	unsigned long		outage;
 	bool			aborted;
 	bool			dying;
@@ -95,6 +98,11 @@ u16 orfs_clnt_credits(const struct orfs_clnt *clnt)
 u32 orfs_clnt_io_max(const struct orfs_clnt *clnt)
 {
 	return clnt->io_max;
+}
+
+u32 orfs_clnt_direct_pages(const struct orfs_clnt *clnt)
+{
+	return clnt->direct_pages;
 }
 
 /* Called by a connection that went down; any context. */
@@ -269,8 +277,7 @@ static struct orfs_conn *orfs_clnt_wait_conn(struct orfs_clnt *clnt, bool soft,
 	while (!conn && !*err) {
 		unsigned long outage = READ_ONCE(clnt->outage);
 
-		/*
-		 * A soft mount whose server has been gone for a whole
+		/* A soft mount whose server has been gone for a whole
 		 * timeo * retrans fails new requests at once, so that
 		 * write-back of many pages does not wait that long for
 		 * each one.
@@ -446,6 +453,7 @@ int orfs_clnt_create(const struct orfs_conn_opts *opts, struct orfs_clnt **clntp
 	clnt->max_data_sge = orfs_conn_max_data_sge(conn);
 	clnt->credits = orfs_conn_credits(conn);
 	clnt->io_max = orfs_conn_io_max(conn);
+	clnt->direct_pages = orfs_conn_direct_pages(conn);
 	if (clnt->io_max > clnt->inline_size)
 		clnt->opts.io_required = clnt->io_max;
 	else

@@ -75,6 +75,10 @@ struct orfs_conn_opts {
  *	with @bvec finds its data there on return, whichever way it came;
  *	the reply's count says how much
  * @nr_bvec: entries in @bvec
+ * @direct: O_DIRECT: @bvec holds pinned user pages, which are registered
+ *	(FRWR) for this request and moved by the server's own RDMA; all
+ *	but the first must start a page and all but the last end one, at
+ *	most orfs_clnt_direct_pages() of them and orfs_clnt_io_max() bytes
  */
 struct orfs_msg {
 	u16			opcode;
@@ -84,6 +88,7 @@ struct orfs_msg {
 	u32			tail_len;
 	const struct bio_vec	*bvec;
 	u32			nr_bvec;
+	bool			direct;
 };
 
 /**
@@ -131,6 +136,7 @@ u32 orfs_clnt_inline_size(const struct orfs_clnt *clnt);
 u32 orfs_clnt_max_data_sge(const struct orfs_clnt *clnt);
 u16 orfs_clnt_credits(const struct orfs_clnt *clnt);
 u32 orfs_clnt_io_max(const struct orfs_clnt *clnt);
+u32 orfs_clnt_direct_pages(const struct orfs_clnt *clnt);
 int orfs_clnt_ping(struct orfs_clnt *clnt, u32 count, struct orfs_ping_result *res);
 void orfs_clnt_set_timeouts(struct orfs_clnt *clnt, unsigned long timeo,
 			    unsigned int retrans, bool soft);
@@ -150,6 +156,7 @@ u32 orfs_conn_inline_size(const struct orfs_conn *conn);
 u32 orfs_conn_max_data_sge(const struct orfs_conn *conn);
 u16 orfs_conn_credits(const struct orfs_conn *conn);
 u32 orfs_conn_io_max(const struct orfs_conn *conn);
+u32 orfs_conn_direct_pages(const struct orfs_conn *conn);
 int orfs_transport_init(void);
 void orfs_transport_exit(void);
 

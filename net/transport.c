@@ -34,188 +34,10 @@
 #include <linux/kref.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
-#include "orfs_net.h"
+#include "xprt.h"
 
 #define CREATE_TRACE_POINTS
 #include "orfs_trace.h"
-
-#define ORFS_RESOLVE_MS		5000
-#define ORFS_ACK_TIMEOUT	17	/* 4.096 us * 2^17 ~= 0.5 s */
-#define ORFS_RD_ATOM_MAX	16
-#define ORFS_RDMA_SGE_MAX	32	/* SGEs per RDMA READ/WRITE work request */
-#define ORFS_CLNT_GRANTS_MAX	16	/* staging buffers a connection uses */
-/* Data SGEs per SEND: enough for ORFS_INLINE_MAX in 4 KiB pages. */
-#define ORFS_DATA_SGE_MAX	(ORFS_INLINE_MAX / 4096)
-
-enum orfs_conn_state {
-	ORFS_CONN_CONNECTING,
-	ORFS_CONN_UP,
-	ORFS_CONN_DOWN,		/* disconnected, errored or device removed */
-};
-
-/**
- * struct orfs_recv - a pre-posted receive buffer
- * @cqe: completion entry
- * @conn: owner
- * @buf: ORFS_META_MAX + inline bytes, DMA-mapped for the device
- * @dma: its DMA address
- * @len: bytes received in the last completion
- */
-struct orfs_recv {
-	struct ib_cqe		cqe;
-	struct orfs_conn	*conn;
-	void			*buf;
-	u64			dma;
-	u32			len;
-};
-
-/**
- * struct orfs_slot - one request in flight
- * @send_cqe: completion entry of the SEND
- * @conn: owner
- * @buf: send buffer for header, body and tail (ORFS_META_MAX bytes)
- * @dma: its DMA address
- * @xid: xid of the request now using the slot, 0 if none; see orfs_xid()
- * @rx: the reply's receive buffer, handed over by orfs_recv_done()
- * @error: a transport error for the waiter instead of a reply
- * @reply_done: completed when @rx or @error is set
- * @send_done: completed when the SEND's completion has been reaped
- * @nr_data: data pages mapped for the current SEND
- * @data_dma: their DMA addresses
- * @data_len: their lengths
- */
-struct orfs_slot {
-	struct ib_cqe		send_cqe;
-	struct orfs_conn	*conn;
-	void			*buf;
-	u64			dma;
-	u64			xid;
-	struct orfs_recv	*rx;
-	int			error;
-	struct completion	reply_done;
-	struct completion	send_done;
-	u32			nr_data;
-	u64			data_dma[ORFS_DATA_SGE_MAX];
-	u32			data_len[ORFS_DATA_SGE_MAX];
-};
-
-/**
- * struct orfs_grant - one staging buffer the server granted, and the state
- *	of the RDMA transfer using it
- * @done_cqe: completion of the last RDMA READ of a chain (signaled)
- * @err_cqe: completion of the unsignaled work requests: errors only
- * @conn: owner
- * @done: completed by @done_cqe
- * @status: its work-completion status
- * @idx: the staging buffer's index, as the server numbers them
- * @nr_map: page fragments mapped for the current transfer
- * @dma: their DMA addresses
- * @dma_len: their lengths
- * @dir: their DMA direction
- * @sge: one SGE per fragment
- * @wr: the work-request chain, conn->grant_wrs long
- *
- * A grant is used by one request at a time (conn->grant_free).
- */
-struct orfs_grant {
-	struct ib_cqe		done_cqe;
-	struct ib_cqe		err_cqe;
-	struct orfs_conn	*conn;
-	struct completion	done;
-	enum ib_wc_status	status;
-	u32			idx;
-	u32			nr_map;
-	u64			*dma;
-	u32			*dma_len;
-	enum dma_data_direction	dir;
-	struct ib_sge		*sge;
-	struct ib_rdma_wr	*wr;
-};
-
-/**
- * struct orfs_conn - one RDMA connection to orfsd
- * @opts: what the caller asked for
- * @cm_id: rdma_cm identifier
- * @dev: the RDMA device, known once the address is resolved
- * @pd: protection domain; only its local_dma_lkey is used
- * @cq: one CQ for sends and receives, polled in softirq
- * @qp: the RC queue pair (cm_id->qp)
- * @lock: protects @state, @slot_free, @grant_free and every slot's
- *	@xid, @rx and @error
- * @state: enum orfs_conn_state
- * @slot_free: bitmap of free slots
- * @slot_wq: callers waiting for a free slot or staging buffer, or for the
- *	connection to die
- * @cm_done: completed when connection set-up has succeeded or failed
- * @cm_error: set-up result
- * @nslots: requests that may be in flight (credits)
- * @nrecv: receive buffers posted (@nslots + 1)
- * @rx_size: bytes in each receive buffer
- * @inline_size: negotiated inline threshold
- * @max_data_sge: data pages one SEND may gather
- * @slots: @nslots slots
- * @recvs: @nrecv receive buffers
- * @rep: the server's accept data, valid once @state is UP
- * @stats: the mount's counters (opts.stats)
- * @ref: references: the owner's plus one per caller and per held reply
- * @last_rx: jiffies of the last completion received (keepalive)
- * @dev_node: on orfs_conn_list while @dev is set
- * @ngrants: staging buffers in use by this client (0: inline I/O only)
- * @grant_size: bytes per staging buffer, as granted
- * @grant_addr: remote address of staging buffer 0
- * @grant_rkey: their rkey
- * @grant_free: bitmap of staging buffers not in use
- * @grants: @ngrants staging buffers
- * @io_pages: page fragments one transfer may carry
- * @rdma_sge: SGEs per RDMA WRITE work request
- * @rd_sge: SGEs per RDMA READ work request
- * @grant_wrs: work requests one transfer may need
- * @disc_work: moves the QP to the error state after a failure, so every
- *	posted work request completes (flushed) and nobody waits forever
- * @disc_queued: @disc_work has been queued
- */
-struct orfs_conn {
-	struct orfs_conn_opts	opts;
-	struct rdma_cm_id	*cm_id;
-	struct ib_device	*dev;
-	struct ib_pd		*pd;
-	struct ib_cq		*cq;
-	struct ib_qp		*qp;
-
-	spinlock_t		lock;
-	enum orfs_conn_state	state;
-	unsigned long		*slot_free;
-	wait_queue_head_t	slot_wq;
-
-	struct completion	cm_done;
-	int			cm_error;
-
-	u32			nslots;
-	u32			nrecv;
-	u32			rx_size;
-	u32			inline_size;
-	u32			max_data_sge;
-	struct orfs_slot	*slots;
-	struct orfs_recv	*recvs;
-	struct orfs_conn_rep	rep;
-	struct orfs_stats	*stats;
-	struct kref		ref;
-	unsigned long		last_rx;
-	struct list_head	dev_node;
-
-	u32			ngrants;
-	u32			grant_size;
-	u64			grant_addr;
-	u32			grant_rkey;
-	unsigned long		*grant_free;
-	struct orfs_grant	*grants;
-	u32			io_pages;
-	u32			rdma_sge;
-	u32			rd_sge;
-	u32			grant_wrs;
-	struct work_struct	disc_work;
-	atomic_t		disc_queued;
-};
 
 /* Runs disc_work: tearing a QP down must not wait behind other work. */
 static struct workqueue_struct *orfs_xprt_wq;
@@ -249,6 +71,11 @@ u32 orfs_conn_max_data_sge(const struct orfs_conn *conn)
 u16 orfs_conn_credits(const struct orfs_conn *conn)
 {
 	return conn->nslots;
+}
+
+u32 orfs_conn_direct_pages(const struct orfs_conn *conn)
+{
+	return conn->ngrants ? conn->mr_pages : 0;
 }
 
 u32 orfs_conn_io_max(const struct orfs_conn *conn)
@@ -467,6 +294,7 @@ static void orfs_free_grants(struct orfs_conn *conn)
 		kfree(g->dma_len);
 		kfree(g->sge);
 		kfree(g->wr);
+		orfs_frwr_destroy(&g->frwr);
 	}
 	kfree(conn->grants);
 	conn->grants = NULL;
@@ -593,6 +421,11 @@ static int orfs_create_qp(struct orfs_conn *conn)
 	conn->io_pages = conn->opts.io_size >> PAGE_SHIFT;
 	conn->grant_wrs = conn->io_pages ?
 		DIV_ROUND_UP(conn->io_pages + 1, min(conn->rdma_sge, conn->rd_sge)) : 0;
+	/* O_DIRECT needs fast registration; the page count is the device's. */
+	if (conn->io_pages && (dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS))
+		conn->mr_pages = min(conn->io_pages + 1, dev->attrs.max_fast_reg_page_list_len);
+	else
+		conn->mr_pages = 0;
 
 	conn->pd = ib_alloc_pd(dev, 0);
 	if (IS_ERR(conn->pd)) {
@@ -604,7 +437,7 @@ static int orfs_create_qp(struct orfs_conn *conn)
 	 * unsignaled ones complete too when they fail or are flushed.
 	 */
 	conn->cq = ib_alloc_cq(dev, conn, conn->nslots + 1 + conn->nrecv + 1 +
-			       ORFS_CLNT_GRANTS_MAX * conn->grant_wrs,
+			       ORFS_CLNT_GRANTS_MAX * (conn->grant_wrs + ORFS_FRWR_WRS),
 			       0, IB_POLL_SOFTIRQ);
 	if (IS_ERR(conn->cq)) {
 		ret = PTR_ERR(conn->cq);
@@ -616,7 +449,8 @@ static int orfs_create_qp(struct orfs_conn *conn)
 	attr.send_cq = conn->cq;
 	attr.recv_cq = conn->cq;
 	/* +1 for the drain WR */
-	attr.cap.max_send_wr = conn->nslots + 1 + ORFS_CLNT_GRANTS_MAX * conn->grant_wrs;
+	attr.cap.max_send_wr = conn->nslots + 1 +
+			       ORFS_CLNT_GRANTS_MAX * (conn->grant_wrs + ORFS_FRWR_WRS);
 	attr.cap.max_recv_wr = conn->nrecv + 1;
 	attr.cap.max_send_sge = max(1 + conn->max_data_sge, conn->rdma_sge);
 	attr.cap.max_recv_sge = 1;
@@ -738,6 +572,12 @@ static int orfs_alloc_grants(struct orfs_conn *conn)
 		g->wr = kcalloc(conn->grant_wrs, sizeof(*g->wr), GFP_KERNEL);
 		if (!g->dma || !g->dma_len || !g->sge || !g->wr)
 			return -ENOMEM;
+		if (conn->mr_pages) {
+			int ret = orfs_frwr_init(conn, &g->frwr);
+
+			if (ret)
+				return ret;
+		}
 	}
 	bitmap_fill(conn->grant_free, n);
 	return 0;
@@ -787,7 +627,7 @@ static int orfs_rejected(struct orfs_conn *conn, struct rdma_cm_event *ev)
 	rej = rdma_consumer_reject_data(conn->cm_id, ev, &len);
 	if (!rej || len < sizeof(*rej) || le32_to_cpu(rej->magic) != ORFS_MAGIC) {
 		pr_err_ratelimited("connection rejected: %s\n",
-		       rdma_reject_msg(conn->cm_id, ev->status));
+				   rdma_reject_msg(conn->cm_id, ev->status));
 		return -ECONNREFUSED;
 	}
 	reason = le16_to_cpu(rej->reason);
@@ -1090,13 +930,14 @@ static struct orfs_grant *orfs_grant_try_get(struct orfs_conn *conn, int *err)
 static int orfs_grant_get(struct orfs_conn *conn, struct orfs_grant **gp)
 {
 	struct orfs_grant *g;
-	int err = 0;
+	int err = 0, ret;
 
 	g = orfs_grant_try_get(conn, &err);
 	if (!g && !err) {
 		orfs_stat_add(conn->stats, ORFS_CTR_GRANT_STALLS, 1);
-		if (wait_event_killable(conn->slot_wq,
-					(g = orfs_grant_try_get(conn, &err)) || err))
+		ret = wait_event_killable(conn->slot_wq,
+					  (g = orfs_grant_try_get(conn, &err)) || err);
+		if (ret)
 			return -EINTR;
 	}
 	*gp = g;
@@ -1321,12 +1162,20 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 	struct ib_sge sge[1 + ORFS_DATA_SGE_MAX];
 	struct orfs_hdr *h = slot->buf;
 	struct ib_send_wr wr = {}, *first = &wr;
-	bool rdma_write = g && msg->opcode == ORFS_OP_WRITE;
+	bool rdma_write = g && msg->opcode == ORFS_OP_WRITE && !msg->direct;
+	struct orfs_rseg seg;
 	struct ib_rdma_wr *last;
 	u32 len, data_len = 0, bytes = 0;
 	int ret;
 
-	if (rdma_write) {
+	if (msg->direct) {
+		ret = orfs_frwr_map(conn, &g->frwr, msg, &seg);
+		if (ret)
+			return ret;
+		g->frwr.reg_wr.wr.next = &wr;
+		first = &g->frwr.reg_wr.wr;
+		body_len += sizeof(seg);	/* the segment follows the body */
+	} else if (rdma_write) {
 		bytes = orfs_msg_bytes(msg);
 		ret = orfs_grant_map(conn, g, msg->bvec, msg->nr_bvec, bytes,
 				     DMA_TO_DEVICE);
@@ -1352,6 +1201,10 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 
 		q->flags |= cpu_to_le32(ORFS_IO_GRANT);
 		q->grant = cpu_to_le32(g->idx);
+		if (msg->direct) {
+			q->flags |= cpu_to_le32(ORFS_IO_REMOTE);
+			memcpy(q + 1, &seg, sizeof(seg));
+		}
 	}
 	len = sizeof(*h) + body_len;
 	if (data_len) {
@@ -1374,12 +1227,16 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 		trace_orfs_rdma(conn, "write", g->idx, bytes);
 	ret = ib_post_send(conn->qp, first, NULL);
 	if (ret) {
-		if (rdma_write)
+		if (msg->direct)
+			orfs_frwr_unmap(conn, &g->frwr);	/* not posted: unmaps only */
+		else if (rdma_write)
 			orfs_grant_unmap(conn, g);
 		else
 			orfs_unmap_data(conn, slot);
 		return ret;
 	}
+	if (msg->direct)
+		g->frwr.posted = true;
 	orfs_stat_op(conn->stats, msg->opcode);
 	if (rdma_write)
 		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_CLIENT_WRITE, bytes);
@@ -1448,8 +1305,20 @@ static int orfs_read_land(struct orfs_conn *conn, const struct orfs_msg *msg,
 	const struct orfs_read_rep *rr = rep->body;
 	u32 n = le32_to_cpu(rr->count);
 	bool granted = le32_to_cpu(rr->flags) & ORFS_RF_GRANT;
+	bool remote = le32_to_cpu(rr->flags) & ORFS_RF_REMOTE;
 
-	if (n > le32_to_cpu(q->count) || n > orfs_msg_bytes(msg) ||
+	if (msg->direct) {
+		/* The server already wrote the data into the user's pages. */
+		if (!remote || granted || rep->data_len || n > le32_to_cpu(q->count)) {
+			orfs_stat_add(conn->stats, ORFS_CTR_BAD_REPLIES, 1);
+			pr_warn_ratelimited("direct READ reply does not add up: %u bytes, flags %#x\n",
+					    n, le32_to_cpu(rr->flags));
+			return -EIO;
+		}
+		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_SERVER_RDMA, n);
+		return 0;
+	}
+	if (remote || n > le32_to_cpu(q->count) || n > orfs_msg_bytes(msg) ||
 	    (granted && (!g || rep->data_len || n > conn->grant_size)) ||
 	    (!granted && n > rep->data_len)) {
 		orfs_stat_add(conn->stats, ORFS_CTR_BAD_REPLIES, 1);
@@ -1465,8 +1334,7 @@ static int orfs_read_land(struct orfs_conn *conn, const struct orfs_msg *msg,
 	return 0;
 }
 
-/*
- * Whether a READ or WRITE moves its data through a staging buffer: it is
+/* Whether a READ or WRITE moves its data through a staging buffer: it is
  * bigger than the inline threshold or has more fragments than one SEND
  * gathers.  Returns -EMSGSIZE if it needs one and the connection has none.
  */
@@ -1478,12 +1346,20 @@ static int orfs_needs_grant(struct orfs_conn *conn, const struct orfs_msg *msg,
 
 	*need = false;
 	if (msg->opcode != ORFS_OP_READ && msg->opcode != ORFS_OP_WRITE)
-		return msg->nr_bvec > conn->max_data_sge ? -EMSGSIZE : 0;
+		return msg->nr_bvec > conn->max_data_sge || msg->direct ? -EMSGSIZE : 0;
 	if (msg->body_len < sizeof(*q))
 		return -EINVAL;
 	bytes = le32_to_cpu(q->count);
 	if (msg->opcode == ORFS_OP_WRITE && bytes != orfs_msg_bytes(msg))
 		return -EINVAL;
+	if (msg->direct) {
+		/* O_DIRECT: always registered and moved by the server. */
+		if (!conn->ngrants || !conn->mr_pages || bytes > orfs_conn_io_max(conn) ||
+		    msg->nr_bvec > conn->mr_pages || msg->tail_len)
+			return -EMSGSIZE;
+		*need = true;
+		return 0;
+	}
 	if (bytes <= conn->inline_size &&
 	    (msg->opcode == ORFS_OP_READ || msg->nr_bvec <= conn->max_data_sge))
 		return 0;
@@ -1560,14 +1436,12 @@ int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
 	ret = orfs_wait_reply(conn, slot, timeo);
 	if (ret)
 		trace_orfs_request_error(conn, xid, msg->opcode, ret);
-	/*
-	 * The send buffer and the pages it gathered are ours again only when
+	/* The send buffer and the pages it gathered are ours again only when
 	 * the SEND has completed.  A failed connection flushes it (disc_work),
 	 * so this wait is bounded.
 	 */
 	if (ret && ((ret != -ERESTARTSYS && ret != -EINTR) || g)) {
-		/*
-		 * Also after a signal if a staging buffer is involved: the
+		/* Also after a signal if a staging buffer is involved: the
 		 * server may still use it for this request, so it must not
 		 * be handed to another one; a new connection brings new ones.
 		 */
@@ -1575,7 +1449,9 @@ int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
 	}
 	wait_for_completion(&slot->send_done);
 	orfs_unmap_data(conn, slot);
-	if (g && msg->opcode == ORFS_OP_WRITE)
+	if (msg->direct)
+		orfs_frwr_unmap(conn, &g->frwr);
+	else if (g && msg->opcode == ORFS_OP_WRITE)
 		orfs_grant_unmap(conn, g);
 	if (ret) {
 		orfs_slot_put(conn, slot);
@@ -1599,6 +1475,8 @@ int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
 	rep->body_len = le32_to_cpu(h->body_len);
 	rep->data = orfs_data(h);
 	rep->data_len = le32_to_cpu(h->data_len);
+	if (msg->direct && msg->opcode == ORFS_OP_WRITE)
+		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_SERVER_RDMA, orfs_msg_bytes(msg));
 	if (msg->opcode == ORFS_OP_READ && msg->nr_bvec) {
 		ret = orfs_read_land(conn, msg, g, rep, timeo);
 		if (ret)

@@ -4,6 +4,8 @@ ORFS_TOP=${ORFS_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 ORFS_SRV_ADDR=${ORFS_SRV_ADDR:-192.0.2.1}
 ORFS_PORT=${ORFS_PORT:-20050}
 ORFS_WORK=${ORFS_WORK:-/tmp/orfs-test}
+# The server binary (ORFS_ORFSD overrides it, e.g. to test a saved build).
+ORFS_ORFSD=${ORFS_ORFSD:-$ORFS_TOP/server/orfsd}
 ORFSD_PID=
 
 fail() { echo "FAILED: $*" >&2; exit 1; }
@@ -33,7 +35,7 @@ orfs_server_start() {
 	local export=$1 i
 	shift
 	mkdir -p "$ORFS_WORK"
-	"$ORFS_TOP/server/orfsd" --export "$export" --listen "$ORFS_SRV_ADDR:$ORFS_PORT" \
+	"$ORFS_ORFSD" --export "$export" --listen "$ORFS_SRV_ADDR:$ORFS_PORT" \
 		--foreground "$@" >>"$ORFS_WORK/orfsd.log" 2>&1 3>&- 4>&- 5>&- </dev/null &
 	ORFSD_PID=$!
 	for i in $(seq 1 100); do

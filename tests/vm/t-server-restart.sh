@@ -27,5 +27,27 @@ stat "$mnt/d/f7" >/dev/null
 dir=$(grep -l . /sys/fs/orfs/*/counters | head -n 1)
 note "$(grep reconnects "$dir")"
 [ "$(awk '$1 == "reconnects" { print $2 }' "$dir")" -ge 1 ] || fail "no reconnect counted"
+
+# kill -9 in the middle of a large write through the RDMA path, then a
+# restart: the writer's fsync succeeds, and every byte is on the server.
+head -c $((48 * 1048576)) /dev/urandom >"$ORFS_WORK/src"
+( rc=0; dd if="$ORFS_WORK/src" of="$mnt/big" bs=1M conv=fsync status=none || rc=$?
+  echo $rc >"$ORFS_WORK/dd.rc" ) &
+writer=$!
+for _ in $(seq 1 200); do
+	[ "$(stat -c %s "$exp/big" 2>/dev/null || echo 0)" -gt $((4 * 1048576)) ] && break
+	sleep 0.1
+done
+kill -9 "$ORFSD_PID"
+wait "$ORFSD_PID" 2>/dev/null || true
+note "server killed with $(stat -c %s "$exp/big") bytes of 48 MiB written"
+sleep 2
+orfs_server_start "$exp"
+timeout 300 bash -c "while kill -0 $writer 2>/dev/null; do sleep 0.5; done" ||
+	fail "the writer did not finish after the restart"
+[ "$(cat "$ORFS_WORK/dd.rc")" = 0 ] || fail "the write failed across the restart"
+cmp "$ORFS_WORK/src" "$exp/big" || fail "the server's copy differs after the restart"
+echo 3 >/proc/sys/vm/drop_caches
+cmp "$ORFS_WORK/src" "$mnt/big" || fail "the mount reads back different data"
 umount "$mnt"
 exit 0

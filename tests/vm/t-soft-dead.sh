@@ -35,4 +35,30 @@ timeout 20 bash -c "while kill -0 $waiter 2>/dev/null; do sleep 0.2; done" ||
 	fail "waiter still blocked after umount -f"
 mountpoint -q "$ORFS_WORK/hard" && umount "$ORFS_WORK/hard"
 umount -f "$ORFS_WORK/soft" 2>/dev/null || umount "$ORFS_WORK/soft"
+
+# Data I/O on a soft mount when the server dies mid-write: the writer gets
+# EIO within a bound (write-back of many pages must not wait timeo *
+# retrans for each one), and a plain umount then works.
+orfs_server_start "$exp"
+orfs_mount "$ORFS_WORK/soft" / soft,timeo=10,retrans=2
+( rc=0; dd if=/dev/zero of="$ORFS_WORK/soft/big" bs=1M count=400 conv=fsync \
+	2>"$ORFS_WORK/dd.err" || rc=$?; echo $rc >"$ORFS_WORK/dd.rc" ) &
+writer=$!
+for _ in $(seq 1 100); do
+	[ -s "$exp/big" ] && break
+	sleep 0.1
+done
+[ -s "$exp/big" ] || fail "the writer never reached the server"
+kill -9 "$ORFSD_PID"
+wait "$ORFSD_PID" 2>/dev/null || true
+ORFSD_PID=
+start=$(date +%s)
+timeout 90 bash -c "while kill -0 $writer 2>/dev/null; do sleep 0.5; done" ||
+	fail "the writer is still blocked 90 s after the server died"
+took=$(( $(date +%s) - start ))
+[ "$(cat "$ORFS_WORK/dd.rc")" != 0 ] || fail "the write succeeded with the server dead"
+grep -q "Input/output error" "$ORFS_WORK/dd.err" ||
+	fail "expected EIO from the writer, got: $(cat "$ORFS_WORK/dd.err")"
+note "soft mount, server killed mid-write: writer got EIO after ${took}s"
+timeout 30 umount "$ORFS_WORK/soft" || fail "umount of the soft mount failed"
 exit 0

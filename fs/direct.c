@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ORFS O_DIRECT: zero copies on the client.
+ *
+ * The user's buffer is pinned (pin_user_pages_fast with FOLL_LONGTERM, as
+ * RDMA's own ib_umem_get does; 6.1 has no iov_iter_extract_pages) and
+ * handed to the transport page by page.  The transport registers the pages
+ * with an FRWR memory region for the one request and the server moves the
+ * data itself: RDMA WRITE into the buffer for a read, RDMA READ from it for
+ * a write (net/frwr.c).  Nothing is copied on the client.
+ *
+ * Rules users see (Documentation/admin-guide.md, "O_DIRECT"):
+ *  - No alignment is required: any offset, length and buffer address work.
+ *    Page-aligned buffers make the fewest requests.
+ *  - A request is cut into pieces of at most the staging-buffer size
+ *    (rsize/wsize, 1 MiB by default) that are each one contiguous range of
+ *    pages; each piece is one READ or WRITE.
+ *  - The cached range is written back before, and invalidated around, the
+ *    direct I/O, so buffered and direct I/O of one file stay coherent on
+ *    one client.
+ *  - Memory that is not user memory (kernel iterators), and servers or
+ *    devices without staging buffers or fast registration, fall back to
+ *    buffered I/O followed by a flush: the result is the same, only slower.
+ *  - An asynchronous request (libaio, io_uring) runs on orfs_io_wq and
+ *    completes through ki_complete; at most ORFS_DIO_WINDOW bytes are
+ *    pinned per request, and an asynchronous request larger than that
+ *    completes short, as O_DIRECT allows.
+ */
+#define pr_fmt(fmt) "orfs: " fmt
+
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <linux/workqueue.h>
+#include "orfs_fs.h"
+
+/* Bytes of user memory one request pins at a time. */
+#define ORFS_DIO_WINDOW		(16U << 20)
+#define ORFS_DIO_PAGES		(ORFS_DIO_WINDOW / PAGE_SIZE + 16)
+
+/**
+ * struct orfs_dio - one direct read or write in flight
+ * @iocb: the caller's request
+ * @inode: the file
+ * @write: a write (data from user memory to the file)
+ * @pos: file offset of the first byte of @frags
+ * @pages: the pinned pages
+ * @npages: how many
+ * @frags: the bytes, one fragment per page, in file order
+ * @nfrags: how many (== @npages)
+ * @len: bytes in @frags
+ * @work: runs an asynchronous request on orfs_io_wq
+ */
+struct orfs_dio {
+	struct kiocb		*iocb;
+	struct inode		*inode;
+	bool			write;
+	loff_t			pos;
+	struct page		**pages;
+	u32			npages;
+	struct bio_vec		*frags;
+	u32			nfrags;
+	size_t			len;
+	struct work_struct	work;
+};
+
+static struct orfs_dio *orfs_dio_alloc(struct kiocb *iocb, bool write, u32 max_pages)
+{
+	struct orfs_dio *dio;
+
+	dio = kzalloc(sizeof(*dio), GFP_KERNEL);
+	if (!dio)
+		return NULL;
+	dio->pages = kvmalloc_array(max_pages, sizeof(*dio->pages), GFP_KERNEL);
+	dio->frags = kvmalloc_array(max_pages, sizeof(*dio->frags), GFP_KERNEL);
+	if (!dio->pages || !dio->frags) {
+		kvfree(dio->pages);
+		kvfree(dio->frags);
+		kfree(dio);
+		return NULL;
+	}
+	dio->iocb = iocb;
+	dio->inode = file_inode(iocb->ki_filp);
+	dio->write = write;
+	return dio;
+}
+
+static void orfs_dio_unpin(struct orfs_dio *dio)
+{
+	/* A read wrote into the pages: they are dirty now. */
+	unpin_user_pages_dirty_lock(dio->pages, dio->npages, !dio->write);
+	dio->npages = 0;
+	dio->nfrags = 0;
+	dio->len = 0;
+}
+
+static void orfs_dio_free(struct orfs_dio *dio)
+{
+	kvfree(dio->pages);
+	kvfree(dio->frags);
+	kfree(dio);
+}
+
+/**
+ * orfs_dio_pin() - pin the next window of a user-backed iterator
+ * @dio: the request; its arrays hold ORFS_DIO_PAGES entries
+ * @iter: the user's buffer, advanced past what was pinned
+ *
+ * Pins up to ORFS_DIO_WINDOW bytes, segment by segment, and describes them
+ * as one fragment per page.
+ *
+ * Context: process, in the caller's mm; sleeps.
+ * Return: bytes pinned, or -EFAULT if not even the first page could be.
+ */
+static ssize_t orfs_dio_pin(struct orfs_dio *dio, struct iov_iter *iter)
+{
+	unsigned int gup = FOLL_LONGTERM | (dio->write ? 0 : FOLL_WRITE);
+
+	while (iov_iter_count(iter) && dio->len < ORFS_DIO_WINDOW) {
+		unsigned long addr, first;
+		size_t len, off;
+		u32 n, i;
+		int got;
+
+		orfs_iter_user_seg(iter, &addr, &len);
+		len = min_t(size_t, len, ORFS_DIO_WINDOW - dio->len);
+		off = offset_in_page(addr);
+		n = DIV_ROUND_UP(off + len, PAGE_SIZE);
+		if (dio->npages + n > ORFS_DIO_PAGES) {
+			n = ORFS_DIO_PAGES - dio->npages;
+			if (!n)
+				break;
+			len = (size_t)n * PAGE_SIZE - off;
+		}
+		first = addr & PAGE_MASK;
+		got = pin_user_pages_fast(first, n, gup, dio->pages + dio->npages);
+		if (got <= 0)
+			break;
+		if (got < n)
+			len = (size_t)got * PAGE_SIZE - off;
+		for (i = 0; i < got; i++) {
+			struct bio_vec *bv = &dio->frags[dio->nfrags++];
+			size_t pl = min_t(size_t, PAGE_SIZE - off, len);
+
+			bv->bv_page = dio->pages[dio->npages + i];
+			bv->bv_offset = off;
+			bv->bv_len = pl;
+			len -= pl;
+			dio->len += pl;
+			iov_iter_advance(iter, pl);
+			off = 0;
+		}
+		dio->npages += got;
+		if (got < n)
+			break;		/* a hole: stop short here */
+	}
+	return dio->len ? (ssize_t)dio->len : -EFAULT;
+}
+
+/**
+ * orfs_dio_piece() - how many fragments from @i make one request
+ * @dio: the request
+ * @i: first fragment
+ * @max_bytes: the most one request moves
+ * @max_pages: the most pages one registration maps
+ *
+ * A piece is one contiguous range of pages: every fragment but the first
+ * starts a page and every one but the last ends one.
+ */
+static u32 orfs_dio_piece(const struct orfs_dio *dio, u32 i, u32 max_bytes,
+			  u32 max_pages)
+{
+	const struct bio_vec *f = dio->frags;
+	u32 n = 0, bytes = 0;
+
+	while (i + n < dio->nfrags && n < max_pages &&
+	       bytes + f[i + n].bv_len <= max_bytes) {
+		if (n && (f[i + n].bv_offset ||
+			  f[i + n - 1].bv_offset + f[i + n - 1].bv_len != PAGE_SIZE))
+			break;
+		bytes += f[i + n].bv_len;
+		n++;
+	}
+	return max(n, 1U);
+}
+
+/* One READ or WRITE of fragments [i, i + n); bytes moved or -errno. */
+static ssize_t orfs_dio_call(struct orfs_dio *dio, u32 i, u32 n, loff_t pos)
+{
+	struct orfs_io_req req = { .fh = ORFS_I(dio->inode)->fh };
+	struct orfs_msg msg = {
+		.opcode = dio->write ? ORFS_OP_WRITE : ORFS_OP_READ,
+		.body = &req, .body_len = sizeof(req),
+		.bvec = &dio->frags[i], .nr_bvec = n, .direct = true,
+	};
+	struct orfs_reply rep;
+	u32 k, bytes = 0, got;
+	int ret;
+
+	for (k = 0; k < n; k++)
+		bytes += dio->frags[i + k].bv_len;
+	req.offset = cpu_to_le64(pos);
+	req.count = cpu_to_le32(bytes);
+	ret = orfs_call(orfs_clnt_of(dio->inode), &msg, &rep);
+	if (ret)
+		return ret;
+	if (dio->write) {
+		const struct orfs_write_rep *wr = rep.body;
+
+		got = le32_to_cpu(wr->count);
+		if (got == bytes)
+			orfs_update_attr_after_write(dio->inode, &wr->attr);
+		else
+			ret = -EIO;
+	} else {
+		got = le32_to_cpu(((const struct orfs_read_rep *)rep.body)->count);
+	}
+	orfs_reply_put(&rep);
+	return ret ? ret : got;
+}
+
+/**
+ * orfs_dio_transfer() - move the pinned window, piece by piece
+ * @dio: the request, pinned
+ *
+ * Stops at the first error or short piece (end of file for a read).
+ *
+ * Context: process; sleeps on the network.
+ * Return: bytes moved, or -errno if none were.
+ */
+static ssize_t orfs_dio_transfer(struct orfs_dio *dio)
+{
+	struct orfs_clnt *clnt = orfs_clnt_of(dio->inode);
+	const struct orfs_mount_opts *o = &ORFS_SB(dio->inode->i_sb)->opts;
+	u32 max_bytes = min(orfs_clnt_io_max(clnt),
+			    dio->write ? READ_ONCE(o->wsize) : READ_ONCE(o->rsize));
+	u32 max_pages = orfs_clnt_direct_pages(clnt);
+	size_t done = 0;
+	u32 i = 0, n, k, want;
+	ssize_t got;
+
+	while (i < dio->nfrags) {
+		n = orfs_dio_piece(dio, i, max_bytes, max_pages);
+		for (k = 0, want = 0; k < n; k++)
+			want += dio->frags[i + k].bv_len;
+		got = orfs_dio_call(dio, i, n, dio->pos + done);
+		if (got < 0)
+			return done ? (ssize_t)done : got;
+		done += got;
+		if (got < want)
+			break;
+		i += n;
+	}
+	return done;
+}
+
+/*
+ * After moving @done bytes at @pos: a write drops any cached pages of the
+ * range (an mmap may have faulted them in meanwhile), and the file offset
+ * advances.
+ */
+static void orfs_dio_finish(struct kiocb *iocb, struct inode *inode, bool write,
+			    loff_t pos, ssize_t done)
+{
+	if (done <= 0)
+		return;
+	if (write && inode->i_mapping->nrpages)
+		invalidate_inode_pages2_range(inode->i_mapping, pos >> PAGE_SHIFT,
+					      (pos + done - 1) >> PAGE_SHIFT);
+	iocb->ki_pos = pos + done;
+}
+
+static void orfs_dio_work(struct work_struct *work)
+{
+	struct orfs_dio *dio = container_of(work, struct orfs_dio, work);
+	struct kiocb *iocb = dio->iocb;
+	struct inode *inode = dio->inode;
+	ssize_t ret;
+
+	ret = orfs_dio_transfer(dio);
+	orfs_dio_unpin(dio);
+	orfs_dio_finish(iocb, inode, dio->write, dio->pos, ret);
+	orfs_dio_free(dio);
+	inode_dio_end(inode);
+	iocb->ki_complete(iocb, ret);
+}
+
+/* Write back, and for a write also drop, the cached pages of the range. */
+static int orfs_dio_sync_cache(struct inode *inode, loff_t pos, size_t count,
+			       bool write)
+{
+	struct address_space *mapping = inode->i_mapping;
+	loff_t end = pos + count - 1;
+	int ret;
+
+	if (!mapping->nrpages)
+		return 0;
+	ret = filemap_write_and_wait_range(mapping, pos, end);
+	if (ret || !write)
+		return ret;
+	return invalidate_inode_pages2_range(mapping, pos >> PAGE_SHIFT,
+					     end >> PAGE_SHIFT);
+}
+
+/**
+ * orfs_direct_io() - O_DIRECT read or write
+ * @iocb: the request (IOCB_DIRECT); ki_pos is where it starts
+ * @iter: the user's buffer
+ *
+ * Synchronous requests run here, window by window; asynchronous ones are
+ * pinned here and run on orfs_io_wq.  The caller holds i_rwsem for a
+ * write and has done the write checks.
+ *
+ * Context: process; sleeps.
+ * Return: bytes moved, -EIOCBQUEUED, -ENOTBLK when the request must go
+ * through the page cache instead (see the top of this file), or -errno.
+ */
+ssize_t orfs_direct_io(struct kiocb *iocb, struct iov_iter *iter)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	bool write = iov_iter_rw(iter) == WRITE;
+	size_t count = iov_iter_count(iter);
+	loff_t pos = iocb->ki_pos;
+	struct orfs_dio *dio;
+	ssize_t ret, done = 0;
+
+	if (!count)
+		return 0;
+	if (!user_backed_iter(iter) || !orfs_clnt_direct_pages(orfs_clnt_of(inode)))
+		return -ENOTBLK;
+	ret = orfs_dio_sync_cache(inode, pos, count, write);
+	if (ret)
+		return ret;
+	dio = orfs_dio_alloc(iocb, write, ORFS_DIO_PAGES);
+	if (!dio)
+		return -ENOMEM;
+
+	if (!is_sync_kiocb(iocb)) {
+		ret = orfs_dio_pin(dio, iter);
+		if (ret < 0) {
+			orfs_dio_free(dio);
+			return ret;
+		}
+		dio->pos = pos;
+		inode_dio_begin(inode);
+		INIT_WORK(&dio->work, orfs_dio_work);
+		queue_work(orfs_io_wq, &dio->work);
+		return -EIOCBQUEUED;
+	}
+
+	while (iov_iter_count(iter)) {
+		size_t pinned;
+
+		ret = orfs_dio_pin(dio, iter);
+		if (ret < 0)
+			break;
+		pinned = ret;
+		dio->pos = pos + done;
+		ret = orfs_dio_transfer(dio);
+		orfs_dio_unpin(dio);
+		if (ret < 0)
+			break;
+		done += ret;
+		if (ret < pinned) {
+			/* Short: give back what was not moved. */
+			iov_iter_revert(iter, pinned - ret);
+			break;
+		}
+		if (fatal_signal_pending(current))
+			break;
+	}
+	orfs_dio_free(dio);
+	orfs_dio_finish(iocb, inode, write, pos, done);
+	return done ? done : ret;
+}

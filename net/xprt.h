@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The transport's private structures, shared by the files of net/ that
+ * post work requests (transport.c, frwr.c).  fs/ never includes this: it
+ * sees only net/orfs_net.h.
+ */
+#ifndef ORFS_XPRT_H
+#define ORFS_XPRT_H
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/scatterlist.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+#include "orfs_net.h"
+
+#define ORFS_RESOLVE_MS		5000
+#define ORFS_ACK_TIMEOUT	17	/* 4.096 us * 2^17 ~= 0.5 s */
+#define ORFS_RD_ATOM_MAX	16
+#define ORFS_RDMA_SGE_MAX	32	/* SGEs per RDMA READ/WRITE work request */
+#define ORFS_CLNT_GRANTS_MAX	16	/* staging buffers a connection uses */
+/* Data SGEs per SEND: enough for ORFS_INLINE_MAX in 4 KiB pages. */
+#define ORFS_DATA_SGE_MAX	(ORFS_INLINE_MAX / 4096)
+
+enum orfs_conn_state {
+	ORFS_CONN_CONNECTING,
+	ORFS_CONN_UP,
+	ORFS_CONN_DOWN,		/* disconnected, errored or device removed */
+};
+
+/**
+ * struct orfs_recv - a pre-posted receive buffer
+ * @cqe: completion entry
+ * @conn: owner
+ * @buf: ORFS_META_MAX + inline bytes, DMA-mapped for the device
+ * @dma: its DMA address
+ * @len: bytes received in the last completion
+ */
+struct orfs_recv {
+	struct ib_cqe		cqe;
+	struct orfs_conn	*conn;
+	void			*buf;
+	u64			dma;
+	u32			len;
+};
+
+/**
+ * struct orfs_slot - one request in flight
+ * @send_cqe: completion entry of the SEND
+ * @conn: owner
+ * @buf: send buffer for header, body and tail (ORFS_META_MAX bytes)
+ * @dma: its DMA address
+ * @xid: xid of the request now using the slot, 0 if none; see orfs_xid()
+ * @rx: the reply's receive buffer, handed over by orfs_recv_done()
+ * @error: a transport error for the waiter instead of a reply
+ * @reply_done: completed when @rx or @error is set
+ * @send_done: completed when the SEND's completion has been reaped
+ * @nr_data: data pages mapped for the current SEND
+ * @data_dma: their DMA addresses
+ * @data_len: their lengths
+ */
+struct orfs_slot {
+	struct ib_cqe		send_cqe;
+	struct orfs_conn	*conn;
+	void			*buf;
+	u64			dma;
+	u64			xid;
+	struct orfs_recv	*rx;
+	int			error;
+	struct completion	reply_done;
+	struct completion	send_done;
+	u32			nr_data;
+	u64			data_dma[ORFS_DATA_SGE_MAX];
+	u32			data_len[ORFS_DATA_SGE_MAX];
+};
+
+/**
+ * struct orfs_grant - one staging buffer the server granted, and the state
+ *	of the RDMA transfer using it
+ * @done_cqe: completion of the last RDMA READ of a chain (signaled)
+ * @err_cqe: completion of the unsignaled work requests: errors only
+ * @conn: owner
+ * @done: completed by @done_cqe
+ * @status: its work-completion status
+ * @idx: the staging buffer's index, as the server numbers them
+ * @nr_map: page fragments mapped for the current transfer
+ * @dma: their DMA addresses
+ * @dma_len: their lengths
+ * @dir: their DMA direction
+ * @sge: one SGE per fragment
+ * @wr: the work-request chain, conn->grant_wrs long
+ * @frwr: the memory region an O_DIRECT request using this buffer registers
+ *	the user's pages with (NULL mr if the device has no FRWR)
+ *
+ * A grant is used by one request at a time (conn->grant_free).
+ */
+/**
+ * struct orfs_frwr - an FRWR memory region for O_DIRECT user buffers
+ * @conn: owner
+ * @mr: allocated when the connection is set up (the expensive step), so
+ *	registering is only ib_map_mr_sg() and a REG_MR work request
+ * @max_pages: pages @mr maps at most
+ * @sgl: the pages of the current registration
+ * @nents: entries of @sgl DMA-mapped, 0 when nothing is
+ * @dir: their DMA direction
+ * @reg_wr: the REG_MR work request, posted in front of the SEND
+ * @reg_cqe: its completion (unsignaled: errors only)
+ * @posted: @reg_wr was posted: the region must be invalidated
+ * @inv_wr: the LOCAL_INV work request that ends the registration
+ * @inv_cqe: its completion
+ * @inv_done: completed by @inv_cqe
+ * @inv_status: its status
+ */
+struct orfs_frwr {
+	struct orfs_conn	*conn;
+	struct ib_mr		*mr;
+	u32			max_pages;
+	struct scatterlist	*sgl;
+	int			nents;
+	enum dma_data_direction	dir;
+	struct ib_reg_wr	reg_wr;
+	struct ib_cqe		reg_cqe;
+	bool			posted;
+	struct ib_send_wr	inv_wr;
+	struct ib_cqe		inv_cqe;
+	struct completion	inv_done;
+	enum ib_wc_status	inv_status;
+};
+
+struct orfs_grant {
+	struct ib_cqe		done_cqe;
+	struct ib_cqe		err_cqe;
+	struct orfs_conn	*conn;
+	struct completion	done;
+	enum ib_wc_status	status;
+	u32			idx;
+	u32			nr_map;
+	u64			*dma;
+	u32			*dma_len;
+	enum dma_data_direction	dir;
+	struct ib_sge		*sge;
+	struct ib_rdma_wr	*wr;
+	struct orfs_frwr	frwr;
+};
+
+/**
+ * struct orfs_conn - one RDMA connection to orfsd
+ * @opts: what the caller asked for
+ * @cm_id: rdma_cm identifier
+ * @dev: the RDMA device, known once the address is resolved
+ * @pd: protection domain; only its local_dma_lkey is used
+ * @cq: one CQ for sends and receives, polled in softirq
+ * @qp: the RC queue pair (cm_id->qp)
+ * @lock: protects @state, @slot_free, @grant_free and every slot's
+ *	@xid, @rx and @error
+ * @state: enum orfs_conn_state
+ * @slot_free: bitmap of free slots
+ * @slot_wq: callers waiting for a free slot or staging buffer, or for the
+ *	connection to die
+ * @cm_done: completed when connection set-up has succeeded or failed
+ * @cm_error: set-up result
+ * @nslots: requests that may be in flight (credits)
+ * @nrecv: receive buffers posted (@nslots + 1)
+ * @rx_size: bytes in each receive buffer
+ * @inline_size: negotiated inline threshold
+ * @max_data_sge: data pages one SEND may gather
+ * @slots: @nslots slots
+ * @recvs: @nrecv receive buffers
+ * @rep: the server's accept data, valid once @state is UP
+ * @stats: the mount's counters (opts.stats)
+ * @ref: references: the owner's plus one per caller and per held reply
+ * @last_rx: jiffies of the last completion received (keepalive)
+ * @dev_node: on orfs_conn_list while @dev is set
+ * @ngrants: staging buffers in use by this client (0: inline I/O only)
+ * @grant_size: bytes per staging buffer, as granted
+ * @grant_addr: remote address of staging buffer 0
+ * @grant_rkey: their rkey
+ * @grant_free: bitmap of staging buffers not in use
+ * @grants: @ngrants staging buffers
+ * @io_pages: page fragments one transfer may carry
+ * @rdma_sge: SGEs per RDMA WRITE work request
+ * @rd_sge: SGEs per RDMA READ work request
+ * @grant_wrs: work requests one transfer may need
+ * @mr_pages: pages one FRWR registration maps (0: no FRWR, no O_DIRECT)
+ * @disc_work: moves the QP to the error state after a failure, so every
+ *	posted work request completes (flushed) and nobody waits forever
+ * @disc_queued: @disc_work has been queued
+ */
+struct orfs_conn {
+	struct orfs_conn_opts	opts;
+	struct rdma_cm_id	*cm_id;
+	struct ib_device	*dev;
+	struct ib_pd		*pd;
+	struct ib_cq		*cq;
+	struct ib_qp		*qp;
+
+	spinlock_t		lock;
+	enum orfs_conn_state	state;
+	unsigned long		*slot_free;
+	wait_queue_head_t	slot_wq;
+
+	struct completion	cm_done;
+	int			cm_error;
+
+	u32			nslots;
+	u32			nrecv;
+	u32			rx_size;
+	u32			inline_size;
+	u32			max_data_sge;
+	struct orfs_slot	*slots;
+	struct orfs_recv	*recvs;
+	struct orfs_conn_rep	rep;
+	struct orfs_stats	*stats;
+	struct kref		ref;
+	unsigned long		last_rx;
+	struct list_head	dev_node;
+
+	u32			ngrants;
+	u32			grant_size;
+	u64			grant_addr;
+	u32			grant_rkey;
+	unsigned long		*grant_free;
+	struct orfs_grant	*grants;
+	u32			io_pages;
+	u32			rdma_sge;
+	u32			rd_sge;
+	u32			grant_wrs;
+	u32			mr_pages;
+	struct work_struct	disc_work;
+	atomic_t		disc_queued;
+};
+
+/* net/frwr.c */
+#define ORFS_FRWR_WRS	2	/* work requests per registration: REG_MR, LOCAL_INV */
+int orfs_frwr_init(struct orfs_conn *conn, struct orfs_frwr *f);
+void orfs_frwr_destroy(struct orfs_frwr *f);
+int orfs_frwr_map(struct orfs_conn *conn, struct orfs_frwr *f,
+		  const struct orfs_msg *msg, struct orfs_rseg *seg);
+void orfs_frwr_unmap(struct orfs_conn *conn, struct orfs_frwr *f);
+
+#endif /* ORFS_XPRT_H */
