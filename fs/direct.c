@@ -49,7 +49,10 @@
  * @npages: how many
  * @frags: the bytes, one fragment per page, in file order
  * @nfrags: how many (== @npages)
+ * @fva: the user address of each fragment's first byte
  * @len: bytes in @frags
+ * @mm: the address space the pages belong to, with a user reference held
+ *	(the registration cache keys on it and watches it)
  * @work: runs an asynchronous request on orfs_io_wq
  */
 struct orfs_dio {
@@ -61,7 +64,9 @@ struct orfs_dio {
 	u32			npages;
 	struct bio_vec		*frags;
 	u32			nfrags;
+	unsigned long		*fva;
 	size_t			len;
+	struct mm_struct	*mm;
 	struct work_struct	work;
 };
 
@@ -74,12 +79,16 @@ static struct orfs_dio *orfs_dio_alloc(struct kiocb *iocb, bool write, u32 max_p
 		return NULL;
 	dio->pages = kvmalloc_array(max_pages, sizeof(*dio->pages), GFP_KERNEL);
 	dio->frags = kvmalloc_array(max_pages, sizeof(*dio->frags), GFP_KERNEL);
-	if (!dio->pages || !dio->frags) {
+	dio->fva = kvmalloc_array(max_pages, sizeof(*dio->fva), GFP_KERNEL);
+	if (!dio->pages || !dio->frags || !dio->fva) {
 		kvfree(dio->pages);
 		kvfree(dio->frags);
+		kvfree(dio->fva);
 		kfree(dio);
 		return NULL;
 	}
+	dio->mm = current->mm;
+	mmget(dio->mm);
 	dio->iocb = iocb;
 	dio->inode = file_inode(iocb->ki_filp);
 	dio->write = write;
@@ -97,8 +106,10 @@ static void orfs_dio_unpin(struct orfs_dio *dio)
 
 static void orfs_dio_free(struct orfs_dio *dio)
 {
+	mmput(dio->mm);
 	kvfree(dio->pages);
 	kvfree(dio->frags);
+	kvfree(dio->fva);
 	kfree(dio);
 }
 
@@ -140,9 +151,11 @@ static ssize_t orfs_dio_pin(struct orfs_dio *dio, struct iov_iter *iter)
 		if (got < n)
 			len = (size_t)got * PAGE_SIZE - off;
 		for (i = 0; i < got; i++) {
-			struct bio_vec *bv = &dio->frags[dio->nfrags++];
+			struct bio_vec *bv = &dio->frags[dio->nfrags];
 			size_t pl = min_t(size_t, PAGE_SIZE - off, len);
 
+			dio->fva[dio->nfrags++] = addr;
+			addr += pl;
 			bv->bv_page = dio->pages[dio->npages + i];
 			bv->bv_offset = off;
 			bv->bv_len = pl;
@@ -165,8 +178,10 @@ static ssize_t orfs_dio_pin(struct orfs_dio *dio, struct iov_iter *iter)
  * @max_bytes: the most one request moves
  * @max_pages: the most pages one registration maps
  *
- * A piece is one contiguous range of pages: every fragment but the first
- * starts a page and every one but the last ends one.
+ * A piece is one contiguous range of user memory: every fragment but the
+ * first starts a page, every one but the last ends one, and each follows
+ * the previous one in the address space (a registration, cached or not,
+ * maps one such range).
  */
 static u32 orfs_dio_piece(const struct orfs_dio *dio, u32 i, u32 max_bytes,
 			  u32 max_pages)
@@ -177,7 +192,8 @@ static u32 orfs_dio_piece(const struct orfs_dio *dio, u32 i, u32 max_bytes,
 	while (i + n < dio->nfrags && n < max_pages &&
 	       bytes + f[i + n].bv_len <= max_bytes) {
 		if (n && (f[i + n].bv_offset ||
-			  f[i + n - 1].bv_offset + f[i + n - 1].bv_len != PAGE_SIZE))
+			  f[i + n - 1].bv_offset + f[i + n - 1].bv_len != PAGE_SIZE ||
+			  dio->fva[i + n] != dio->fva[i + n - 1] + f[i + n - 1].bv_len))
 			break;
 		bytes += f[i + n].bv_len;
 		n++;
@@ -193,6 +209,7 @@ static ssize_t orfs_dio_call(struct orfs_dio *dio, u32 i, u32 n, loff_t pos)
 		.opcode = dio->write ? ORFS_OP_WRITE : ORFS_OP_READ,
 		.body = &req, .body_len = sizeof(req),
 		.bvec = &dio->frags[i], .nr_bvec = n, .direct = true,
+		.uaddr = dio->fva[i], .mm = dio->mm,
 	};
 	struct orfs_reply rep;
 	u32 k, bytes = 0, got;
@@ -327,7 +344,8 @@ ssize_t orfs_direct_io(struct kiocb *iocb, struct iov_iter *iter)
 
 	if (!count)
 		return 0;
-	if (!user_backed_iter(iter) || !orfs_clnt_direct_pages(orfs_clnt_of(inode)))
+	if (!user_backed_iter(iter) || !current->mm ||
+	    !orfs_clnt_direct_pages(orfs_clnt_of(inode)))
 		return -ENOTBLK;
 	ret = orfs_dio_sync_cache(inode, pos, count, write);
 	if (ret)

@@ -30,6 +30,9 @@
 #define ORFS_DEF_CONNECT_MS	15000
 #define ORFS_DEF_RETRANS	3
 #define ORFS_DEF_KEEPALIVE	10	/* seconds */
+#define ORFS_RC_DEFAULT_ENTRIES	64	/* regcache_entries */
+#define ORFS_RC_DEFAULT_BATCH	16	/* regcache_batch */
+#define ORFS_RC_ENTRIES_MAX	4096
 
 /**
  * struct orfs_mount_opts - parsed mount options
@@ -51,6 +54,10 @@
  * @retrans: attempts before a soft mount fails a request
  * @keepalive: idle seconds before a connection is probed, 0 for never
  * @soft: fail requests with EIO after timeo * retrans instead of retrying
+ * @rc_mode: O_DIRECT registration: dynamic, pindown or fmrd
+ * @rc_entries: registrations kept per process
+ * @rc_pages: pages they may keep pinned
+ * @rc_batch: fmrd: registrations retired per batch
  */
 struct orfs_mount_opts {
 	struct sockaddr_storage	addr;
@@ -71,6 +78,10 @@ struct orfs_mount_opts {
 	u32			retrans;
 	u32			keepalive;
 	bool			soft;
+	enum orfs_rc_mode	rc_mode;
+	u32			rc_entries;
+	u32			rc_pages;
+	u32			rc_batch;
 };
 
 /**

@@ -35,7 +35,29 @@ enum orfs_param {
 	Opt_soft,
 	Opt_hard,
 	Opt_addr,
+	Opt_regcache,
+	Opt_regcache_entries,
+	Opt_regcache_pages,
+	Opt_regcache_batch,
 };
+
+/* regcache=: how O_DIRECT buffers are registered (net/regcache.c). */
+static const struct constant_table orfs_regcache_modes[] = {
+	{ "dynamic",	ORFS_RC_DYNAMIC },
+	{ "pindown",	ORFS_RC_PINDOWN },
+	{ "fmrd",	ORFS_RC_FMRD },
+	{}
+};
+
+static const char *orfs_regcache_name(enum orfs_rc_mode mode)
+{
+	const struct constant_table *t;
+
+	for (t = orfs_regcache_modes; t->name; t++)
+		if (t->value == mode)
+			return t->name;
+	return "?";
+}
 
 static const struct fs_parameter_spec orfs_fs_parameters[] = {
 	fsparam_u32("port",	Opt_port),
@@ -56,6 +78,10 @@ static const struct fs_parameter_spec orfs_fs_parameters[] = {
 	fsparam_flag("soft",	Opt_soft),
 	fsparam_flag("hard",	Opt_hard),
 	fsparam_string("addr",	Opt_addr),
+	fsparam_enum("regcache", Opt_regcache, orfs_regcache_modes),
+	fsparam_u32("regcache_entries", Opt_regcache_entries),
+	fsparam_u32("regcache_pages", Opt_regcache_pages),
+	fsparam_u32("regcache_batch", Opt_regcache_batch),
 	{}
 };
 
@@ -227,6 +253,27 @@ static int orfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	case Opt_hard:
 		o->soft = false;
 		break;
+	case Opt_regcache:
+		o->rc_mode = result.uint_32;
+		break;
+	case Opt_regcache_entries:
+		if (result.uint_32 < 1 || result.uint_32 > ORFS_RC_ENTRIES_MAX)
+			return invalfc(fc, "regcache_entries=%u: must be 1..%u",
+				       result.uint_32, ORFS_RC_ENTRIES_MAX);
+		o->rc_entries = result.uint_32;
+		break;
+	case Opt_regcache_pages:
+		if (result.uint_32 < 1)
+			return invalfc(fc, "regcache_pages=%u: must be at least 1",
+				       result.uint_32);
+		o->rc_pages = result.uint_32;
+		break;
+	case Opt_regcache_batch:
+		if (result.uint_32 < 1 || result.uint_32 > ORFS_RC_BATCH_MAX)
+			return invalfc(fc, "regcache_batch=%u: must be 1..%u",
+				       result.uint_32, ORFS_RC_BATCH_MAX);
+		o->rc_batch = result.uint_32;
+		break;
 	case Opt_addr:
 		/*
 		 * Shown in /proc/mounts, so mount(8) hands it back on remount.
@@ -277,6 +324,9 @@ static int orfs_show_options(struct seq_file *m, struct dentry *root)
 		   o->cto ? "cto" : "nocto");
 	seq_printf(m, ",acregmin=%u,acregmax=%u,acdirmin=%u,acdirmax=%u",
 		   o->acregmin, o->acregmax, o->acdirmin, o->acdirmax);
+	seq_printf(m, ",regcache=%s,regcache_entries=%u,regcache_pages=%u,regcache_batch=%u",
+		   orfs_regcache_name(o->rc_mode), o->rc_entries, o->rc_pages,
+		   o->rc_batch);
 	return 0;
 }
 
@@ -396,6 +446,10 @@ static int orfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	copts.soft = sbi->opts.soft;
 	copts.keepalive = sbi->opts.keepalive;
 	copts.io_size = min_t(u32, max(sbi->opts.rsize, sbi->opts.wsize), ORFS_IO_MAX);
+	copts.rc_mode = sbi->opts.rc_mode;
+	copts.rc_entries = sbi->opts.rc_entries;
+	copts.rc_pages = sbi->opts.rc_pages;
+	copts.rc_batch = sbi->opts.rc_batch;
 	ret = orfs_stats_init(&sbi->stats);
 	if (ret)
 		return ret;
@@ -483,8 +537,10 @@ static int orfs_reconfigure(struct fs_context *fc)
 
 	if (n->port != o->port || n->inline_size != o->inline_size ||
 	    n->credits != o->credits || n->nconnect != o->nconnect ||
-	    n->keepalive != o->keepalive)
-		return invalfc(fc, "port, inline, credits, nconnect and keepalive cannot change on remount");
+	    n->keepalive != o->keepalive || n->rc_mode != o->rc_mode ||
+	    n->rc_entries != o->rc_entries || n->rc_pages != o->rc_pages ||
+	    n->rc_batch != o->rc_batch)
+		return invalfc(fc, "port, inline, credits, nconnect, keepalive and regcache* cannot change on remount");
 	if (orfs_check_ac(fc, n))
 		return -EINVAL;
 	sync_filesystem(sb);
@@ -538,6 +594,10 @@ static int orfs_init_fs_context(struct fs_context *fc)
 		o->nconnect = 1;
 		o->retrans = ORFS_DEF_RETRANS;
 		o->keepalive = ORFS_DEF_KEEPALIVE;
+		o->rc_mode = ORFS_RC_FMRD;
+		o->rc_entries = ORFS_RC_DEFAULT_ENTRIES;
+		o->rc_pages = ORFS_RC_DEFAULT_MAX_PAGES;
+		o->rc_batch = ORFS_RC_DEFAULT_BATCH;
 	}
 	fc->fs_private = o;
 	fc->ops = &orfs_context_ops;

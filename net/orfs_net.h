@@ -16,6 +16,7 @@
 #include <linux/bvec.h>
 #include "orfs_proto.h"
 #include "orfs_stats.h"
+#include "regcache_tree.h"
 
 struct orfs_conn;
 struct orfs_clnt;
@@ -34,6 +35,10 @@ struct orfs_recv;
  *	inline I/O only; rounded down to pages
  * @io_required: a connection whose staging buffers cannot carry this many
  *	bytes is refused (the mount's requests are already sized for it)
+ * @rc_mode: O_DIRECT registration: enum orfs_rc_mode
+ * @rc_entries: registrations the cache keeps per address space
+ * @rc_pages: pages they may keep pinned
+ * @rc_batch: fmrd: retired registrations per LOCAL_INV batch
  * @down: called (any context) when a live connection goes down
  * @down_ctx: its argument
  * @nconnect: client only: connections per mount
@@ -52,6 +57,10 @@ struct orfs_conn_opts {
 	u64			client_id;
 	u32			io_size;
 	u32			io_required;
+	enum orfs_rc_mode	rc_mode;
+	u32			rc_entries;
+	u32			rc_pages;
+	u32			rc_batch;
 	void			(*down)(void *ctx);
 	void			*down_ctx;
 	unsigned int		nconnect;
@@ -76,9 +85,13 @@ struct orfs_conn_opts {
  *	the reply's count says how much
  * @nr_bvec: entries in @bvec
  * @direct: O_DIRECT: @bvec holds pinned user pages, which are registered
- *	(FRWR) for this request and moved by the server's own RDMA; all
- *	but the first must start a page and all but the last end one, at
- *	most orfs_clnt_direct_pages() of them and orfs_clnt_io_max() bytes
+ *	(FRWR) and moved by the server's own RDMA; all but the first must
+ *	start a page and all but the last end one, at most
+ *	orfs_clnt_direct_pages() of them and orfs_clnt_io_max() bytes
+ * @uaddr: O_DIRECT: the user address of the first byte; the pages are one
+ *	virtually contiguous range from there (the registration cache's key)
+ * @mm: O_DIRECT: the address space they belong to, with a user reference
+ *	(mm_users) held for the call; NULL to register per request
  */
 struct orfs_msg {
 	u16			opcode;
@@ -89,6 +102,8 @@ struct orfs_msg {
 	const struct bio_vec	*bvec;
 	u32			nr_bvec;
 	bool			direct;
+	unsigned long		uaddr;
+	struct mm_struct	*mm;
 };
 
 /**
@@ -110,6 +125,7 @@ struct orfs_reply {
 };
 
 #define ORFS_NCONNECT_MAX	16	/* connections per mount */
+#define ORFS_RC_BATCH_MAX	32	/* registrations retired by one LOCAL_INV chain */
 
 /**
  * struct orfs_ping_result - NULL round-trip times

@@ -22,6 +22,13 @@ enum orfs_counter {
 	ORFS_CTR_BYTES_CLIENT_WRITE,	/* file data moved by client RDMA WRITE */
 	ORFS_CTR_BYTES_SERVER_RDMA,	/* file data moved by the server's RDMA */
 	ORFS_CTR_GRANT_STALLS,		/* an RDMA READ/WRITE waited for a staging buffer */
+	ORFS_CTR_RC_HITS,		/* O_DIRECT registration cache: hits */
+	ORFS_CTR_RC_MISSES,		/* ... misses (a new registration) */
+	ORFS_CTR_RC_FALLBACKS,		/* ... no region free: registered per I/O */
+	ORFS_CTR_RC_INVALIDATIONS,	/* ... registrations invalidated by the mm notifier */
+	ORFS_CTR_RC_DEREG_BATCHES,	/* ... LOCAL_INV batches */
+	ORFS_CTR_RC_DEREG_ENTRIES,	/* ... registrations they retired */
+	ORFS_CTR_RC_PINNED_PAGES,	/* ... pages the cache holds now (a gauge) */
 	ORFS_CTR_NR
 };
 

@@ -19,6 +19,13 @@ static const char * const orfs_counter_names[ORFS_CTR_NR] = {
 	[ORFS_CTR_BYTES_CLIENT_WRITE]	= "bytes_client_rdma_write",
 	[ORFS_CTR_BYTES_SERVER_RDMA]	= "bytes_server_rdma",
 	[ORFS_CTR_GRANT_STALLS]		= "grant_stalls",
+	[ORFS_CTR_RC_HITS]		= "regcache_hits",
+	[ORFS_CTR_RC_MISSES]		= "regcache_misses",
+	[ORFS_CTR_RC_FALLBACKS]		= "regcache_fallbacks",
+	[ORFS_CTR_RC_INVALIDATIONS]	= "regcache_invalidations",
+	[ORFS_CTR_RC_DEREG_BATCHES]	= "regcache_dereg_batches",
+	[ORFS_CTR_RC_DEREG_ENTRIES]	= "regcache_dereg_entries",
+	[ORFS_CTR_RC_PINNED_PAGES]	= "regcache_pinned_pages",
 };
 
 static const char * const orfs_op_names[ORFS_OP_MAX] = {

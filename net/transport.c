@@ -437,7 +437,8 @@ static int orfs_create_qp(struct orfs_conn *conn)
 	 * unsignaled ones complete too when they fail or are flushed.
 	 */
 	conn->cq = ib_alloc_cq(dev, conn, conn->nslots + 1 + conn->nrecv + 1 +
-			       ORFS_CLNT_GRANTS_MAX * (conn->grant_wrs + ORFS_FRWR_WRS),
+			       ORFS_CLNT_GRANTS_MAX * (conn->grant_wrs + ORFS_FRWR_WRS) +
+			       ORFS_RC_BATCH_MAX,
 			       0, IB_POLL_SOFTIRQ);
 	if (IS_ERR(conn->cq)) {
 		ret = PTR_ERR(conn->cq);
@@ -450,7 +451,8 @@ static int orfs_create_qp(struct orfs_conn *conn)
 	attr.recv_cq = conn->cq;
 	/* +1 for the drain WR */
 	attr.cap.max_send_wr = conn->nslots + 1 +
-			       ORFS_CLNT_GRANTS_MAX * (conn->grant_wrs + ORFS_FRWR_WRS);
+			       ORFS_CLNT_GRANTS_MAX * (conn->grant_wrs + ORFS_FRWR_WRS) +
+			       ORFS_RC_BATCH_MAX;
 	attr.cap.max_recv_wr = conn->nrecv + 1;
 	attr.cap.max_send_sge = max(1 + conn->max_data_sge, conn->rdma_sge);
 	attr.cap.max_recv_sge = 1;
@@ -490,6 +492,7 @@ static void orfs_destroy_qp(struct orfs_conn *conn)
 		ib_destroy_qp(conn->qp);
 		conn->qp = NULL;
 	}
+	orfs_rc_destroy(conn);
 	if (conn->dev)
 		orfs_free_buffers(conn);
 	if (conn->cq) {
@@ -598,7 +601,7 @@ static int orfs_established(struct orfs_conn *conn, const struct rdma_cm_event *
 	memcpy(&conn->rep, pd, sizeof(conn->rep));
 	conn->inline_size = le32_to_cpu(conn->rep.inline_size);
 	granted = le16_to_cpu(conn->rep.credits);
-	if (orfs_alloc_grants(conn))
+	if (orfs_alloc_grants(conn) || orfs_rc_init(conn))
 		return -ENOMEM;
 	if (conn->opts.io_required && orfs_conn_io_max(conn) < conn->opts.io_required) {
 		pr_warn_ratelimited("server granted no staging buffers of %u bytes on the new connection\n",
@@ -1127,6 +1130,21 @@ static int orfs_grant_read(struct orfs_conn *conn, struct orfs_grant *g,
 	return ret;
 }
 
+/*
+ * An O_DIRECT request is over (or was never posted): release its
+ * registration, cached or per request.
+ */
+static void orfs_direct_done(struct orfs_conn *conn, struct orfs_grant *g,
+			     bool posted)
+{
+	if (g->rcm)
+		orfs_rc_unmap(conn, g->rcm, g->rcreg, posted);
+	else
+		orfs_frwr_unmap(conn, &g->frwr);
+	g->rcm = NULL;
+	g->rcreg = NULL;
+}
+
 /* ---- requests ---- */
 
 /* Total bytes of a message's data fragments. */
@@ -1169,11 +1187,23 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 	int ret;
 
 	if (msg->direct) {
-		ret = orfs_frwr_map(conn, &g->frwr, msg, &seg);
-		if (ret)
-			return ret;
-		g->frwr.reg_wr.wr.next = &wr;
-		first = &g->frwr.reg_wr.wr;
+		g->rcm = NULL;
+		g->rcreg = NULL;
+		if (conn->rc && !orfs_rc_map(conn, msg, &seg, &g->rcm, &g->rcreg)) {
+			/* Cached: a REG_MR only for a new registration. */
+			if (g->rcreg) {
+				g->rcreg->next = &wr;
+				first = g->rcreg;
+			}
+		} else {
+			if (conn->rc)
+				orfs_stat_add(conn->stats, ORFS_CTR_RC_FALLBACKS, 1);
+			ret = orfs_frwr_map(conn, &g->frwr, msg, &seg);
+			if (ret)
+				return ret;
+			g->frwr.reg_wr.wr.next = &wr;
+			first = &g->frwr.reg_wr.wr;
+		}
 		body_len += sizeof(seg);	/* the segment follows the body */
 	} else if (rdma_write) {
 		bytes = orfs_msg_bytes(msg);
@@ -1228,14 +1258,16 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 	ret = ib_post_send(conn->qp, first, NULL);
 	if (ret) {
 		if (msg->direct)
-			orfs_frwr_unmap(conn, &g->frwr);	/* not posted: unmaps only */
+			orfs_direct_done(conn, g, false);	/* not posted */
 		else if (rdma_write)
 			orfs_grant_unmap(conn, g);
 		else
 			orfs_unmap_data(conn, slot);
 		return ret;
 	}
-	if (msg->direct)
+	if (msg->direct && g->rcm)
+		orfs_rc_posted(conn, g->rcm, g->rcreg);
+	else if (msg->direct)
 		g->frwr.posted = true;
 	orfs_stat_op(conn->stats, msg->opcode);
 	if (rdma_write)
@@ -1450,7 +1482,7 @@ int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
 	wait_for_completion(&slot->send_done);
 	orfs_unmap_data(conn, slot);
 	if (msg->direct)
-		orfs_frwr_unmap(conn, &g->frwr);
+		orfs_direct_done(conn, g, true);
 	else if (g && msg->opcode == ORFS_OP_WRITE)
 		orfs_grant_unmap(conn, g);
 	if (ret) {

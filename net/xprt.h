@@ -15,6 +15,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 #include "orfs_net.h"
+#include "regcache_tree.h"
 
 #define ORFS_RESOLVE_MS		5000
 #define ORFS_ACK_TIMEOUT	17	/* 4.096 us * 2^17 ~= 0.5 s */
@@ -93,9 +94,14 @@ struct orfs_slot {
  * @wr: the work-request chain, conn->grant_wrs long
  * @frwr: the memory region an O_DIRECT request using this buffer registers
  *	the user's pages with (NULL mr if the device has no FRWR)
+ * @rcm: the cached registration the current O_DIRECT request uses instead
+ *	of @frwr, or NULL
+ * @rcreg: its REG_MR if the request made it, else NULL
  *
  * A grant is used by one request at a time (conn->grant_free).
  */
+struct orfs_rc_mr;
+
 /**
  * struct orfs_frwr - an FRWR memory region for O_DIRECT user buffers
  * @conn: owner
@@ -143,6 +149,8 @@ struct orfs_grant {
 	struct ib_sge		*sge;
 	struct ib_rdma_wr	*wr;
 	struct orfs_frwr	frwr;
+	struct orfs_rc_mr	*rcm;
+	struct ib_send_wr	*rcreg;
 };
 
 /**
@@ -184,6 +192,7 @@ struct orfs_grant {
  * @rd_sge: SGEs per RDMA READ work request
  * @grant_wrs: work requests one transfer may need
  * @mr_pages: pages one FRWR registration maps (0: no FRWR, no O_DIRECT)
+ * @rc: the O_DIRECT registration cache, NULL in dynamic mode
  * @disc_work: moves the QP to the error state after a failure, so every
  *	posted work request completes (flushed) and nobody waits forever
  * @disc_queued: @disc_work has been queued
@@ -228,9 +237,66 @@ struct orfs_conn {
 	u32			rd_sge;
 	u32			grant_wrs;
 	u32			mr_pages;
+	struct orfs_regcache	*rc;
 	struct work_struct	disc_work;
 	atomic_t		disc_queued;
 };
+
+/**
+ * struct orfs_regcache - a connection's O_DIRECT registration cache
+ *	(net/regcache.c)
+ * @conn: the connection
+ * @mode: pindown or fmrd (dynamic has no cache)
+ * @max_entries: registrations kept per address space
+ * @max_pages: pages they may keep pinned
+ * @batch: retired registrations that make a deregistration batch due
+ * @flush_lock: protects @mms, @zombies and the trees' membership of it;
+ *	serializes batches of LOCAL_INV (one completion, @inv_done)
+ * @mms: one struct orfs_rc_mm per address space seen
+ * @zombies: retired registrations kept until the failed QP is drained
+ * @pool_lock: protects @pool and @pool_free
+ * @pool: regions allocated at set-up; @pool_free of them are free
+ * @pool_free: free regions, at the start of @pool
+ * @pool_size: regions allocated
+ * @flush_work: deregisters what notifiers invalidated
+ * @dying: being destroyed: notifiers queue no more work
+ * @inv_cqe: completion of the last LOCAL_INV of a batch
+ * @inv_err_cqe: completion of the others (errors only)
+ * @inv_done: completed by @inv_cqe
+ * @inv_status: its status
+ */
+struct orfs_regcache {
+	struct orfs_conn	*conn;
+	enum orfs_rc_mode	mode;
+	u32			max_entries;
+	u32			max_pages;
+	u32			batch;
+	struct mutex		flush_lock;	/* see above */
+	struct list_head	mms;
+	struct list_head	zombies;
+	spinlock_t		pool_lock;	/* see above */
+	struct ib_mr		**pool;
+	u32			pool_free;
+	u32			pool_size;
+	struct work_struct	flush_work;
+	bool			dying;
+	struct ib_cqe		inv_cqe;
+	struct ib_cqe		inv_err_cqe;
+	struct completion	inv_done;
+	enum ib_wc_status	inv_status;
+};
+
+
+/* net/regcache.c */
+int orfs_rc_init(struct orfs_conn *conn);
+void orfs_rc_destroy(struct orfs_conn *conn);
+int orfs_rc_map(struct orfs_conn *conn, const struct orfs_msg *msg,
+		struct orfs_rseg *seg, struct orfs_rc_mr **mp,
+		struct ib_send_wr **reg);
+void orfs_rc_posted(struct orfs_conn *conn, struct orfs_rc_mr *m,
+		    struct ib_send_wr *reg);
+void orfs_rc_unmap(struct orfs_conn *conn, struct orfs_rc_mr *m,
+		   struct ib_send_wr *reg, bool posted);
 
 /* net/frwr.c */
 #define ORFS_FRWR_WRS	2	/* work requests per registration: REG_MR, LOCAL_INV */

@@ -76,9 +76,42 @@ m.close()
 print("buffered/direct coherence ok")
 PY
 
+# The registration cache (default regcache=fmrd): fio reuses its buffers,
+# so after the first pass nearly every request hits a cached registration.
+h0=$(ctr regcache_hits) m0=$(ctr regcache_misses)
+fio --name=rc --directory="$mnt" --direct=1 --size=16m --eta=never \
+	--rw=randwrite --bs=64k --ioengine=libaio --iodepth=8 \
+	--output="$ORFS_WORK/fio-rc.log" || { cat "$ORFS_WORK/fio-rc.log"; fail "fio rc"; }
+hits=$(( $(ctr regcache_hits) - h0 )) misses=$(( $(ctr regcache_misses) - m0 ))
+note "regcache: $hits hits, $misses misses, $(ctr regcache_dereg_batches) batches" \
+	"retiring $(ctr regcache_dereg_entries), $(ctr regcache_invalidations) invalidations"
+[ "$hits" -gt $((4 * misses)) ] || fail "the registration cache did not hit ($hits/$misses)"
+# fio has exited: its registrations were invalidated and released.
+for _ in $(seq 1 50); do
+	[ "$(ctr regcache_pinned_pages)" -eq 0 ] && break
+	sleep 0.1
+done
+[ "$(ctr regcache_pinned_pages)" -eq 0 ] ||
+	fail "$(ctr regcache_pinned_pages) pages still pinned after the process exited"
+rm -f "$mnt"/rc.*
+
 # Nothing stays registered or pinned once the I/O is done.
 sync
 echo 3 >/proc/sys/vm/drop_caches
 umount "$mnt"
 grep -q " $mnt " /proc/mounts && fail "still mounted"
+
+# regcache=dynamic: a registration per request, never a hit.
+orfs_mount "$mnt" / regcache=dynamic
+sys=/sys/fs/orfs/$(stat -c '%Hd:%Ld' "$mnt")
+grep -q "regcache=dynamic" /proc/mounts || fail "regcache=dynamic not shown"
+dd if="$ORFS_WORK/src" of="$mnt/dyn" bs=1M oflag=direct status=none
+cmp "$ORFS_WORK/src" "$exp/dyn" || fail "regcache=dynamic: data differs"
+[ "$(ctr regcache_hits)" -eq 0 ] || fail "regcache=dynamic hit the cache"
+# (dd writes its short last block without O_DIRECT)
+[ "$(ctr mr_registrations)" -ge 6 ] ||
+	fail "regcache=dynamic did not register per request: $(cat "$sys/counters")"
+"$ORFS_WORK/dio_remap" "$mnt/remap2" || fail "dio_remap (dynamic)"
+umount "$mnt"
+expect_fail "" mount -t orfs -o regcache=sometimes "$ORFS_SRV_ADDR:/" "$mnt"
 orfs_server_stop

@@ -34,6 +34,8 @@ FS_JOBS=(
 	"tar_x"
 	"tar_c"
 	"null_rtt"
+	"direct		d_randread_qd1 d_randread_qd16 d_randwrite_qd16 d_seqread d_seqwrite"
+	"fig44		fig44_dynamic_r20 fig44_pindown_r20 fig44_fmrd_r20 fig44_dynamic_r80 fig44_pindown_r80 fig44_fmrd_r80"
 )
 
 # --- raw rxe limits -------------------------------------------------------------
@@ -192,6 +194,92 @@ job_randread() {
 	else
 		emit_error randread "$FIO_ERR"
 	fi
+}
+
+# O_DIRECT through libaio (tools/bench/fio/direct.fio): 4 KiB random reads
+# at depth 1 (mean latency) and 16, random writes at depth 16, and 1 MiB
+# sequential reads and writes at depth 4.
+job_direct() {
+	local sys=$1 mnt=$2 srv=$3 f out spec name rw bs qd metric
+	f=$(server_file "$srv") || {
+		for name in d_randread_qd1 d_randread_qd16 d_randwrite_qd16 d_seqread d_seqwrite; do
+			emit_error $name "cannot write the input file on the server"
+		done
+		return
+	}
+	export BENCH_FILE=$mnt/${f##*/}
+	for spec in "d_randread_qd1 randread 4k 1" "d_randread_qd16 randread 4k 16" \
+		    "d_randwrite_qd16 randwrite 4k 16" "d_seqread read 1m 4" \
+		    "d_seqwrite write 1m 4"; do
+		read -r name rw bs qd <<<"$spec"
+		export BENCH_RW=$rw BENCH_BS=$bs BENCH_QD=$qd
+		drop_caches
+		if ! fio_job "$name" direct.fio; then
+			emit_error "$name" "$FIO_ERR"
+			continue
+		fi
+		out=$FIO_OUT
+		case $name in
+		d_randread_qd1)
+			EMIT_NOTE="$(kv read_iops "$out") ops/s" \
+				emit $name "$(kv read_lat_us "$out")" us lower raw_rtt_2b ;;
+		d_randread_qd16)
+			emit $name "$(kv read_iops "$out")" ops/s higher raw_rtt_rate_4k ;;
+		d_randwrite_qd16)
+			emit $name "$(kv write_iops "$out")" ops/s higher raw_rtt_rate_4k ;;
+		d_seqread)
+			emit $name "$(kv read_mibs "$out")" MiB/s higher ib_write_bw_1m ;;
+		d_seqwrite)
+			emit $name "$(kv write_mibs "$out")" MiB/s higher ib_read_bw_1m ;;
+		esac
+	done
+}
+
+# The dissertation's Figure 4.4: 1000 O_DIRECT writes of 64 KiB from a pool
+# of 1000 buffers, a registration cache of 100, 20% and 80% buffer reuse,
+# in each registration mode; each time is divided by the ideal run's (one
+# buffer, registered once) in the same mode.  ORFS only.
+job_fig44() {
+	local sys=$1 mnt=$2 srv=$3 mode r m=/mnt/orfs-fig44 bin=$BENCH_TMP/fig44 out ideal t
+	if [ "$sys" != orfs ]; then
+		for mode in dynamic pindown fmrd; do
+			for r in 20 80; do
+				emit_na fig44_${mode}_r$r "registration modes are ORFS's"
+			done
+		done
+		return
+	fi
+	gcc -O2 -o "$bin" "$BENCH_DIR/fig44.c" 2>"$BENCH_TMP/fig44.err" || {
+		for mode in dynamic pindown fmrd; do
+			for r in 20 80; do emit_error fig44_${mode}_r$r "cannot build fig44"; done
+		done
+		return
+	}
+	mkdir -p $m
+	for mode in dynamic pindown fmrd; do
+		if ! to 120 mount -t orfs -o "soft,regcache=$mode,regcache_entries=100" \
+			"$BENCH_SRV:/" $m 2>"$BENCH_TMP/fig44.err"; then
+			for r in 20 80; do emit_error fig44_${mode}_r$r "mount: $(cat "$BENCH_TMP/fig44.err")"; done
+			continue
+		fi
+		ideal=$(to 300 "$bin" $m/fig44 1 100 100 1000 65536 2>&1) || ideal=
+		ideal=$(kv seconds "${ideal// /$'\n'}")
+		for r in 20 80; do
+			out=$(to 300 "$bin" $m/fig44 1000 100 $r 1000 65536 2>&1) || {
+				emit_error fig44_${mode}_r$r "${out:0:200}"
+				continue
+			}
+			t=$(kv seconds "${out// /$'\n'}")
+			if [ -z "$ideal" ]; then
+				emit_error fig44_${mode}_r$r "the ideal run failed"
+				continue
+			fi
+			EMIT_NOTE="$t s, ideal $ideal s" \
+				emit fig44_${mode}_r$r "$(awk -v a="$t" -v b="$ideal" 'BEGIN { printf "%.3f", a / b }')" x lower
+		done
+		rm -f $m/fig44
+		to 60 umount $m || to 30 umount -f $m
+	done
 }
 
 job_meta() {

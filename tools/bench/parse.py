@@ -40,6 +40,9 @@ def fio(path):
             out[ddir + "_mibs"] = "%.2f" % (bw / MIB)
             out[ddir + "_iops"] = "%.1f" % iops
             out[ddir + "_runtime_s"] = "%.3f" % (runtime_ms / 1000.0)
+            lat = [(j.get(ddir) or {}).get("lat_ns", {}).get("mean", 0.0) for j in jobs]
+            if any(lat):
+                out[ddir + "_lat_us"] = "%.1f" % (sum(lat) / len(lat) / 1000.0)
     for j in jobs:
         if j.get("error"):
             out["error"] = j["error"]
