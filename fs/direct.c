@@ -53,6 +53,7 @@
  * @len: bytes in @frags
  * @mm: the address space the pages belong to, with a user reference held
  *	(the registration cache keys on it and watches it)
+ * @max_pages: entries in @pages, @frags and @fva
  * @work: runs an asynchronous request on orfs_io_wq
  */
 struct orfs_dio {
@@ -67,6 +68,7 @@ struct orfs_dio {
 	unsigned long		*fva;
 	size_t			len;
 	struct mm_struct	*mm;
+	u32			max_pages;
 	struct work_struct	work;
 };
 
@@ -87,6 +89,7 @@ static struct orfs_dio *orfs_dio_alloc(struct kiocb *iocb, bool write, u32 max_p
 		kfree(dio);
 		return NULL;
 	}
+	dio->max_pages = max_pages;
 	dio->mm = current->mm;
 	mmget(dio->mm);
 	dio->iocb = iocb;
@@ -115,7 +118,7 @@ static void orfs_dio_free(struct orfs_dio *dio)
 
 /**
  * orfs_dio_pin() - pin the next window of a user-backed iterator
- * @dio: the request; its arrays hold ORFS_DIO_PAGES entries
+ * @dio: the request; its arrays hold dio->max_pages entries
  * @iter: the user's buffer, advanced past what was pinned
  *
  * Pins up to ORFS_DIO_WINDOW bytes, segment by segment, and describes them
@@ -138,8 +141,8 @@ static ssize_t orfs_dio_pin(struct orfs_dio *dio, struct iov_iter *iter)
 		len = min_t(size_t, len, ORFS_DIO_WINDOW - dio->len);
 		off = offset_in_page(addr);
 		n = DIV_ROUND_UP(off + len, PAGE_SIZE);
-		if (dio->npages + n > ORFS_DIO_PAGES) {
-			n = ORFS_DIO_PAGES - dio->npages;
+		if (dio->npages + n > dio->max_pages) {
+			n = dio->max_pages - dio->npages;
 			if (!n)
 				break;
 			len = (size_t)n * PAGE_SIZE - off;
@@ -298,9 +301,14 @@ static void orfs_dio_work(struct work_struct *work)
 	ret = orfs_dio_transfer(dio);
 	orfs_dio_unpin(dio);
 	orfs_dio_finish(iocb, inode, dio->write, dio->pos, ret);
-	orfs_dio_free(dio);
 	inode_dio_end(inode);
 	iocb->ki_complete(iocb, ret);
+	/*
+	 * Last: if the process has exited, this drops the last user of its
+	 * mm, and tearing that down waits for its aio requests, this one
+	 * included.
+	 */
+	orfs_dio_free(dio);
 }
 
 /* Write back, and for a write also drop, the cached pages of the range. */
@@ -350,7 +358,8 @@ ssize_t orfs_direct_io(struct kiocb *iocb, struct iov_iter *iter)
 	ret = orfs_dio_sync_cache(inode, pos, count, write);
 	if (ret)
 		return ret;
-	dio = orfs_dio_alloc(iocb, write, ORFS_DIO_PAGES);
+	/* Arrays for what the request spans, at most a window. */
+	dio = orfs_dio_alloc(iocb, write, iov_iter_npages(iter, ORFS_DIO_PAGES));
 	if (!dio)
 		return -ENOMEM;
 

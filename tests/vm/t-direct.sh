@@ -94,6 +94,26 @@ done
 [ "$(ctr regcache_pinned_pages)" -eq 0 ] ||
 	fail "$(ctr regcache_pinned_pages) pages still pinned after the process exited"
 rm -f "$mnt"/rc.*
+# Many short-lived processes, each with registrations of its own.
+# (wait on these pids only: a bare wait would wait for orfsd too)
+pids=
+for i in $(seq 1 30); do
+	dd if="$ORFS_WORK/src" of="$mnt/many$((i % 3))" bs=64k count=8 \
+		oflag=direct conv=notrunc status=none &
+	pids="$pids $!"
+	if [ $((i % 6)) -eq 0 ]; then
+		# shellcheck disable=SC2086
+		wait $pids || fail "a short-lived direct writer failed"
+		pids=
+	fi
+done
+for _ in $(seq 1 50); do
+	[ "$(ctr regcache_pinned_pages)" -eq 0 ] && break
+	sleep 0.1
+done
+[ "$(ctr regcache_pinned_pages)" -eq 0 ] ||
+	fail "$(ctr regcache_pinned_pages) pages still pinned after 30 processes exited"
+cmp -n 524288 "$ORFS_WORK/src" "$exp/many1" || fail "data of the short-lived writers differs"
 
 # Nothing stays registered or pinned once the I/O is done.
 sync

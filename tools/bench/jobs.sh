@@ -235,12 +235,14 @@ job_direct() {
 	done
 }
 
-# The dissertation's Figure 4.4: 1000 O_DIRECT writes of 64 KiB from a pool
-# of 1000 buffers, a registration cache of 100, 20% and 80% buffer reuse,
-# in each registration mode; each time is divided by the ideal run's (one
-# buffer, registered once) in the same mode.  ORFS only.
+# The dissertation's Figure 4.4: O_DIRECT writes of 16 KiB (small, so that
+# registration costs show next to the data transfer) from a pool of 1000
+# buffers, a registration cache of 100, 20% and 80% buffer reuse, in each
+# registration mode; each time is divided by the ideal run's (one buffer,
+# registered once) in the same mode.  2000 writes, ORFS only.
 job_fig44() {
 	local sys=$1 mnt=$2 srv=$3 mode r m=/mnt/orfs-fig44 bin=$BENCH_TMP/fig44 out ideal t
+	local n=2000 bs=16384
 	if [ "$sys" != orfs ]; then
 		for mode in dynamic pindown fmrd; do
 			for r in 20 80; do
@@ -262,10 +264,13 @@ job_fig44() {
 			for r in 20 80; do emit_error fig44_${mode}_r$r "mount: $(cat "$BENCH_TMP/fig44.err")"; done
 			continue
 		fi
-		ideal=$(to 300 "$bin" $m/fig44 1 100 100 1000 65536 2>&1) || ideal=
-		ideal=$(kv seconds "${ideal// /$'\n'}")
+		# The ideal run twice, keeping the faster: the first warms up.
+		ideal=$(to 300 "$bin" $m/fig44 1 100 100 $n $bs 2>&1) || ideal=
+		t=$(to 300 "$bin" $m/fig44 1 100 100 $n $bs 2>&1) || t=
+		ideal=$(printf '%s\n%s\n' "$(kv seconds "${ideal// /$'\n'}")" \
+			"$(kv seconds "${t// /$'\n'}")" | grep . | sort -g | head -n 1)
 		for r in 20 80; do
-			out=$(to 300 "$bin" $m/fig44 1000 100 $r 1000 65536 2>&1) || {
+			out=$(to 300 "$bin" $m/fig44 1000 100 $r $n $bs 2>&1) || {
 				emit_error fig44_${mode}_r$r "${out:0:200}"
 				continue
 			}
