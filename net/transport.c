@@ -1130,8 +1130,7 @@ static int orfs_grant_read(struct orfs_conn *conn, struct orfs_grant *g,
 	return ret;
 }
 
-/*
- * An O_DIRECT request is over (or was never posted): release its
+/* An O_DIRECT request is over (or was never posted): release its
  * registration, cached or per request.
  */
 static void orfs_direct_done(struct orfs_conn *conn, struct orfs_grant *g,

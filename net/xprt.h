@@ -286,7 +286,6 @@ struct orfs_regcache {
 	enum ib_wc_status	inv_status;
 };
 
-
 /* net/regcache.c */
 int orfs_rc_init(struct orfs_conn *conn);
 void orfs_rc_destroy(struct orfs_conn *conn);

@@ -86,13 +86,16 @@ hits=$(( $(ctr regcache_hits) - h0 )) misses=$(( $(ctr regcache_misses) - m0 ))
 note "regcache: $hits hits, $misses misses, $(ctr regcache_dereg_batches) batches" \
 	"retiring $(ctr regcache_dereg_entries), $(ctr regcache_invalidations) invalidations"
 [ "$hits" -gt $((4 * misses)) ] || fail "the registration cache did not hit ($hits/$misses)"
+# expect_unpinned WHAT: the cache's pinned pages drop to 0 within 5 s.
+expect_unpinned() {
+	for _ in $(seq 1 50); do
+		[ "$(ctr regcache_pinned_pages)" -eq 0 ] && return 0
+		sleep 0.1
+	done
+	fail "$(ctr regcache_pinned_pages) pages still pinned after $1"
+}
 # fio has exited: its registrations were invalidated and released.
-for _ in $(seq 1 50); do
-	[ "$(ctr regcache_pinned_pages)" -eq 0 ] && break
-	sleep 0.1
-done
-[ "$(ctr regcache_pinned_pages)" -eq 0 ] ||
-	fail "$(ctr regcache_pinned_pages) pages still pinned after the process exited"
+expect_unpinned "fio exited"
 rm -f "$mnt"/rc.*
 # Many short-lived processes, each with registrations of its own.
 # (wait on these pids only: a bare wait would wait for orfsd too)
@@ -107,12 +110,7 @@ for i in $(seq 1 30); do
 		pids=
 	fi
 done
-for _ in $(seq 1 50); do
-	[ "$(ctr regcache_pinned_pages)" -eq 0 ] && break
-	sleep 0.1
-done
-[ "$(ctr regcache_pinned_pages)" -eq 0 ] ||
-	fail "$(ctr regcache_pinned_pages) pages still pinned after 30 processes exited"
+expect_unpinned "30 processes exited"
 cmp -n 524288 "$ORFS_WORK/src" "$exp/many1" || fail "data of the short-lived writers differs"
 
 # Nothing stays registered or pinned once the I/O is done.
