@@ -15,6 +15,15 @@
  *  - A request is cut into pieces of at most the staging-buffer size
  *    (rsize/wsize, 1 MiB by default) that are each one contiguous range of
  *    pages; each piece is one READ or WRITE.
+ *  - Optimistic Group Registration (dissertation 4.3) for vectored I/O:
+ *    the segments of a preadv/pwritev that lie a few pages apart are
+ *    registered as one region, holes included, when the cost model of
+ *    net/ogr.c says one larger registration is cheaper than two; the
+ *    request then names each segment inside the region (struct
+ *    orfs_rseg, up to ORFS_RSEG_MAX).  A hole that is not mapped cannot
+ *    be pinned, and the segments are registered apart instead.  The ogr
+ *    module parameter turns it off (one registration per segment), for
+ *    comparison.
  *  - The cached range is written back before, and invalidated around, the
  *    direct I/O, so buffered and direct I/O of one file stay coherent on
  *    one client.
@@ -29,11 +38,17 @@
 #define pr_fmt(fmt) "orfs: " fmt
 
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <linux/workqueue.h>
 #include "orfs_fs.h"
+#include "../net/ogr.h"
+
+static bool orfs_ogr = true;
+module_param_named(ogr, orfs_ogr, bool, 0644);
+MODULE_PARM_DESC(ogr, "Optimistic Group Registration of vectored O_DIRECT (default on)");
 
 /* Bytes of user memory one request pins at a time. */
 #define ORFS_DIO_WINDOW		(16U << 20)
@@ -47,8 +62,10 @@
  * @pos: file offset of the first byte of @frags
  * @pages: the pinned pages
  * @npages: how many
- * @frags: the bytes, one fragment per page, in file order
+ * @frags: the bytes, one fragment per page, in file order; a fragment of
+ *	length 0 is a page of a hole that OGR pinned to join two segments
  * @nfrags: how many (== @npages)
+ * @rbv: whole-page fragments of the current piece, for an OGR region
  * @fva: the user address of each fragment's first byte
  * @len: bytes in @frags
  * @mm: the address space the pages belong to, with a user reference held
@@ -65,6 +82,7 @@ struct orfs_dio {
 	u32			npages;
 	struct bio_vec		*frags;
 	u32			nfrags;
+	struct bio_vec		*rbv;
 	unsigned long		*fva;
 	size_t			len;
 	struct mm_struct	*mm;
@@ -82,10 +100,12 @@ static struct orfs_dio *orfs_dio_alloc(struct kiocb *iocb, bool write, u32 max_p
 	dio->pages = kvmalloc_array(max_pages, sizeof(*dio->pages), GFP_KERNEL);
 	dio->frags = kvmalloc_array(max_pages, sizeof(*dio->frags), GFP_KERNEL);
 	dio->fva = kvmalloc_array(max_pages, sizeof(*dio->fva), GFP_KERNEL);
-	if (!dio->pages || !dio->frags || !dio->fva) {
+	dio->rbv = kvmalloc_array(max_pages, sizeof(*dio->rbv), GFP_KERNEL);
+	if (!dio->pages || !dio->frags || !dio->fva || !dio->rbv) {
 		kvfree(dio->pages);
 		kvfree(dio->frags);
 		kvfree(dio->fva);
+		kvfree(dio->rbv);
 		kfree(dio);
 		return NULL;
 	}
@@ -113,7 +133,58 @@ static void orfs_dio_free(struct orfs_dio *dio)
 	kvfree(dio->pages);
 	kvfree(dio->frags);
 	kvfree(dio->fva);
+	kvfree(dio->rbv);
 	kfree(dio);
+}
+
+/**
+ * orfs_dio_fill_gap() - pin the hole before the next segment, if OGR says so
+ * @dio: the request, with at least one fragment
+ * @next: user address of the next segment's first byte
+ * @gup: the pin flags
+ *
+ * When the next segment starts a few pages after the last fragment, and
+ * one registration over both and the hole is cheaper than two (the cost
+ * model of net/ogr.c), the hole's pages are pinned too and recorded as
+ * empty fragments, so that a piece can span them.  A hole that is not
+ * mapped fails to pin: the segments then stay apart (an OGR fallback).
+ *
+ * Context: process, in the caller's mm; sleeps.
+ */
+static void orfs_dio_fill_gap(struct orfs_dio *dio, unsigned long next,
+			      unsigned int gup)
+{
+	struct orfs_stats *st = &ORFS_SB(dio->inode->i_sb)->stats;
+	u32 k = dio->nfrags - 1, gap, i;
+	struct orfs_ogr_params p;
+	unsigned long from;
+	int got;
+
+	if (!READ_ONCE(orfs_ogr))
+		return;
+	from = PAGE_ALIGN(dio->fva[k] + dio->frags[k].bv_len);
+	if ((next & PAGE_MASK) <= from)
+		return;		/* adjacent, or sharing a page */
+	gap = ((next & PAGE_MASK) - from) >> PAGE_SHIFT;
+	orfs_ogr_params_init(&p);
+	if (!orfs_ogr_should_merge(&p, gap) || dio->npages + gap >= dio->max_pages)
+		return;
+	got = pin_user_pages_fast(from, gap, gup, dio->pages + dio->npages);
+	if (got != gap) {
+		if (got > 0)
+			unpin_user_pages(dio->pages + dio->npages, got);
+		orfs_stat_add(st, ORFS_CTR_OGR_FALLBACKS, 1);
+		return;
+	}
+	for (i = 0; i < gap; i++) {
+		struct bio_vec *bv = &dio->frags[dio->nfrags];
+
+		dio->fva[dio->nfrags++] = from + ((unsigned long)i << PAGE_SHIFT);
+		bv->bv_page = dio->pages[dio->npages + i];
+		bv->bv_offset = 0;
+		bv->bv_len = 0;
+	}
+	dio->npages += gap;
 }
 
 /**
@@ -138,6 +209,8 @@ static ssize_t orfs_dio_pin(struct orfs_dio *dio, struct iov_iter *iter)
 		int got;
 
 		orfs_iter_user_seg(iter, &addr, &len);
+		if (dio->nfrags)
+			orfs_dio_fill_gap(dio, addr, gup);
 		len = min_t(size_t, len, ORFS_DIO_WINDOW - dio->len);
 		off = offset_in_page(addr);
 		n = DIV_ROUND_UP(off + len, PAGE_SIZE);
@@ -177,35 +250,57 @@ static ssize_t orfs_dio_pin(struct orfs_dio *dio, struct iov_iter *iter)
 /**
  * orfs_dio_piece() - how many fragments from @i make one request
  * @dio: the request
- * @i: first fragment
- * @max_bytes: the most one request moves
+ * @i: first fragment, one with data
+ * @max_bytes: the most data one request moves
  * @max_pages: the most pages one registration maps
+ * @dseg: filled with the runs of data in the piece, in file order
+ * @nr_dseg: filled with their number
  *
- * A piece is one contiguous range of user memory: every fragment but the
- * first starts a page, every one but the last ends one, and each follows
- * the previous one in the address space (a registration, cached or not,
- * maps one such range).
+ * A piece is one contiguous range of user pages, which one registration
+ * maps: each fragment's page follows the previous one's.  Its data is one
+ * run, or (with OGR holes, or segments that end and start mid-page) up to
+ * ORFS_RSEG_MAX runs.  A piece never ends on a hole.
+ *
+ * Return: the fragments in the piece, at least one.
  */
 static u32 orfs_dio_piece(const struct orfs_dio *dio, u32 i, u32 max_bytes,
-			  u32 max_pages)
+			  u32 max_pages, struct orfs_dseg *dseg, u32 *nr_dseg)
 {
 	const struct bio_vec *f = dio->frags;
-	u32 n = 0, bytes = 0;
+	const unsigned long *va = dio->fva;
+	u32 n = 0, bytes = 0, nd = 0, end = 1;
 
-	while (i + n < dio->nfrags && n < max_pages &&
-	       bytes + f[i + n].bv_len <= max_bytes) {
-		if (n && (f[i + n].bv_offset ||
-			  f[i + n - 1].bv_offset + f[i + n - 1].bv_len != PAGE_SIZE ||
-			  dio->fva[i + n] != dio->fva[i + n - 1] + f[i + n - 1].bv_len))
+	while (i + n < dio->nfrags && n < max_pages) {
+		u32 k = i + n, len = f[k].bv_len;
+
+		if (n && (va[k] & PAGE_MASK) != (va[k - 1] & PAGE_MASK) + PAGE_SIZE)
 			break;
-		bytes += f[i + n].bv_len;
+		if (len) {
+			if (bytes + len > max_bytes)
+				break;
+			if (nd && f[k - 1].bv_len && va[k] == va[k - 1] + f[k - 1].bv_len) {
+				dseg[nd - 1].len += len;
+			} else {
+				if (nd == ORFS_RSEG_MAX || (nd && !READ_ONCE(orfs_ogr)))
+					break;
+				dseg[nd].uaddr = va[k];
+				dseg[nd++].len = len;
+			}
+			bytes += len;
+			end = n + 1;
+		}
 		n++;
 	}
-	return max(n, 1U);
+	*nr_dseg = nd;
+	return end;
 }
 
-/* One READ or WRITE of fragments [i, i + n); bytes moved or -errno. */
-static ssize_t orfs_dio_call(struct orfs_dio *dio, u32 i, u32 n, loff_t pos)
+/*
+ * One READ or WRITE of fragments [i, i + n) at @pos, whose data runs are
+ * @dseg; bytes moved or -errno.
+ */
+static ssize_t orfs_dio_call(struct orfs_dio *dio, u32 i, u32 n, loff_t pos,
+			     const struct orfs_dseg *dseg, u32 nr_dseg)
 {
 	struct orfs_io_req req = { .fh = ORFS_I(dio->inode)->fh };
 	struct orfs_msg msg = {
@@ -218,8 +313,26 @@ static ssize_t orfs_dio_call(struct orfs_dio *dio, u32 i, u32 n, loff_t pos)
 	u32 k, bytes = 0, got;
 	int ret;
 
-	for (k = 0; k < n; k++)
-		bytes += dio->frags[i + k].bv_len;
+	for (k = 0; k < nr_dseg; k++)
+		bytes += dseg[k].len;
+	if (nr_dseg > 1) {
+		/*
+		 * Several runs (OGR holes, or segments meeting mid-page): the
+		 * registration maps the region's whole pages, and the request
+		 * names each run inside it.  One run is the fragments as
+		 * they are.
+		 */
+		for (k = 0; k < n; k++) {
+			dio->rbv[k].bv_page = dio->frags[i + k].bv_page;
+			dio->rbv[k].bv_offset = 0;
+			dio->rbv[k].bv_len = PAGE_SIZE;
+		}
+		msg.bvec = dio->rbv;
+		msg.uaddr = dio->fva[i] & PAGE_MASK;
+		msg.dseg = dseg;
+		msg.nr_dseg = nr_dseg;
+		orfs_stat_add(&ORFS_SB(dio->inode->i_sb)->stats, ORFS_CTR_OGR_GROUPS, 1);
+	}
 	req.offset = cpu_to_le64(pos);
 	req.count = cpu_to_le32(bytes);
 	ret = orfs_call(orfs_clnt_of(dio->inode), &msg, &rep);
@@ -256,15 +369,20 @@ static ssize_t orfs_dio_transfer(struct orfs_dio *dio)
 	u32 max_bytes = min(orfs_clnt_io_max(clnt),
 			    dio->write ? READ_ONCE(o->wsize) : READ_ONCE(o->rsize));
 	u32 max_pages = orfs_clnt_direct_pages(clnt);
+	struct orfs_dseg dseg[ORFS_RSEG_MAX];
 	size_t done = 0;
-	u32 i = 0, n, k, want;
+	u32 i = 0, n, k, nd, want;
 	ssize_t got;
 
 	while (i < dio->nfrags) {
-		n = orfs_dio_piece(dio, i, max_bytes, max_pages);
-		for (k = 0, want = 0; k < n; k++)
-			want += dio->frags[i + k].bv_len;
-		got = orfs_dio_call(dio, i, n, dio->pos + done);
+		if (!dio->frags[i].bv_len) {
+			i++;		/* a hole's page left over */
+			continue;
+		}
+		n = orfs_dio_piece(dio, i, max_bytes, max_pages, dseg, &nd);
+		for (k = 0, want = 0; k < nd; k++)
+			want += dseg[k].len;
+		got = orfs_dio_call(dio, i, n, dio->pos + done, dseg, nd);
 		if (got < 0)
 			return done ? (ssize_t)done : got;
 		done += got;

@@ -104,7 +104,9 @@ void orfs_frwr_destroy(struct orfs_frwr *f)
  * @msg: the request: bvec holds the pinned pages, in the order of the
  *	data; all but the first must start a page and all but the last end
  *	one, so they make one contiguous I/O virtual range
- * @seg: filled with the address, rkey and length for the server
+ * @seg: filled with the segments for the server: one, or one per
+ *	msg->dseg (then the pages are whole pages of one region)
+ * @nseg: filled with their number
  *
  * Maps the pages for DMA and prepares f->reg_wr for the caller to post in
  * front of the SEND; counts the registration.
@@ -114,7 +116,7 @@ void orfs_frwr_destroy(struct orfs_frwr *f)
  * pages do not make one range) or -ENOMEM.
  */
 int orfs_frwr_map(struct orfs_conn *conn, struct orfs_frwr *f,
-		  const struct orfs_msg *msg, struct orfs_rseg *seg)
+		  const struct orfs_msg *msg, struct orfs_rseg *seg, u32 *nseg)
 {
 	bool to_server = msg->opcode == ORFS_OP_WRITE;
 	u32 i, bytes = 0;
@@ -148,9 +150,7 @@ int orfs_frwr_map(struct orfs_conn *conn, struct orfs_frwr *f,
 	f->reg_wr.access = to_server ? IB_ACCESS_REMOTE_READ :
 			   IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
 
-	seg->addr = cpu_to_le64(f->mr->iova);
-	seg->rkey = cpu_to_le32(f->mr->rkey);
-	seg->len = cpu_to_le32(bytes);
+	*nseg = orfs_rseg_fill(seg, msg, f->mr, msg->uaddr, bytes);
 	orfs_stat_add(conn->stats, ORFS_CTR_MR_REGISTRATIONS, 1);
 	return 0;
 }

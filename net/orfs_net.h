@@ -70,6 +70,16 @@ struct orfs_conn_opts {
 };
 
 /**
+ * struct orfs_dseg - one run of an O_DIRECT request's data in user memory
+ * @uaddr: user address of its first byte
+ * @len: bytes
+ */
+struct orfs_dseg {
+	unsigned long	uaddr;
+	u32		len;
+};
+
+/**
  * struct orfs_msg - a request to send
  * @opcode: enum orfs_opcode
  * @body: the fixed body
@@ -92,6 +102,11 @@ struct orfs_conn_opts {
  *	virtually contiguous range from there (the registration cache's key)
  * @mm: O_DIRECT: the address space they belong to, with a user reference
  *	(mm_users) held for the call; NULL to register per request
+ * @dseg: O_DIRECT with Optimistic Group Registration: @bvec holds whole
+ *	pages (offset 0, PAGE_SIZE each) of one region starting at @uaddr,
+ *	holes included, and the data is these runs inside it, in file
+ *	order; NULL when the data is @bvec itself
+ * @nr_dseg: entries in @dseg, at most ORFS_RSEG_MAX
  */
 struct orfs_msg {
 	u16			opcode;
@@ -104,6 +119,8 @@ struct orfs_msg {
 	bool			direct;
 	unsigned long		uaddr;
 	struct mm_struct	*mm;
+	const struct orfs_dseg	*dseg;
+	u32			nr_dseg;
 };
 
 /**

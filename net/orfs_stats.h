@@ -29,6 +29,8 @@ enum orfs_counter {
 	ORFS_CTR_RC_DEREG_BATCHES,	/* ... LOCAL_INV batches */
 	ORFS_CTR_RC_DEREG_ENTRIES,	/* ... registrations they retired */
 	ORFS_CTR_RC_PINNED_PAGES,	/* ... pages the cache holds now (a gauge) */
+	ORFS_CTR_OGR_GROUPS,		/* O_DIRECT requests naming several runs of one region */
+	ORFS_CTR_OGR_FALLBACKS,		/* holes OGR could not pin: segments registered apart */
 	ORFS_CTR_NR
 };
 

@@ -424,7 +424,9 @@ static bool orfs_rc_pages_match(const struct orfs_rc_mr *m, const struct orfs_ms
  * @conn: the connection the request goes out on
  * @msg: the request: bvec holds its pinned pages, one per page of the
  *	virtually contiguous range starting at msg->uaddr in msg->mm
- * @seg: filled with what the server needs (address, rkey, length)
+ * @seg: filled with what the server needs (address, rkey, length): one
+ *	segment, or one per msg->dseg
+ * @nseg: filled with their number
  * @mp: filled with the registration, to give to orfs_rc_posted() and
  *	orfs_rc_unmap()
  * @reg: filled with a REG_MR work request to post in front of the SEND,
@@ -435,7 +437,7 @@ static bool orfs_rc_pages_match(const struct orfs_rc_mr *m, const struct orfs_ms
  * back to a per-request registration).
  */
 int orfs_rc_map(struct orfs_conn *conn, const struct orfs_msg *msg,
-		struct orfs_rseg *seg, struct orfs_rc_mr **mp,
+		struct orfs_rseg *seg, u32 *nseg, struct orfs_rc_mr **mp,
 		struct ib_send_wr **reg)
 {
 	struct orfs_regcache *rc = conn->rc;
@@ -449,6 +451,7 @@ int orfs_rc_map(struct orfs_conn *conn, const struct orfs_msg *msg,
 		return -EAGAIN;
 	for (i = 0; i < msg->nr_bvec; i++)
 		len += msg->bvec[i].bv_len;
+	/* (with msg->dseg, len spans the region's whole pages) */
 	rmm = orfs_rc_mm_get(rc, msg->mm);
 	if (!rmm)
 		return -EAGAIN;
@@ -478,9 +481,7 @@ int orfs_rc_map(struct orfs_conn *conn, const struct orfs_msg *msg,
 out:
 	/* The mapping outlives this request: hand the pages to the device. */
 	orfs_rc_sync(conn->dev, m, false);
-	seg->addr = cpu_to_le64(m->mr->iova + (msg->uaddr - m->ent.start));
-	seg->rkey = cpu_to_le32(m->mr->rkey);
-	seg->len = cpu_to_le32(len);
+	*nseg = orfs_rseg_fill(seg, msg, m->mr, m->ent.start, len);
 	*mp = m;
 	return 0;
 }

@@ -26,6 +26,8 @@ static const char * const orfs_counter_names[ORFS_CTR_NR] = {
 	[ORFS_CTR_RC_DEREG_BATCHES]	= "regcache_dereg_batches",
 	[ORFS_CTR_RC_DEREG_ENTRIES]	= "regcache_dereg_entries",
 	[ORFS_CTR_RC_PINNED_PAGES]	= "regcache_pinned_pages",
+	[ORFS_CTR_OGR_GROUPS]		= "ogr_groups",
+	[ORFS_CTR_OGR_FALLBACKS]	= "ogr_fallbacks",
 };
 
 static const char * const orfs_op_names[ORFS_OP_MAX] = {

@@ -1146,6 +1146,16 @@ static void orfs_direct_done(struct orfs_conn *conn, struct orfs_grant *g,
 
 /* ---- requests ---- */
 
+/* Total bytes of an O_DIRECT message's data runs. */
+static u32 orfs_dseg_bytes(const struct orfs_msg *msg)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < msg->nr_dseg; i++)
+		n += msg->dseg[i].len;
+	return n;
+}
+
 /* Total bytes of a message's data fragments. */
 static u32 orfs_msg_bytes(const struct orfs_msg *msg)
 {
@@ -1180,15 +1190,16 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 	struct orfs_hdr *h = slot->buf;
 	struct ib_send_wr wr = {}, *first = &wr;
 	bool rdma_write = g && msg->opcode == ORFS_OP_WRITE && !msg->direct;
-	struct orfs_rseg seg;
+	struct orfs_rseg seg[ORFS_RSEG_MAX];
 	struct ib_rdma_wr *last;
+	u32 nseg = 0;
 	u32 len, data_len = 0, bytes = 0;
 	int ret;
 
 	if (msg->direct) {
 		g->rcm = NULL;
 		g->rcreg = NULL;
-		if (conn->rc && !orfs_rc_map(conn, msg, &seg, &g->rcm, &g->rcreg)) {
+		if (conn->rc && !orfs_rc_map(conn, msg, seg, &nseg, &g->rcm, &g->rcreg)) {
 			/* Cached: a REG_MR only for a new registration. */
 			if (g->rcreg) {
 				g->rcreg->next = &wr;
@@ -1197,13 +1208,13 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 		} else {
 			if (conn->rc)
 				orfs_stat_add(conn->stats, ORFS_CTR_RC_FALLBACKS, 1);
-			ret = orfs_frwr_map(conn, &g->frwr, msg, &seg);
+			ret = orfs_frwr_map(conn, &g->frwr, msg, seg, &nseg);
 			if (ret)
 				return ret;
 			g->frwr.reg_wr.wr.next = &wr;
 			first = &g->frwr.reg_wr.wr;
 		}
-		body_len += sizeof(seg);	/* the segment follows the body */
+		body_len += nseg * sizeof(seg[0]);	/* the segments follow the body */
 	} else if (rdma_write) {
 		bytes = orfs_msg_bytes(msg);
 		ret = orfs_grant_map(conn, g, msg->bvec, msg->nr_bvec, bytes,
@@ -1232,7 +1243,7 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 		q->grant = cpu_to_le32(g->idx);
 		if (msg->direct) {
 			q->flags |= cpu_to_le32(ORFS_IO_REMOTE);
-			memcpy(q + 1, &seg, sizeof(seg));
+			memcpy(q + 1, seg, nseg * sizeof(seg[0]));
 		}
 	}
 	len = sizeof(*h) + body_len;
@@ -1381,7 +1392,10 @@ static int orfs_needs_grant(struct orfs_conn *conn, const struct orfs_msg *msg,
 	if (msg->body_len < sizeof(*q))
 		return -EINVAL;
 	bytes = le32_to_cpu(q->count);
-	if (msg->opcode == ORFS_OP_WRITE && bytes != orfs_msg_bytes(msg))
+	if (msg->nr_dseg && (!msg->direct || msg->nr_dseg > ORFS_RSEG_MAX ||
+			     bytes != orfs_dseg_bytes(msg)))
+		return -EINVAL;
+	if (msg->opcode == ORFS_OP_WRITE && !msg->nr_dseg && bytes != orfs_msg_bytes(msg))
 		return -EINVAL;
 	if (msg->direct) {
 		/* O_DIRECT: always registered and moved by the server. */
@@ -1507,7 +1521,8 @@ int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
 	rep->data = orfs_data(h);
 	rep->data_len = le32_to_cpu(h->data_len);
 	if (msg->direct && msg->opcode == ORFS_OP_WRITE)
-		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_SERVER_RDMA, orfs_msg_bytes(msg));
+		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_SERVER_RDMA,
+			      le32_to_cpu(((const struct orfs_io_req *)msg->body)->count));
 	if (msg->opcode == ORFS_OP_READ && msg->nr_bvec) {
 		ret = orfs_read_land(conn, msg, g, rep, timeo);
 		if (ret)

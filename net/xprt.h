@@ -290,7 +290,7 @@ struct orfs_regcache {
 int orfs_rc_init(struct orfs_conn *conn);
 void orfs_rc_destroy(struct orfs_conn *conn);
 int orfs_rc_map(struct orfs_conn *conn, const struct orfs_msg *msg,
-		struct orfs_rseg *seg, struct orfs_rc_mr **mp,
+		struct orfs_rseg *seg, u32 *nseg, struct orfs_rc_mr **mp,
 		struct ib_send_wr **reg);
 void orfs_rc_posted(struct orfs_conn *conn, struct orfs_rc_mr *m,
 		    struct ib_send_wr *reg);
@@ -302,7 +302,38 @@ void orfs_rc_unmap(struct orfs_conn *conn, struct orfs_rc_mr *m,
 int orfs_frwr_init(struct orfs_conn *conn, struct orfs_frwr *f);
 void orfs_frwr_destroy(struct orfs_frwr *f);
 int orfs_frwr_map(struct orfs_conn *conn, struct orfs_frwr *f,
-		  const struct orfs_msg *msg, struct orfs_rseg *seg);
+		  const struct orfs_msg *msg, struct orfs_rseg *seg, u32 *nseg);
+
+/**
+ * orfs_rseg_fill() - the segments the server uses for an O_DIRECT request
+ * @seg: room for ORFS_RSEG_MAX segments
+ * @msg: the request
+ * @mr: the region mapping its pages
+ * @base: the user address the region's first byte stands for
+ * @bytes: the request's data bytes when it has no msg->dseg
+ *
+ * Return: the number of segments: one for the whole data, or one per
+ * msg->dseg, each at its offset inside the region.
+ */
+static inline u32 orfs_rseg_fill(struct orfs_rseg *seg, const struct orfs_msg *msg,
+				 const struct ib_mr *mr, unsigned long base, u32 bytes)
+{
+	u32 i;
+
+	if (!msg->nr_dseg) {
+		seg->addr = cpu_to_le64(mr->iova + (msg->uaddr - base));
+		seg->rkey = cpu_to_le32(mr->rkey);
+		seg->len = cpu_to_le32(bytes);
+		return 1;
+	}
+	for (i = 0; i < msg->nr_dseg; i++) {
+		seg[i].addr = cpu_to_le64(mr->iova + (msg->dseg[i].uaddr - base));
+		seg[i].rkey = cpu_to_le32(mr->rkey);
+		seg[i].len = cpu_to_le32(msg->dseg[i].len);
+	}
+	return msg->nr_dseg;
+}
+
 void orfs_frwr_unmap(struct orfs_conn *conn, struct orfs_frwr *f);
 
 #endif /* ORFS_XPRT_H */
