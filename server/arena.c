@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * orfsd's arena: allocation and staging-buffer grants.
+ * orfsd's arena: allocation, its split between staging buffers and the
+ * block cache, and staging-buffer grants.
  *
  * The arena is one anonymous mapping from orfs_cache_arena_alloc():
  * MAP_HUGETLB first (it needs reserved huge pages, vm.nr_hugepages), else
@@ -25,17 +26,45 @@
 #include "log.h"
 
 /**
+ * orfs_arena_staging_slots() - how many of the arena's slots are staging
+ * @total: slots of --grant-size the arena holds (>= 1)
+ * @slot_size: bytes per slot
+ * @staging: --staging-size in bytes; 0 for the default, half the arena
+ *
+ * The rest of the arena is the block cache.  (256 MiB in 1 MiB slots by
+ * default: 128 staging buffers, enough for 16 connections with the full
+ * --grants 8 and some for 40, and a 128 MiB cache.)
+ *
+ * Return: the number of staging slots, 1..@total.
+ */
+uint32_t orfs_arena_staging_slots(uint32_t total, uint32_t slot_size,
+				  uint64_t staging)
+{
+	uint64_t n = staging ? staging / slot_size : total / 2;
+
+	if (n < 1)
+		n = 1;
+	if (n > total)
+		n = total;
+	return (uint32_t)n;
+}
+
+/**
  * orfs_arena_init() - allocate the arena
  * @a: the arena to set up
  * @size: bytes (--cache-size); rounded down to whole staging buffers
  * @slot_size: bytes per staging buffer, a multiple of 4 KiB
  * @per_conn: staging buffers one connection gets at most
+ * @staging: bytes of staging buffers (--staging-size; 0: half)
+ *
+ * The first orfs_arena_staging_slots() slots are staging buffers; the rest
+ * (@cache_base, @cache_size) is left to the block cache.
  *
  * Return: 0; -EINVAL for sizes that do not make one buffer; -ENOMEM when
  * @size exceeds physical memory or cannot be mapped.  Logs the reason.
  */
 int orfs_arena_init(struct orfs_arena *a, size_t size, uint32_t slot_size,
-		    uint32_t per_conn)
+		    uint32_t per_conn, uint64_t staging)
 {
 	memset(a, 0, sizeof(*a));
 	if (!slot_size || (slot_size & 4095) || size < slot_size || !per_conn) {
@@ -45,6 +74,7 @@ int orfs_arena_init(struct orfs_arena *a, size_t size, uint32_t slot_size,
 	}
 	a->nslots = (uint32_t)(size / slot_size);
 	a->size = (size_t)a->nslots * slot_size;
+	a->nslots = orfs_arena_staging_slots(a->nslots, slot_size, staging);
 	a->slot_size = slot_size;
 	a->per_conn = per_conn;
 	a->used = calloc(a->nslots, 1);
@@ -59,6 +89,8 @@ int orfs_arena_init(struct orfs_arena *a, size_t size, uint32_t slot_size,
 		return -ENOMEM;
 	}
 	a->free_slots = a->nslots;
+	a->cache_base = a->base + (size_t)a->nslots * slot_size;
+	a->cache_size = a->size - (size_t)a->nslots * slot_size;
 	return 0;
 }
 

@@ -3,9 +3,10 @@
  * orfsd's arena: the one block of memory the server registers for RDMA.
  *
  * It is allocated once at startup (huge pages where the machine has them)
- * and registered once per RDMA device.  Today it holds the staging buffers
- * granted to clients for RDMA data movement; the block cache takes the
- * rest of it (see Documentation/architecture.md, "Unifier").
+ * and registered once per RDMA device.  Its first part holds the staging
+ * buffers granted to clients for RDMA data movement; the block cache
+ * (cache.c, unifier.c) manages the rest (Documentation/architecture.md,
+ * "Unifier").
  */
 #ifndef ORFSD_ARENA_H
 #define ORFSD_ARENA_H
@@ -28,6 +29,8 @@
  * @used: one byte per slot: in use by a connection
  * @free_slots: slots not in use
  * @per_conn: staging buffers a connection asks for at most
+ * @cache_base: the block-cache region, right after the staging buffers
+ * @cache_size: its bytes (0: no room for a block cache)
  *
  * Used from orfsd's single event-loop thread only; no lock.
  */
@@ -40,11 +43,15 @@ struct orfs_arena {
 	uint8_t		*used;
 	uint32_t	free_slots;
 	uint32_t	per_conn;
+	uint8_t		*cache_base;
+	size_t		cache_size;
 };
 
 int orfs_arena_init(struct orfs_arena *a, size_t size, uint32_t slot_size,
-		    uint32_t per_conn);
+		    uint32_t per_conn, uint64_t staging);
 void orfs_arena_fini(struct orfs_arena *a);
+uint32_t orfs_arena_staging_slots(uint32_t total, uint32_t slot_size,
+				  uint64_t staging);
 uint32_t orfs_arena_grant(struct orfs_arena *a, uint32_t want, uint32_t nconns,
 			  uint32_t *first);
 void orfs_arena_ungrant(struct orfs_arena *a, uint32_t first, uint32_t n);

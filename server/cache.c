@@ -68,6 +68,8 @@ enum {
  *	use, no block); off any list while it has blocks
  * @key: file key
  * @version: known version: clock value of the file's last change
+ * @stamp: the caller's validator of the cached data (orfs_cache_set_stamp()),
+ *	0 when the record is new
  * @nblocks: blocks on @blocks
  */
 struct orfs_cache_file {
@@ -76,6 +78,7 @@ struct orfs_cache_file {
 	struct orfs_cache_link	link;
 	uint64_t		key;
 	uint64_t		version;
+	uint64_t		stamp;
 	uint32_t		nblocks;
 };
 
@@ -313,6 +316,7 @@ static struct orfs_cache_file *file_get(struct orfs_cache *c, uint64_t key)
 	f = file_alloc(c);
 	f->key = key;
 	f->version = c->floor;
+	f->stamp = 0;
 	f->nblocks = 0;
 	link_init(&f->blocks);
 	hlink_add(&f->hash, &c->fhash[file_bucket(c, key)]);
@@ -1051,6 +1055,35 @@ uint64_t orfs_cache_file_version(struct orfs_cache *c, uint64_t key)
 uint64_t orfs_cache_file_bump(struct orfs_cache *c, uint64_t key)
 {
 	return file_new_version(c, file_get(c, key));
+}
+
+/**
+ * orfs_cache_stamp() - the validator the caller stored for @key's data
+ * @c: the cache
+ * @key: file key
+ * @nblocks: set to the number of @key's cached blocks (may be NULL)
+ *
+ * The cache does not interpret stamps: orfsd stores the file's ctime and
+ * size it saw when it last knew the cached data to be current, and drops
+ * the file's blocks when the backing file no longer matches (a change made
+ * behind its back).  Does not create a record.
+ *
+ * Return: the stamp, or 0 if the cache has no record of @key.
+ */
+uint64_t orfs_cache_stamp(struct orfs_cache *c, uint64_t key,
+			  uint32_t *nblocks)
+{
+	struct orfs_cache_file *f = file_find(c, key);
+
+	if (nblocks)
+		*nblocks = f ? f->nblocks : 0;
+	return f ? f->stamp : 0;
+}
+
+/* Store @stamp as @key's validator (creates the record if needed). */
+void orfs_cache_set_stamp(struct orfs_cache *c, uint64_t key, uint64_t stamp)
+{
+	file_get(c, key)->stamp = stamp;
 }
 
 /* The verdict on a demote, without side effects. */

@@ -309,6 +309,9 @@ void orfs_cache_writeback_done(struct orfs_cache *c,
 /* ---- versions and DEMOTE ---- */
 uint64_t orfs_cache_file_version(struct orfs_cache *c, uint64_t key);
 uint64_t orfs_cache_file_bump(struct orfs_cache *c, uint64_t key);
+uint64_t orfs_cache_stamp(struct orfs_cache *c, uint64_t key,
+			  uint32_t *nblocks);
+void orfs_cache_set_stamp(struct orfs_cache *c, uint64_t key, uint64_t stamp);
 enum orfs_demote_verdict orfs_cache_demote_offer(struct orfs_cache *c,
 						 uint64_t key, uint64_t blkno,
 						 uint64_t version);

@@ -14,9 +14,11 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
+#include "cache.h"
 #include "config.h"
 #include "drc.h"
 #include "orfs_proto.h"
+#include "rdma.h"
 
 void orfs_usage(FILE *f)
 {
@@ -45,14 +47,31 @@ void orfs_usage(FILE *f)
 "                          (%u..%u, rounded down to a KiB; default %u)\n"
 "  --credits N             most requests one client may have in flight\n"
 "                          (1..%u, default %u)\n"
-"  --cache-size BYTES      the registered cache arena that clients' RDMA\n"
-"                          data moves through (K, M, G suffixes; default\n"
-"                          %luM; 0 for inline I/O only); must fit in memory\n"
+"  --cache-size BYTES      the registered cache arena: staging buffers that\n"
+"                          clients' RDMA data moves through, and the block\n"
+"                          cache (K, M, G suffixes; default %luM; 0 for\n"
+"                          inline I/O and no cache); must fit in memory\n"
 "  --grant-size BYTES      staging buffer size (4K..%uM, multiple of 4K;\n"
 "                          default %uM); clients with a larger rsize/wsize\n"
 "                          get inline I/O only\n"
 "  --grants N              staging buffers per connection (1..%u, default\n"
 "                          %u), fewer when the cache is shared by many\n"
+"  --staging-size BYTES    the part of the cache arena used for staging\n"
+"                          buffers (default half of it); the rest is the\n"
+"                          block cache\n"
+"  --cache-block-size BYTES\n"
+"                          unit of the block cache that takes the arena's\n"
+"                          memory beyond the staging buffers (a power of\n"
+"                          two, 4K..16M, default %uK)\n"
+"  --io-engine ENGINE      backing-file I/O: auto (io_uring, else sync),\n"
+"                          io_uring or sync (default auto)\n"
+"  --direct-io[=yes|no]    read and write backing files with O_DIRECT where\n"
+"                          the filesystem allows it (default yes)\n"
+"  --poll MODE             event (sleep until a completion) or busy (spin on\n"
+"                          the completion queues: lowest latency, one CPU\n"
+"                          always at 100%%; default event)\n"
+"  --control PATH          unix socket that gives the statistics to whoever\n"
+"                          connects (one 'key value' line each); default none\n"
 "  --drc-entries N         replies kept in the duplicate-request cache, which\n"
 "                          answers retransmitted create/remove/rename/link/\n"
 "                          setattr requests (0..%u, default %u, about %zu\n"
@@ -71,15 +90,17 @@ void orfs_usage(FILE *f)
 "file's allow-list.\n"
 "\n"
 "Runs as root (file handles need CAP_DAC_READ_SEARCH).  SIGTERM or SIGINT\n"
-"disconnects the clients and exits with status 0.  Startup errors exit 1.\n",
+"finishes the requests in flight (at most %u s), syncs the export,\n"
+"disconnects the clients and exits with status 0; SIGUSR1 logs the\n"
+"statistics.  Startup errors exit 1.\n",
 		ORFS_DEFAULT_PORT, ORFS_INLINE_MIN, ORFS_INLINE_MAX,
 		ORFS_INLINE_MAX, ORFS_CREDITS_MAX, ORFS_CREDITS_DEFAULT,
 		ORFS_ARENA_DEFAULT >> 20, ORFS_IO_MAX >> 20,
 		ORFS_GRANT_SIZE_DEFAULT >> 20, ORFS_GRANTS_MAX,
-		ORFS_GRANTS_DEFAULT,
+		ORFS_GRANTS_DEFAULT, ORFS_CACHE_BLOCK_DEFAULT >> 10,
 		ORFS_DRC_ENTRIES_MAX, ORFS_DRC_ENTRIES_DEFAULT,
 		orfs_drc_entry_bytes(), ORFS_DRC_PER_CLIENT_MAX,
-		ORFS_DRC_PER_CLIENT_DEFAULT);
+		ORFS_DRC_PER_CLIENT_DEFAULT, ORFS_DRAIN_SECS);
 }
 
 /* Parse a decimal number in [lo, hi]; 0 or -EINVAL. */
@@ -206,6 +227,12 @@ enum {
 	OPT_READ_ONLY,
 	OPT_CONFIG,
 	OPT_VERSION,
+	OPT_CACHE_BLOCK,
+	OPT_STAGING_SIZE,
+	OPT_IO_ENGINE,
+	OPT_DIRECT_IO,
+	OPT_POLL,
+	OPT_CONTROL,
 };
 
 /*
@@ -222,6 +249,12 @@ static const struct option long_opts[] = {
 	{ "cache-size",	required_argument,	NULL, OPT_CACHE_SIZE },
 	{ "grant-size",	required_argument,	NULL, OPT_GRANT_SIZE },
 	{ "grants",	required_argument,	NULL, OPT_GRANTS },
+	{ "cache-block-size", required_argument, NULL, OPT_CACHE_BLOCK },
+	{ "staging-size", required_argument,	NULL, OPT_STAGING_SIZE },
+	{ "io-engine",	required_argument,	NULL, OPT_IO_ENGINE },
+	{ "direct-io",	optional_argument,	NULL, OPT_DIRECT_IO },
+	{ "poll",	required_argument,	NULL, OPT_POLL },
+	{ "control",	required_argument,	NULL, OPT_CONTROL },
 	{ "drc-entries", required_argument,	NULL, OPT_DRC_ENTRIES },
 	{ "drc-per-client", required_argument,	NULL, OPT_DRC_PER_CLIENT },
 	{ "log-level",	required_argument,	NULL, OPT_LOG_LEVEL },
@@ -371,6 +404,59 @@ static int apply_opt(struct orfs_config *cfg, struct parse_state *ps,
 			return -EINVAL;
 		}
 		cfg->grants = (uint32_t)v;
+		return 0;
+	case OPT_CACHE_BLOCK:
+		if (parse_size(arg, ORFS_CACHE_BLOCK_MIN, ORFS_CACHE_BLOCK_MAX,
+			       &sz) || (sz & (sz - 1))) {
+			snprintf(msg, msg_len,
+				 "invalid %scache-block-size '%s' (a power of two, 4K..16M)",
+				 dash, arg);
+			return -EINVAL;
+		}
+		cfg->cache_block_size = (uint32_t)sz;
+		return 0;
+	case OPT_STAGING_SIZE:
+		if (parse_size(arg, 0, 1ULL << 50, &sz)) {
+			snprintf(msg, msg_len,
+				 "invalid %sstaging-size '%s' (bytes, K, M or G)",
+				 dash, arg);
+			return -EINVAL;
+		}
+		cfg->staging_size = sz;
+		return 0;
+	case OPT_IO_ENGINE:
+		if (!strcmp(arg, "auto")) {
+			cfg->io_engine = ORFS_IO_AUTO;
+		} else if (!strcmp(arg, "io_uring")) {
+			cfg->io_engine = ORFS_IO_URING;
+		} else if (!strcmp(arg, "sync")) {
+			cfg->io_engine = ORFS_IO_SYNC;
+		} else {
+			snprintf(msg, msg_len,
+				 "invalid %sio-engine '%s' (auto, io_uring or sync)",
+				 dash, arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_DIRECT_IO:
+		if (parse_bool(arg, &cfg->direct_io))
+			goto bad_bool;
+		return 0;
+	case OPT_POLL:
+		if (strcmp(arg, "event") && strcmp(arg, "busy")) {
+			snprintf(msg, msg_len, "invalid %spoll '%s' (event or busy)",
+				 dash, arg);
+			return -EINVAL;
+		}
+		cfg->busy_poll = !strcmp(arg, "busy");
+		return 0;
+	case OPT_CONTROL:
+		if (!*arg) {
+			snprintf(msg, msg_len, "invalid %scontrol '' (a path)",
+				 dash);
+			return -EINVAL;
+		}
+		cfg->control_path = arg;
 		return 0;
 	case OPT_DRC_ENTRIES:
 		if (parse_num(arg, 0, ORFS_DRC_ENTRIES_MAX, &v)) {
@@ -700,6 +786,8 @@ static void set_defaults(struct orfs_config *cfg)
 	cfg->cache_size = ORFS_ARENA_DEFAULT;
 	cfg->grant_size = ORFS_GRANT_SIZE_DEFAULT;
 	cfg->grants = ORFS_GRANTS_DEFAULT;
+	cfg->cache_block_size = ORFS_CACHE_BLOCK_DEFAULT;
+	cfg->direct_io = true;
 	cfg->drc_entries = ORFS_DRC_ENTRIES_DEFAULT;
 	cfg->drc_per_client = ORFS_DRC_PER_CLIENT_DEFAULT;
 	cfg->log_level = ORFS_LOG_INFO;
@@ -771,6 +859,7 @@ void orfs_config_free(struct orfs_config *cfg)
 	cfg->file_text = NULL;
 	cfg->export_path = NULL;
 	cfg->pidfile = NULL;
+	cfg->control_path = NULL;
 	cfg->config_used = NULL;
 }
 

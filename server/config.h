@@ -16,6 +16,18 @@
 
 #define ORFSD_VERSION	"0.1"
 
+/**
+ * enum orfs_io_engine - --io-engine: how backing files are read and written
+ * @ORFS_IO_AUTO: io_uring if the kernel lets orfsd use it, else synchronous
+ * @ORFS_IO_URING: io_uring, or a startup error
+ * @ORFS_IO_SYNC: synchronous system calls in the event loop
+ */
+enum orfs_io_engine {
+	ORFS_IO_AUTO = 0,
+	ORFS_IO_URING,
+	ORFS_IO_SYNC,
+};
+
 /* Config file read when no --config is given, if it exists. */
 #define ORFS_CONFIG_DEFAULT	"/etc/orfsd.conf"
 
@@ -39,6 +51,12 @@ extern const char *orfs_config_default_file;
  * @cache_size: --cache-size BYTES (the registered arena; 0: none)
  * @grant_size: --grant-size BYTES (each staging buffer)
  * @grants: --grants N (staging buffers per connection)
+ * @staging_size: --staging-size BYTES (staging part of the arena; 0: half)
+ * @cache_block_size: --cache-block-size BYTES (block cache unit)
+ * @busy_poll: --poll=busy (else event)
+ * @io_engine: --io-engine (enum orfs_io_engine)
+ * @direct_io: --direct-io: open backing files with O_DIRECT where possible
+ * @control_path: --control PATH (statistics socket), or NULL
  * @drc_entries: --drc-entries N (replies kept in the duplicate-request
  *	cache, 0 disables it)
  * @drc_per_client: --drc-per-client N (replies kept per client id)
@@ -63,6 +81,12 @@ struct orfs_config {
 	unsigned long long	cache_size;
 	uint32_t		grant_size;
 	uint32_t		grants;
+	unsigned long long	staging_size;
+	uint32_t		cache_block_size;
+	bool			busy_poll;
+	enum orfs_io_engine	io_engine;
+	bool			direct_io;
+	const char		*control_path;
 	uint32_t		drc_entries;
 	uint32_t		drc_per_client;
 	enum orfs_log_level	log_level;

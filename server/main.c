@@ -7,8 +7,8 @@
  * The child builds the RDMA listener and only then tells the parent, which
  * exits 0; if the child fails, its message is already on the terminal and
  * the parent exits with the child's status (1).  The child then detaches
- * (setsid, stdio to /dev/null, logging to syslog).  No verbs resource exists
- * before the fork, so there are no fork-after-verbs issues.
+ * (setsid, stdio to /dev/null, logging to syslog).  No verbs resource and no
+ * io_uring exists before the fork, so there are no fork-after-verbs issues.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,12 +21,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "config.h"
+#include "diskio.h"
 #include "drc.h"
 #include "export.h"
 #include "log.h"
 #include "orfs_proto.h"
 #include "rdma.h"
+#include "stats.h"
+#include "unifier.h"
+
+/* io_uring submission ring entries (the completion ring gets twice). */
+#define ORFS_URING_ENTRIES	256
 
 /**
  * daemon_fork() - fork; the parent waits for the child's verdict
@@ -142,7 +149,7 @@ static void log_allow_list(const struct orfs_acl *acl, const char *addr)
 		 off >= sizeof(buf) ? " ..." : "");
 }
 
-/* Block SIGTERM/SIGINT (read from a signalfd); ignore SIGPIPE. */
+/* Block SIGTERM/SIGINT/SIGUSR1 (read from a signalfd); ignore SIGPIPE. */
 static void setup_signals(void)
 {
 	sigset_t set;
@@ -150,8 +157,72 @@ static void setup_signals(void)
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
+
+/**
+ * disk_setup() - choose the engine for backing-file I/O (--io-engine)
+ * @disk: to set up
+ * @engine: the configured choice
+ *
+ * auto: io_uring if the kernel lets orfsd use it, else the synchronous
+ * engine, with a warning saying why.
+ *
+ * Return: 0, or -1 after logging a startup error (io_uring demanded but
+ * not available).
+ */
+static int disk_setup(struct orfs_disk *disk, enum orfs_io_engine engine)
+{
+	int err;
+
+	if (engine == ORFS_IO_SYNC) {
+		log_info("backing-file I/O: synchronous (--io-engine sync)");
+		orfs_disk_sync_init(disk);
+		return 0;
+	}
+	err = orfs_disk_uring_init(disk, ORFS_URING_ENTRIES);
+	if (!err) {
+		log_info("backing-file I/O: io_uring");
+		return 0;
+	}
+	if (engine == ORFS_IO_URING) {
+		log_err("cannot set up io_uring: %s", strerror(-err));
+		return -1;
+	}
+	log_warn("io_uring is not available (%s): backing-file I/O is synchronous",
+		 strerror(-err));
+	orfs_disk_sync_init(disk);
+	return 0;
+}
+
+/**
+ * cache_setup() - the block cache over the arena's cache region
+ * @arena: the arena (may have no cache region)
+ * @block_size: --cache-block-size
+ *
+ * Return: the cache, or NULL if the region cannot hold one block (logged:
+ * READs then go to disk every time), or on error (logged too).
+ */
+static struct orfs_cache *cache_setup(const struct orfs_arena *arena,
+				      uint32_t block_size)
+{
+	struct orfs_cache_params p = {
+		.base = arena->cache_base,
+		.size = arena->cache_size,
+		.block_size = block_size,
+	};
+	struct orfs_cache *c;
+
+	if (!arena->base || arena->cache_size < block_size) {
+		log_info("no block cache (the arena holds only staging buffers): READs go to disk");
+		return NULL;
+	}
+	c = orfs_cache_create(&p);
+	if (!c)
+		log_err("cannot set up the block cache: %s", strerror(errno));
+	return c;
 }
 
 int main(int argc, char **argv)
@@ -160,6 +231,10 @@ int main(int argc, char **argv)
 	struct orfs_server *srv = NULL;
 	struct orfs_drc *drc = NULL;
 	struct orfs_arena arena = { 0 };
+	struct orfs_cache *cache = NULL;
+	struct orfs_unifier uni = { 0 };
+	struct orfs_disk disk = { 0 };
+	struct orfs_stats stats;
 	struct orfs_export exp;
 	struct orfs_config cfg;
 	char *pidfile = NULL;
@@ -210,14 +285,30 @@ int main(int argc, char **argv)
 
 	if (!cfg.foreground)
 		notify_fd = daemon_fork();
+	orfs_stats_init(&stats);
 	if (cfg.cache_size) {
 		if (orfs_arena_init(&arena, (size_t)cfg.cache_size,
-				    cfg.grant_size, cfg.grants))
+				    cfg.grant_size, cfg.grants, cfg.staging_size))
 			goto out_export;
 		scfg.arena = &arena;
+		cache = cache_setup(&arena, cfg.cache_block_size);
+		if (!cache && arena.cache_size >= cfg.cache_block_size)
+			goto out_arena;
+	} else {
+		log_info("--cache-size 0: no arena, so inline I/O only and no block cache");
 	}
-	if (orfs_server_create(&srv, &scfg))
+	if (disk_setup(&disk, cfg.io_engine))
 		goto out_arena;
+	if (orfs_unifier_init(&uni, cache, &disk, &stats, cfg.direct_io)) {
+		log_err("out of memory");
+		goto out_disk;
+	}
+	scfg.uni = &uni;
+	scfg.stats = &stats;
+	scfg.busy_poll = cfg.busy_poll;
+	scfg.control_path = cfg.control_path;
+	if (orfs_server_create(&srv, &scfg))
+		goto out_disk;
 	if (pidfile && write_pidfile(pidfile)) {
 		free(pidfile);
 		pidfile = NULL;
@@ -225,12 +316,15 @@ int main(int argc, char **argv)
 	}
 	if (notify_fd >= 0)
 		daemon_ready(notify_fd);
-	log_info("orfsd %s listening on %s, export %s%s (inline <= %u, credits <= %u, cache %llu MiB, %u staging buffers of %u KiB per client, duplicate-request cache %u entries, %u per client)%s%s",
+	log_info("orfsd %s listening on %s, export %s%s (inline <= %u, credits <= %u, arena %llu MiB: %u staging buffers of %u KiB (at most %u per client) and a %zu MiB block cache of %u KiB blocks, duplicate-request cache %u entries, %u per client, %s polling)%s%s",
 		 ORFSD_VERSION, scfg.addr_str, exp.path,
 		 exp.read_only ? " read-only" : "", scfg.inline_max,
-		 scfg.credits, cfg.cache_size >> 20,
-		 cfg.cache_size ? cfg.grants : 0, cfg.grant_size >> 10,
+		 scfg.credits, cfg.cache_size >> 20, arena.nslots,
+		 cfg.grant_size >> 10, cfg.cache_size ? cfg.grants : 0,
+		 cache ? arena.cache_size >> 20 : 0,
+		 cfg.cache_block_size >> 10,
 		 cfg.drc_entries, cfg.drc_per_client,
+		 cfg.busy_poll ? "busy" : "event",
 		 cfg.config_used ? ", config " : "",
 		 cfg.config_used ? cfg.config_used : "");
 	log_allow_list(&cfg.acl, scfg.addr_str);
@@ -241,7 +335,11 @@ out_server:
 	orfs_server_destroy(srv);
 	if (pidfile)
 		unlink(pidfile);
+out_disk:
+	orfs_unifier_fini(&uni);
+	orfs_disk_fini(&disk);
 out_arena:
+	orfs_cache_destroy(cache);
 	orfs_arena_fini(&arena);
 out_export:
 	free(pidfile);

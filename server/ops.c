@@ -13,6 +13,15 @@
  * and the duplicate-request cache (drc.c, which has its own lock).
  * ops_io.c holds the data and attribute operations, ops_ns.c the ones that
  * change the namespace, ops_xattr.c the extended attributes.
+ *
+ * READ, WRITE and COMMIT may wait for the disk: orfs_req_start() then
+ * returns with the request pending, and the op finishes it later with
+ * orfs_areq_complete(), which encodes the reply and calls the caller's
+ * done callback (rdma.c parks the request meanwhile).  Every other op runs
+ * to completion at once.  orfs_handle_request() is the synchronous form:
+ * it waits for the disk itself (unit tests, fuzzing).  The block cache and
+ * the disk engine come from ctx->uni; without one a built-in synchronous
+ * engine and no cache are used, as before the cache existed.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -25,11 +34,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "diskio.h"
 #include "drc.h"
 #include "export.h"
 #include "log.h"
 #include "ops.h"
 #include "ops_int.h"
+#include "stats.h"
+#include "unifier.h"
 
 #define reply_body	orfs_reply_body
 
@@ -415,33 +427,38 @@ static int op_statfs(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 
 /* ---- dispatch ---- */
 
+/*
+ * @fn runs an op to completion; @afn (READ, WRITE, COMMIT) may leave it
+ * waiting for the disk.  An op has one or the other.
+ */
 static const struct {
 	const char	*name;
 	orfs_op_fn	fn;
+	orfs_aop_fn	afn;
 } orfs_ops[ORFS_OP_MAX] = {
-	[ORFS_OP_NULL]		= { "NULL", op_null },
-	[ORFS_OP_MOUNT]		= { "MOUNT", op_mount },
-	[ORFS_OP_GETATTR]	= { "GETATTR", op_getattr },
-	[ORFS_OP_LOOKUP]	= { "LOOKUP", op_lookup },
-	[ORFS_OP_READDIR]	= { "READDIR", op_readdir },
-	[ORFS_OP_STATFS]	= { "STATFS", op_statfs },
-	[ORFS_OP_READ]		= { "READ", orfs_op_read },
-	[ORFS_OP_WRITE]		= { "WRITE", orfs_op_write },
-	[ORFS_OP_CREATE]	= { "CREATE", orfs_op_create },
-	[ORFS_OP_MKDIR]		= { "MKDIR", orfs_op_create },
-	[ORFS_OP_MKNOD]		= { "MKNOD", orfs_op_create },
-	[ORFS_OP_SYMLINK]	= { "SYMLINK", orfs_op_create },
-	[ORFS_OP_READLINK]	= { "READLINK", orfs_op_readlink },
-	[ORFS_OP_UNLINK]	= { "UNLINK", orfs_op_remove },
-	[ORFS_OP_RMDIR]		= { "RMDIR", orfs_op_remove },
-	[ORFS_OP_RENAME]	= { "RENAME", orfs_op_rename },
-	[ORFS_OP_LINK]		= { "LINK", orfs_op_link },
-	[ORFS_OP_SETATTR]	= { "SETATTR", orfs_op_setattr },
-	[ORFS_OP_COMMIT]	= { "COMMIT", orfs_op_commit },
-	[ORFS_OP_GETXATTR]	= { "GETXATTR", orfs_op_getxattr },
-	[ORFS_OP_SETXATTR]	= { "SETXATTR", orfs_op_setxattr },
-	[ORFS_OP_LISTXATTR]	= { "LISTXATTR", orfs_op_listxattr },
-	[ORFS_OP_REMOVEXATTR]	= { "REMOVEXATTR", orfs_op_removexattr },
+	[ORFS_OP_NULL]		= { .name = "NULL", .fn = op_null },
+	[ORFS_OP_MOUNT]		= { .name = "MOUNT", .fn = op_mount },
+	[ORFS_OP_GETATTR]	= { .name = "GETATTR", .fn = op_getattr },
+	[ORFS_OP_LOOKUP]	= { .name = "LOOKUP", .fn = op_lookup },
+	[ORFS_OP_READDIR]	= { .name = "READDIR", .fn = op_readdir },
+	[ORFS_OP_STATFS]	= { .name = "STATFS", .fn = op_statfs },
+	[ORFS_OP_READ]		= { .name = "READ", .afn = orfs_op_read },
+	[ORFS_OP_WRITE]		= { .name = "WRITE", .afn = orfs_op_write },
+	[ORFS_OP_CREATE]	= { .name = "CREATE", .fn = orfs_op_create },
+	[ORFS_OP_MKDIR]		= { .name = "MKDIR", .fn = orfs_op_create },
+	[ORFS_OP_MKNOD]		= { .name = "MKNOD", .fn = orfs_op_create },
+	[ORFS_OP_SYMLINK]	= { .name = "SYMLINK", .fn = orfs_op_create },
+	[ORFS_OP_READLINK]	= { .name = "READLINK", .fn = orfs_op_readlink },
+	[ORFS_OP_UNLINK]	= { .name = "UNLINK", .fn = orfs_op_remove },
+	[ORFS_OP_RMDIR]		= { .name = "RMDIR", .fn = orfs_op_remove },
+	[ORFS_OP_RENAME]	= { .name = "RENAME", .fn = orfs_op_rename },
+	[ORFS_OP_LINK]		= { .name = "LINK", .fn = orfs_op_link },
+	[ORFS_OP_SETATTR]	= { .name = "SETATTR", .fn = orfs_op_setattr },
+	[ORFS_OP_COMMIT]	= { .name = "COMMIT", .afn = orfs_op_commit },
+	[ORFS_OP_GETXATTR]	= { .name = "GETXATTR", .fn = orfs_op_getxattr },
+	[ORFS_OP_SETXATTR]	= { .name = "SETXATTR", .fn = orfs_op_setxattr },
+	[ORFS_OP_LISTXATTR]	= { .name = "LISTXATTR", .fn = orfs_op_listxattr },
+	[ORFS_OP_REMOVEXATTR]	= { .name = "REMOVEXATTR", .fn = orfs_op_removexattr },
 };
 
 const char *orfs_op_name(uint16_t opcode)
@@ -460,6 +477,7 @@ static uint32_t reply_error(const struct orfs_req_ctx *ctx, uint16_t opcode,
 	orfs_hdr_init(h, opcode, xid, ORFS_HF_REPLY, 0, 0);
 	h->credits = orfs_le16(ctx->credits);
 	h->status = orfs_le32((uint32_t)status);
+	orfs_stats_error(ctx->stats, status);
 	return sizeof(*h);
 }
 
@@ -516,44 +534,174 @@ static uint32_t reply_bad_header(const struct orfs_req_ctx *ctx,
 			   err == -EPROTO ? EPROTO : EBADMSG, rep);
 }
 
+/*
+ * The reply of an op that ended with @err (0 or a negative errno), whose
+ * body and inline data, on success, are described by @r.
+ */
+static uint32_t encode_reply(const struct orfs_req_ctx *ctx, uint16_t opcode,
+			     uint64_t xid, int err, const struct orfs_reply *r)
+{
+	struct orfs_hdr *rh = (struct orfs_hdr *)r->buf;
+
+	log_debug("%s: %s xid %llu -> %s", ctx->peer, orfs_op_name(opcode),
+		  (unsigned long long)xid, err ? strerror(-err) : "ok");
+	if (err)
+		return reply_error(ctx, opcode, xid, -err, r->buf);
+
+	orfs_hdr_init(rh, opcode, xid, ORFS_HF_REPLY, r->body_len, r->data_len);
+	rh->credits = orfs_le16(ctx->credits);
+	if (r->data_len)
+		return orfs_data_offset(r->body_len) + r->data_len;
+	return (uint32_t)sizeof(*rh) + r->body_len;
+}
+
 /**
  * execute() - run a request that passed orfs_hdr_check()
- * @ctx: the request context
- * @h: the request
- * @rep: the reply buffer, zeroed up to ORFS_REPLY_MIN
- * @rep_size: its size
+ * @a: the request; a->r is its reply
+ * @h: the request's header
+ * @pending: set to true if the op waits for the disk (it then finishes
+ *	with orfs_areq_complete())
  *
  * Only WRITE and SETXATTR carry inline data; any other request that
  * announces some is malformed (EBADMSG).
  *
- * Return: the length of the reply in @rep.
+ * Return: the length of the reply in a->rep (0 when pending).
  */
-static uint32_t execute(const struct orfs_req_ctx *ctx,
-			const struct orfs_hdr *h, void *rep, uint32_t rep_size)
+static uint32_t execute(struct orfs_areq *a, const struct orfs_hdr *h,
+			bool *pending)
 {
-	struct orfs_reply r = { .buf = rep, .size = rep_size };
 	uint16_t opcode = orfs_cpu16(h->opcode);
-	uint64_t xid = orfs_cpu64(h->xid);
-	struct orfs_hdr *rh = rep;
 	int err;
 
-	if (!orfs_ops[opcode].fn)	/* in the header but not served yet */
-		return reply_error(ctx, opcode, xid, EOPNOTSUPP, rep);
+	a->opcode = opcode;
+	a->xid = orfs_cpu64(h->xid);
+	if (!orfs_ops[opcode].fn && !orfs_ops[opcode].afn)
+		return reply_error(a->ctx, opcode, a->xid, EOPNOTSUPP, a->rep);
 	if (h->data_len && opcode != ORFS_OP_WRITE &&
 	    opcode != ORFS_OP_SETXATTR)
 		err = -EBADMSG;
+	else if (orfs_ops[opcode].afn)
+		err = orfs_ops[opcode].afn(a, h);
 	else
-		err = orfs_ops[opcode].fn(ctx, h, &r);
-	log_debug("%s: %s xid %llu -> %s", ctx->peer, orfs_op_name(opcode),
-		  (unsigned long long)xid, err ? strerror(-err) : "ok");
-	if (err)
-		return reply_error(ctx, opcode, xid, -err, rep);
+		err = orfs_ops[opcode].fn(a->ctx, h, &a->r);
+	if (err == -EINPROGRESS) {
+		ORFS_STAT_ADD(a->ctx->stats, requests_disk, 1);
+		*pending = true;
+		return 0;
+	}
+	return encode_reply(a->ctx, opcode, a->xid, err, &a->r);
+}
 
-	orfs_hdr_init(rh, opcode, xid, ORFS_HF_REPLY, r.body_len, r.data_len);
-	rh->credits = orfs_le16(ctx->credits);
-	if (r.data_len)
-		return orfs_data_offset(r.body_len) + r.data_len;
-	return (uint32_t)sizeof(*rh) + r.body_len;
+/**
+ * orfs_areq_complete() - a pending op is done: encode its reply, tell the caller
+ * @a: the request orfs_req_start() left pending
+ * @err: 0 (a->r describes the reply) or a negative errno
+ */
+void orfs_areq_complete(struct orfs_areq *a, int err)
+{
+	a->done(a, encode_reply(a->ctx, a->opcode, a->xid, err, &a->r));
+}
+
+/* The default when ctx->uni is NULL: no cache, synchronous disk I/O. */
+static struct orfs_disk default_disk;
+static struct orfs_unifier default_uni;
+
+/* The Unifier requests of @ctx use (the built-in default if none). */
+struct orfs_unifier *orfs_ctx_uni(const struct orfs_req_ctx *ctx)
+{
+	if (ctx->uni)
+		return ctx->uni;
+	if (!default_uni.disk) {
+		orfs_disk_sync_init(&default_disk);
+		orfs_unifier_init(&default_uni, NULL, &default_disk, NULL,
+				  false);
+	}
+	return &default_uni;
+}
+
+/**
+ * orfs_req_start() - execute one request, or start executing it
+ * @a: the request: ctx, req, len, rep, rep_size, and done for one that
+ *	may be left pending (READ, WRITE, COMMIT)
+ * @pending: set to true if the request waits for the disk; @a->done is
+ *	then called with the reply length once it is in @a->rep, and @a,
+ *	its request and its reply buffer must stay untouched until then
+ *
+ * On a read-only export, a modifying request (orfs_op_modifies()) gets
+ * EROFS before its body is decoded, and is not cached.
+ *
+ * Non-idempotent requests (orfs_drc_cacheable()) go through the duplicate-
+ * request cache: a retransmission whose original reply is cached gets that
+ * reply again, with its own xid, and is not executed; every executed one
+ * stores its reply.  None of them waits for the disk.
+ *
+ * Return: bytes of reply in @a->rep to send, or 0 when nothing is to be
+ * sent (a CREDIT_ONLY message, garbage too short to carry an xid) or the
+ * request is pending.
+ */
+uint32_t orfs_req_start(struct orfs_areq *a, bool *pending)
+{
+	const struct orfs_req_ctx *ctx = a->ctx;
+	const struct orfs_hdr *h = a->req;
+	uint16_t opcode;
+	uint64_t xid;
+	uint32_t n;
+	int err;
+
+	*pending = false;
+	a->op = NULL;
+	a->rdata = NULL;
+	if (a->rep_size < ORFS_REPLY_MIN) {
+		log_err("reply buffer of %u bytes is too small", a->rep_size);
+		return 0;
+	}
+	memset(a->rep, 0, ORFS_REPLY_MIN);	/* no stale bytes in padding */
+	a->r = (struct orfs_reply){ .buf = a->rep, .size = a->rep_size };
+
+	err = orfs_hdr_check(h, a->len, 0);
+	if (err && err != -EOPNOTSUPP)
+		return reply_bad_header(ctx, a->req, a->len, err, a->rep);
+	opcode = orfs_cpu16(h->opcode);
+	xid = orfs_cpu64(h->xid);
+	if (orfs_cpu16(h->flags) & ORFS_HF_CREDIT_ONLY) {
+		log_debug("%s: credit update (credits %u)", ctx->peer,
+			  orfs_cpu16(h->credits));
+		return 0;
+	}
+	ORFS_STAT_ADD(ctx->stats, requests, 1);
+	if (err) {
+		log_ratelimited(ORFS_LOG_WARN, "%s: unknown opcode %u (xid %llu)",
+				ctx->peer, opcode, (unsigned long long)xid);
+		return reply_error(ctx, opcode, xid, EOPNOTSUPP, a->rep);
+	}
+	if (ctx->exp && ctx->exp->read_only && orfs_op_modifies(opcode)) {
+		log_debug("%s: %s xid %llu -> read-only export", ctx->peer,
+			  orfs_op_name(opcode), (unsigned long long)xid);
+		return reply_error(ctx, opcode, xid, EROFS, a->rep);
+	}
+	if (!orfs_drc_cacheable(opcode))
+		return execute(a, h, pending);
+
+	if (orfs_cpu16(h->flags) & ORFS_HF_RETRANSMIT) {
+		n = orfs_drc_lookup(ctx->drc, ctx->client_id, h, ctx->credits,
+				    a->rep, a->rep_size);
+		if (n) {
+			log_debug("%s: %s xid %llu: retransmission answered from the duplicate-request cache",
+				  ctx->peer, orfs_op_name(opcode),
+				  (unsigned long long)xid);
+			return n;
+		}
+	}
+	n = execute(a, h, pending);	/* never pending: no disk op is cached */
+	orfs_drc_insert(ctx->drc, ctx->client_id, h, a->rep, n);
+	return n;
+}
+
+/* orfs_handle_request()'s done callback: note the result. */
+static void sync_done(struct orfs_areq *a, uint32_t rep_len)
+{
+	a->finished = true;
+	a->result = rep_len;
 }
 
 /**
@@ -565,13 +713,9 @@ static uint32_t execute(const struct orfs_req_ctx *ctx,
  * @rep_size: its size, at least ORFS_REPLY_MIN; READ and READDIR data are
  *	bounded by it as well as by the negotiated inline size
  *
- * On a read-only export, a modifying request (orfs_op_modifies()) gets
- * EROFS before its body is decoded, and is not cached.
- *
- * Non-idempotent requests (orfs_drc_cacheable()) go through the duplicate-
- * request cache: a retransmission whose original reply is cached gets that
- * reply again, with its own xid, and is not executed; every executed one
- * stores its reply.
+ * orfs_req_start(), then, for a request that waits for the disk, the
+ * disk engine's completions until it is done.  For callers without an
+ * event loop: the unit tests and the fuzz targets.
  *
  * Return: bytes of reply in @rep to send, or 0 when nothing is to be sent
  * (a CREDIT_ONLY message, or garbage too short to carry an xid).
@@ -579,52 +723,23 @@ static uint32_t execute(const struct orfs_req_ctx *ctx,
 uint32_t orfs_handle_request(const struct orfs_req_ctx *ctx, const void *req,
 			     uint32_t len, void *rep, uint32_t rep_size)
 {
-	const struct orfs_hdr *h = req;
-	uint16_t opcode;
-	uint64_t xid;
+	struct orfs_areq a = {
+		.ctx = ctx, .req = req, .len = len, .rep = rep,
+		.rep_size = rep_size, .done = sync_done,
+	};
+	struct orfs_disk *disk = orfs_ctx_uni(ctx)->disk;
+	bool pending;
 	uint32_t n;
-	int err;
 
-	if (rep_size < ORFS_REPLY_MIN) {
-		log_err("reply buffer of %u bytes is too small", rep_size);
-		return 0;
-	}
-	memset(rep, 0, ORFS_REPLY_MIN);	/* no stale bytes in padding */
-
-	err = orfs_hdr_check(h, len, 0);
-	if (err && err != -EOPNOTSUPP)
-		return reply_bad_header(ctx, req, len, err, rep);
-	opcode = orfs_cpu16(h->opcode);
-	xid = orfs_cpu64(h->xid);
-	if (orfs_cpu16(h->flags) & ORFS_HF_CREDIT_ONLY) {
-		log_debug("%s: credit update (credits %u)", ctx->peer,
-			  orfs_cpu16(h->credits));
-		return 0;
-	}
-	if (err) {
-		log_ratelimited(ORFS_LOG_WARN, "%s: unknown opcode %u (xid %llu)",
-				ctx->peer, opcode, (unsigned long long)xid);
-		return reply_error(ctx, opcode, xid, EOPNOTSUPP, rep);
-	}
-	if (ctx->exp && ctx->exp->read_only && orfs_op_modifies(opcode)) {
-		log_debug("%s: %s xid %llu -> read-only export", ctx->peer,
-			  orfs_op_name(opcode), (unsigned long long)xid);
-		return reply_error(ctx, opcode, xid, EROFS, rep);
-	}
-	if (!orfs_drc_cacheable(opcode))
-		return execute(ctx, h, rep, rep_size);
-
-	if (orfs_cpu16(h->flags) & ORFS_HF_RETRANSMIT) {
-		n = orfs_drc_lookup(ctx->drc, ctx->client_id, h, ctx->credits,
-				    rep, rep_size);
-		if (n) {
-			log_debug("%s: %s xid %llu: retransmission answered from the duplicate-request cache",
-				  ctx->peer, orfs_op_name(opcode),
-				  (unsigned long long)xid);
-			return n;
+	n = orfs_req_start(&a, &pending);
+	while (pending && !a.finished) {
+		if (orfs_disk_idle(disk) && !orfs_disk_has_ready(disk)) {
+			log_err("%s: request pending with no disk I/O", ctx->peer);
+			return 0;
 		}
+		orfs_disk_wait(disk);
 	}
-	n = execute(ctx, h, rep, rep_size);
-	orfs_drc_insert(ctx->drc, ctx->client_id, h, rep, n);
-	return n;
+	if (a.rdata)		/* ctx->zero_copy: nobody here to send it */
+		a.rdata->release(a.rdata);
+	return pending ? a.result : n;
 }

@@ -13,6 +13,7 @@
 #include "drc.h"
 #include "export.h"
 #include "orfs_proto.h"
+#include "unifier.h"
 
 /**
  * struct orfs_cred - the identity a request executes as
@@ -46,6 +47,12 @@ struct orfs_cred {
  *	moves the data between the client's segments and the staging buffer
  *	around the request (rdma.c, "Server-side RDMA").  If false, such
  *	requests get EOPNOTSUPP
+ * @uni: the block cache and disk engine READ, WRITE and COMMIT use; NULL:
+ *	no block cache and synchronous buffered I/O (tests, fuzzing)
+ * @stats: server counters, or NULL
+ * @zero_copy: the transport can RDMA-write a REMOTE READ's data straight
+ *	from cache blocks (struct orfs_rdata in the request); else the data
+ *	is copied into the staging buffer
  */
 struct orfs_req_ctx {
 	const struct orfs_export	*exp;
@@ -59,7 +66,11 @@ struct orfs_req_ctx {
 	uint32_t			grants;
 	uint32_t			grant_size;
 	bool				remote;
+	struct orfs_unifier		*uni;
+	struct orfs_stats		*stats;
+	bool				zero_copy;
 };
+
 
 /* Smallest reply buffer orfs_handle_request() accepts. */
 #define ORFS_REPLY_MIN	ORFS_META_MAX
@@ -109,13 +120,93 @@ struct orfs_rio_chunk {
 	uint32_t	rkey;
 };
 
+/**
+ * struct orfs_rio_piece - one RDMA work request of a REMOTE transfer, with
+ *	its local memory resolved
+ * @local: the local bytes: in the staging buffer, or in a cache block for
+ *	a zero-copy READ
+ * @len: bytes
+ * @addr: remote address
+ * @rkey: remote key
+ */
+struct orfs_rio_piece {
+	u8		*local;
+	uint32_t	len;
+	uint64_t	addr;
+	uint32_t	rkey;
+};
+
 bool orfs_io_remote(const struct orfs_req_ctx *ctx, const void *req,
 		    uint32_t len, struct orfs_remote_io *rio);
 int orfs_io_remote_chunks(const struct orfs_remote_io *rio, uint32_t count,
 			  uint32_t max_len, struct orfs_rio_chunk *out,
 			  uint32_t max_out);
 uint32_t orfs_io_remote_max_chunks(uint32_t grant_size, uint32_t max_len);
+int orfs_io_remote_pieces(const struct orfs_remote_io *rio,
+			  const struct orfs_rdata *rd, uint32_t count,
+			  uint32_t max_len, struct orfs_rio_chunk *chunks,
+			  uint32_t max_chunks, struct orfs_rio_piece *out,
+			  uint32_t max_out);
 
+/**
+ * struct orfs_reply - the reply being built
+ * @buf: the whole reply message (header first)
+ * @size: bytes available in @buf (at least ORFS_REPLY_MIN)
+ * @body_len: set by the op: bytes of body after the header
+ * @data_len: set by the op: bytes of inline data at orfs_data_offset()
+ */
+struct orfs_reply {
+	u8		*buf;
+	uint32_t	size;
+	uint32_t	body_len;
+	uint32_t	data_len;
+};
+
+struct orfs_areq;
+
+/* Called when a request orfs_req_start() left pending has its reply. */
+typedef void (*orfs_areq_done_fn)(struct orfs_areq *a, uint32_t rep_len);
+
+/**
+ * struct orfs_areq - one request, executed possibly asynchronously
+ * @ctx: the connection's context
+ * @req: the received message (8-byte aligned); must stay intact until the
+ *	reply is done (a WRITE's inline data is read from it by the disk)
+ * @len: its length
+ * @rep: the reply buffer (8-byte aligned), written until the reply is done
+ * @rep_size: its size, at least ORFS_REPLY_MIN
+ * @done: called once with the reply length when a pending request ends
+ * @owner: the caller's
+ *
+ * The request layer's:
+ * @r: the reply being built
+ * @opcode: the request's opcode
+ * @xid: its xid
+ * @op: the state of an op waiting for the disk
+ * @rdata: with ctx->zero_copy, a successful REMOTE READ's data in cache
+ *	blocks (the transport takes it over and releases it), else NULL
+ * @finished: orfs_handle_request(): the pending request ended
+ * @result: orfs_handle_request(): its reply length
+ */
+struct orfs_areq {
+	const struct orfs_req_ctx	*ctx;
+	const void			*req;
+	uint32_t			len;
+	void				*rep;
+	uint32_t			rep_size;
+	orfs_areq_done_fn		done;
+	void				*owner;
+	/* private */
+	struct orfs_reply		r;
+	uint16_t			opcode;
+	uint64_t			xid;
+	void				*op;
+	struct orfs_rdata		*rdata;
+	bool				finished;
+	uint32_t			result;
+};
+
+uint32_t orfs_req_start(struct orfs_areq *a, bool *pending);
 uint32_t orfs_handle_request(const struct orfs_req_ctx *ctx, const void *req,
 			     uint32_t len, void *rep, uint32_t rep_size);
 const char *orfs_op_name(uint16_t opcode);

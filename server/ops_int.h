@@ -14,20 +14,6 @@
 #include "ops.h"
 #include "orfs_proto.h"
 
-/**
- * struct orfs_reply - the reply being built
- * @buf: the whole reply message (header first)
- * @size: bytes available in @buf (at least ORFS_REPLY_MIN)
- * @body_len: set by the op: bytes of body after the header
- * @data_len: set by the op: bytes of inline data at orfs_data_offset()
- */
-struct orfs_reply {
-	u8		*buf;
-	uint32_t	size;
-	uint32_t	body_len;
-	uint32_t	data_len;
-};
-
 /*
  * An op handler: decode the request @h (it passed orfs_hdr_check(), so its
  * fixed body is there), execute it, fill @r.  Return 0 or a negative errno,
@@ -35,6 +21,16 @@ struct orfs_reply {
  */
 typedef int (*orfs_op_fn)(const struct orfs_req_ctx *ctx,
 			  const struct orfs_hdr *h, struct orfs_reply *r);
+
+/*
+ * An op that may wait for the disk (READ, WRITE, COMMIT): like orfs_op_fn,
+ * with @a->r as the reply, but it may also return -EINPROGRESS, and then
+ * calls orfs_areq_complete() exactly once when it is done.
+ */
+typedef int (*orfs_aop_fn)(struct orfs_areq *a, const struct orfs_hdr *h);
+
+void orfs_areq_complete(struct orfs_areq *a, int err);
+struct orfs_unifier *orfs_ctx_uni(const struct orfs_req_ctx *ctx);
 
 static inline void *orfs_reply_body(struct orfs_reply *r)
 {
@@ -55,16 +51,13 @@ int orfs_open_dir(const struct orfs_req_ctx *ctx, const struct orfs_fh *fh,
 		  struct stat *st);
 
 /* ops_io.c */
-int orfs_op_read(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		 struct orfs_reply *r);
-int orfs_op_write(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		  struct orfs_reply *r);
+int orfs_op_read(struct orfs_areq *a, const struct orfs_hdr *h);
+int orfs_op_write(struct orfs_areq *a, const struct orfs_hdr *h);
+int orfs_op_commit(struct orfs_areq *a, const struct orfs_hdr *h);
 int orfs_op_readlink(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		     struct orfs_reply *r);
 int orfs_op_setattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		    struct orfs_reply *r);
-int orfs_op_commit(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		   struct orfs_reply *r);
 
 /* ops_ns.c */
 int orfs_op_create(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,

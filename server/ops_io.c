@@ -14,14 +14,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diskio.h"
 #include "export.h"
 #include "log.h"
 #include "ops_int.h"
+#include "stats.h"
+#include "unifier.h"
 
 #define NSEC_PER_SEC	1000000000U
 
@@ -29,33 +33,6 @@
 static int not_regular_errno(const struct stat *st)
 {
 	return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
-}
-
-/**
- * open_regular() - decode a handle and open its regular file for I/O
- * @ctx: the request context
- * @fh: the handle
- * @flags: O_RDONLY or O_WRONLY
- * @st: filled with the file's attributes
- *
- * Return: a descriptor (caller closes); -EISDIR for a directory, -EINVAL
- * for any other non-regular file, or the errors of orfs_fh_open() and
- * orfs_fd_reopen().
- */
-static int open_regular(const struct orfs_req_ctx *ctx,
-			const struct orfs_fh *fh, int flags, struct stat *st)
-{
-	int pfd, fd;
-
-	pfd = orfs_fh_open(ctx->exp, fh, st);
-	if (pfd < 0)
-		return pfd;
-	if (S_ISREG(st->st_mode))
-		fd = orfs_fd_reopen(pfd, st, flags);
-	else
-		fd = not_regular_errno(st);
-	close(pfd);
-	return fd;
 }
 
 /**
@@ -267,26 +244,372 @@ uint32_t orfs_io_remote_max_chunks(uint32_t grant_size, uint32_t max_len)
 	return ORFS_RSEG_MAX + (max_len ? grant_size / max_len : 0);
 }
 
+/**
+ * struct piece_src - where the local bytes of a REMOTE transfer are
+ * @buf: the staging buffer (when @rd is NULL)
+ * @rd: a zero-copy READ's spans in cache blocks, or NULL
+ * @span: the span holding the next byte
+ * @span_off: offset in the transfer of the start of @span
+ */
+struct piece_src {
+	u8			*buf;
+	const struct orfs_rdata	*rd;
+	uint32_t		span;
+	uint32_t		span_off;
+};
+
+/*
+ * The local address of byte @off of the transfer, and in *@n how many
+ * bytes from there are contiguous (at most @len); NULL past the spans.
+ * Offsets only grow from call to call, so the span walk resumes.
+ */
+static u8 *piece_local(struct piece_src *src, uint32_t off, uint32_t len,
+		       uint32_t *n)
+{
+	const struct orfs_span *sp;
+
+	if (!src->rd) {
+		*n = len;
+		return src->buf + off;
+	}
+	while (src->span < src->rd->nspans &&
+	       off >= src->span_off + src->rd->spans[src->span].len) {
+		src->span_off += src->rd->spans[src->span].len;
+		src->span++;
+	}
+	if (src->span >= src->rd->nspans)
+		return NULL;
+	sp = &src->rd->spans[src->span];
+	*n = sp->len - (off - src->span_off);
+	if (*n > len)
+		*n = len;
+	return sp->addr + (off - src->span_off);
+}
+
+/**
+ * orfs_io_remote_pieces() - the RDMA work requests of a REMOTE transfer
+ * @rio: the request (orfs_io_remote())
+ * @rd: a zero-copy READ's data in cache blocks, or NULL: the staging buffer
+ * @count: bytes to move (as orfs_io_remote_chunks())
+ * @max_len: the most bytes one work request may move, 0 for no limit
+ * @chunks: scratch for orfs_io_remote_chunks(), @max_chunks entries
+ * @max_chunks: orfs_io_remote_max_chunks() is always enough
+ * @out: filled with the pieces, in order
+ * @max_out: room in @out: @max_chunks, plus the spans of @rd
+ *
+ * The chunks of orfs_io_remote_chunks(), each cut again where its local
+ * bytes cross from one span of @rd to the next (a cache block's data is
+ * contiguous, two blocks' usually are not), with the local address
+ * resolved.
+ *
+ * Return: the number of pieces, -ENOSPC if @chunks or @out is too small,
+ * -EINVAL if the spans of @rd hold fewer than @count bytes.
+ */
+int orfs_io_remote_pieces(const struct orfs_remote_io *rio,
+			  const struct orfs_rdata *rd, uint32_t count,
+			  uint32_t max_len, struct orfs_rio_chunk *chunks,
+			  uint32_t max_chunks, struct orfs_rio_piece *out,
+			  uint32_t max_out)
+{
+	struct piece_src src = { .buf = rio->buf, .rd = rd };
+	const struct orfs_rio_chunk *c;
+	uint32_t done, len = 0, n = 0;
+	int nc, i;
+	u8 *local;
+
+	nc = orfs_io_remote_chunks(rio, count, max_len, chunks, max_chunks);
+	if (nc < 0)
+		return nc;
+	for (i = 0; i < nc; i++) {
+		c = &chunks[i];
+		for (done = 0; done < c->len; done += len) {
+			local = piece_local(&src, c->off + done, c->len - done,
+					    &len);
+			if (!local)
+				return -EINVAL;
+			if (n == max_out)
+				return -ENOSPC;
+			out[n++] = (struct orfs_rio_piece){
+				local, len, c->addr + done, c->rkey };
+		}
+	}
+	return (int)n;
+}
+
+/* ---- READ, WRITE, COMMIT: the disk part ---- */
+
+/**
+ * struct io_state - a READ, WRITE or COMMIT between its start and its reply
+ * @a: the request
+ * @u: the Unifier (block cache and disk engine)
+ * @fd: the open backing file (or directory, for COMMIT), -1 once closed
+ * @direct: @fd is O_DIRECT
+ * @retried: a WRITE refused with EINVAL on O_DIRECT was resubmitted buffered
+ * @flags: the request's ORFS_IO_* flags
+ * @off: its offset
+ * @count: its byte count
+ * @buf: READ: where the bytes go; WRITE: where they come from (the
+ *	staging buffer, or the request's inline data)
+ * @granted: @buf is a staging buffer (ORFS_IO_GRANT)
+ * @remote: the transport moves the staging buffer's data (ORFS_IO_REMOTE)
+ * @key: the file's cache key (when there is a cache)
+ * @pre_size: the file's size when the request started
+ * @io: the disk I/O in flight
+ * @ur: a READ served through the block cache
+ */
+struct io_state {
+	struct orfs_areq	*a;
+	struct orfs_unifier	*u;
+	int			fd;
+	bool			direct;
+	bool			retried;
+	uint32_t		flags;
+	uint64_t		off;
+	uint32_t		count;
+	u8			*buf;
+	bool			granted;
+	bool			remote;
+	uint64_t		key;
+	uint64_t		pre_size;
+	struct orfs_disk_io	io;
+	struct orfs_uread	ur;
+};
+
+/* A new state for @a (the request's fields from @q); NULL without memory. */
+static struct io_state *io_state_new(struct orfs_areq *a,
+				     const struct orfs_io_req *q, u8 *buf,
+				     uint32_t nseg)
+{
+	struct io_state *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->a = a;
+	s->u = orfs_ctx_uni(a->ctx);
+	s->fd = -1;
+	s->flags = orfs_cpu32(q->flags);
+	s->off = orfs_cpu64(q->offset);
+	s->count = orfs_cpu32(q->count);
+	s->buf = buf;
+	s->granted = buf != NULL;
+	s->remote = nseg > 0;
+	a->op = s;
+	return s;
+}
+
+/* Close the file and free @s; return @err (for "return io_end(s, err)"). */
+static int io_end(struct io_state *s, int err)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->a->op = NULL;
+	free(s);
+	return err;
+}
+
+/* Finish a pending request: @err 0 means the op filled in the reply. */
+static void io_complete(struct io_state *s, int err)
+{
+	struct orfs_areq *a = s->a;
+
+	orfs_areq_complete(a, io_end(s, err));
+}
+
+/*
+ * Decode the handle and open its regular file for @flags (O_RDONLY or
+ * O_WRONLY), with O_DIRECT if @want_direct and the filesystem allows it.
+ * Fills @st and s->fd, s->direct, s->pre_size.  Return 0 or a negative
+ * errno (-EISDIR, -EINVAL for other non-regular files, handle errors).
+ */
+static int io_open(struct io_state *s, const struct orfs_fh *fh, int flags,
+		   bool want_direct, struct stat *st)
+{
+	int pfd, fd;
+
+	pfd = orfs_fh_open(s->a->ctx->exp, fh, st);
+	if (pfd < 0)
+		return pfd;
+	if (S_ISREG(st->st_mode))
+		fd = orfs_uni_reopen(s->u, pfd, st, flags, want_direct,
+				     &s->direct);
+	else
+		fd = not_regular_errno(st);
+	close(pfd);
+	if (fd < 0)
+		return fd;
+	s->fd = fd;
+	s->pre_size = (uint64_t)st->st_size;
+	return 0;
+}
+
+/*
+ * Reopen s->fd without O_DIRECT (the kernel refused a direct transfer).
+ * Return 0 or a negative errno.
+ */
+static int io_reopen_buffered(struct io_state *s, int flags)
+{
+	char path[ORFS_PROC_FD_LEN];
+	int fd;
+
+	orfs_proc_fd_path(s->fd, path);
+	fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(s->fd);
+	s->fd = fd;
+	s->direct = false;
+	return 0;
+}
+
+/* Start one READ or WRITE of @len bytes at @buf / s->off on s->fd. */
+static void io_submit_rw(struct io_state *s, uint8_t op, u8 *buf,
+			 uint32_t len, uint64_t want, orfs_disk_done_fn done)
+{
+	memset(&s->io, 0, sizeof(s->io));
+	s->io.op = op;
+	s->io.direct = s->direct;
+	s->io.fd = s->fd;
+	s->io.niov = 1;
+	s->io.iov[0].iov_base = buf;
+	s->io.iov[0].iov_len = len;
+	s->io.off = s->off;
+	s->io.want = want;
+	s->io.done_fn = done;
+	s->io.priv = s;
+	orfs_disk_submit(s->u->disk, &s->io);
+}
+
+/* Start an fsync (@op ORFS_DISK_FSYNC or _FDATASYNC) of s->fd. */
+static void io_submit_sync(struct io_state *s, uint8_t op,
+			   orfs_disk_done_fn done)
+{
+	memset(&s->io, 0, sizeof(s->io));
+	s->io.op = op;
+	s->io.fd = s->fd;
+	s->io.done_fn = done;
+	s->io.priv = s;
+	orfs_disk_submit(s->u->disk, &s->io);
+}
+
 /* ---- READ ---- */
 
-/* pread() until @count bytes or end of file; return bytes read or -errno. */
-static ssize_t read_full(int fd, u8 *buf, uint32_t count, off_t off)
+/*
+ * The end of a READ that read @n bytes (or failed with @err): the reply's
+ * body, its EOF flag from the size now, the byte counters.  Return @err or
+ * fstat()'s error.
+ */
+static int read_reply(struct io_state *s, int err, uint32_t n)
 {
-	uint32_t done = 0;
-	ssize_t n;
+	struct orfs_reply *r = &s->a->r;
+	struct orfs_read_rep *rep = orfs_reply_body(r);
+	struct orfs_stats *stats = s->a->ctx->stats;
+	uint32_t rflags = 0;
+	struct stat st;
 
-	while (done < count) {
-		n = pread(fd, buf + done, count - done, off + (off_t)done);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		done += (uint32_t)n;
+	if (!err)
+		err = orfs_export_stat(s->fd, &st);
+	if (err)
+		return err;
+	if (n < s->count || s->off + n >= (uint64_t)st.st_size)
+		rflags |= ORFS_RF_EOF;
+	if (s->remote)
+		rflags |= ORFS_RF_REMOTE;
+	else if (s->granted)
+		rflags |= ORFS_RF_GRANT;
+	rep->count = orfs_le32(n);
+	rep->flags = orfs_le32(rflags);
+	r->body_len = sizeof(*rep);
+	r->data_len = s->granted ? 0 : n;
+	if (!s->granted)
+		ORFS_STAT_ADD(stats, read_inline, n);
+	else if (!s->remote)
+		ORFS_STAT_ADD(stats, read_grant, n);
+	return 0;
+}
+
+/* A READ straight from disk (around the cache) completed. */
+static void read_io_done(struct orfs_disk_io *io)
+{
+	struct io_state *s = io->priv;
+	int res = io->res;
+
+	if (res >= 0)
+		ORFS_STAT_ADD(s->u->stats, read_uncached, (uint64_t)res);
+	io_complete(s, read_reply(s, res < 0 ? res : 0,
+				  res < 0 ? 0 : (uint32_t)res));
+}
+
+/*
+ * The end of a READ through the cache: its reply, and a REMOTE READ's data
+ * held in cache blocks handed to the transport (zero copy), or released
+ * if the READ fails after all.
+ */
+static int read_cached_end(struct io_state *s)
+{
+	struct orfs_uread *ur = &s->ur;
+	int err = read_reply(s, ur->err, ur->bytes);
+
+	if (ur->rdata) {
+		if (err)
+			ur->rdata->release(ur->rdata);
+		else
+			s->a->rdata = ur->rdata;
+		ur->rdata = NULL;
 	}
-	return done;
+	return err;
+}
+
+/* A READ through the cache completed. */
+static void read_cached_done(struct orfs_uread *ur)
+{
+	io_complete(ur->priv, read_cached_end(ur->priv));
+}
+
+/*
+ * Read around the cache: no cache, or none of its blocks free.  Buffered,
+ * straight into the destination (which need not be aligned).
+ */
+static int read_uncached(struct io_state *s)
+{
+	int err;
+
+	if (s->direct) {
+		err = io_reopen_buffered(s, O_RDONLY);
+		if (err)
+			return err;
+	}
+	io_submit_rw(s, ORFS_DISK_READ, s->buf, s->count,
+		     s->pre_size > s->off ? s->pre_size - s->off : 1,
+		     read_io_done);
+	return -EINPROGRESS;
+}
+
+/*
+ * Serve s's READ from the block cache; -ENOBUFS to read around it.  A
+ * REMOTE READ on a transport that can do it leaves the data in the blocks
+ * (a->rdata) instead of copying it to the staging buffer.
+ */
+static int read_cached(struct io_state *s, const struct stat *st)
+{
+	struct orfs_uread *ur = &s->ur;
+	int err;
+
+	s->key = orfs_uni_key(s->fd, st);
+	orfs_uni_validate(s->u, s->key, st);
+	ur->fd = s->fd;
+	ur->direct = s->direct;
+	ur->key = s->key;
+	ur->off = s->off;
+	ur->count = s->count;
+	ur->size = (uint64_t)st->st_size;
+	ur->dest = s->buf;
+	ur->hold = s->remote && s->a->ctx->zero_copy;
+	ur->done = read_cached_done;
+	ur->priv = s;
+	err = orfs_uread_start(s->u, ur);
+	if (err == 0)
+		return read_cached_end(s);
+	return err;
 }
 
 /*
@@ -297,67 +620,117 @@ static ssize_t read_full(int fd, u8 *buf, uint32_t count, off_t off)
  * (reply flag ORFS_RF_REMOTE instead).  ORFS_RF_EOF is set when the read
  * reached the end of the file (offset + bytes >= size after the read), so
  * a client never needs another round trip to learn it.
+ *
+ * The bytes come from the block cache (unifier.h) when there is one, else
+ * straight from the file; either way the disk read may leave the request
+ * pending (-EINPROGRESS).
  */
-int orfs_op_read(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		 struct orfs_reply *r)
+int orfs_op_read(struct orfs_areq *a, const struct orfs_hdr *h)
 {
 	const struct orfs_io_req *q = orfs_body(h);
-	struct orfs_read_rep *rep = orfs_reply_body(r);
-	uint32_t data_off = orfs_data_offset(sizeof(*rep));
-	uint32_t count = orfs_cpu32(q->count);
-	off_t off = (off_t)orfs_cpu64(q->offset);
-	uint32_t rflags = 0, nseg;
+	uint32_t data_off = orfs_data_offset(sizeof(struct orfs_read_rep));
+	struct io_state *s;
 	struct stat st;
+	uint32_t nseg;
 	u8 *buf;
-	ssize_t n;
-	int fd, err;
+	int err;
 
-	err = read_check(ctx, h, &buf, &nseg);
+	err = read_check(a->ctx, h, &buf, &nseg);
 	if (err)
 		return err;
-	if (!buf && count > r->size - data_off)
+	if (!buf && orfs_cpu32(q->count) > a->r.size - data_off)
 		return -EIO;		/* transport bug: buffer below inline */
-	fd = open_regular(ctx, &q->fh, O_RDONLY, &st);
-	if (fd < 0)
-		return fd;
-	n = read_full(fd, buf ? buf : r->buf + data_off, count, off);
-	err = n < 0 ? (int)n : orfs_export_stat(fd, &st);
-	close(fd);
+	s = io_state_new(a, q, buf, nseg);
+	if (!s)
+		return -ENOMEM;
+	if (!buf)
+		s->buf = a->r.buf + data_off;
+	err = io_open(s, &q->fh, O_RDONLY, s->u->cache && s->count, &st);
 	if (err)
-		return err;
-	if ((uint32_t)n < count || off + n >= st.st_size)
-		rflags |= ORFS_RF_EOF;
-	if (nseg)
-		rflags |= ORFS_RF_REMOTE;
-	else if (buf)
-		rflags |= ORFS_RF_GRANT;
-	rep->count = orfs_le32((uint32_t)n);
-	rep->flags = orfs_le32(rflags);
-	r->body_len = sizeof(*rep);
-	r->data_len = buf ? 0 : (uint32_t)n;
-	return 0;
+		return io_end(s, err);
+	if (s->u->cache && s->count) {
+		err = read_cached(s, &st);
+		if (err != -ENOBUFS) {
+			if (err == -EINPROGRESS)
+				return err;
+			return io_end(s, err);
+		}
+	}
+	if (!s->count || s->off >= s->pre_size)
+		return io_end(s, read_reply(s, 0, 0));
+	err = read_uncached(s);
+	return err == -EINPROGRESS ? err : io_end(s, err);
 }
 
 /* ---- WRITE ---- */
 
-/* pwrite() all of @buf; 0 or -errno (ENOSPC, EDQUOT, EFBIG, EIO ...). */
-static int write_full(int fd, const u8 *buf, uint32_t count, off_t off)
+/*
+ * The end of a WRITE (@err 0: every byte landed, and the sync if STABLE):
+ * drop the blocks it covered (again: a fill may have raced with it), give
+ * the written range back to the kernel if it went through the page cache,
+ * reply with the attributes after.
+ */
+static int write_reply(struct io_state *s, int err)
 {
-	uint32_t done = 0;
-	ssize_t n;
+	struct orfs_reply *r = &s->a->r;
+	struct orfs_write_rep *rep = orfs_reply_body(r);
+	uint64_t from = s->off < s->pre_size ? s->off : s->pre_size;
+	struct stat st;
 
-	while (done < count) {
-		n = pwrite(fd, buf + done, count - done, off + (off_t)done);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;	/* no progress: do not spin */
-		done += (uint32_t)n;
-	}
+	if (!err)
+		err = orfs_export_stat(s->fd, &st);
+	if (s->u->cache && s->count)
+		orfs_uni_changed(s->u, s->key, from, s->off + s->count,
+				 err ? NULL : &st);
+	if (err)
+		return err;
+	if (!s->direct && s->u->direct && s->count)
+		posix_fadvise(s->fd, (off_t)s->off, s->count,
+			      POSIX_FADV_DONTNEED);
+	rep->count = orfs_le32(s->count);
+	orfs_attr_fill(&rep->attr, &st);
+	r->body_len = sizeof(*rep);
+	if (!s->granted)
+		ORFS_STAT_ADD(s->a->ctx->stats, write_inline, s->count);
+	else if (!s->remote)
+		ORFS_STAT_ADD(s->a->ctx->stats, write_grant, s->count);
 	return 0;
+}
+
+/* A STABLE WRITE's fdatasync completed. */
+static void write_sync_done(struct orfs_disk_io *io)
+{
+	struct io_state *s = io->priv;
+
+	io_complete(s, write_reply(s, io->res < 0 ? io->res : 0));
+}
+
+/* A WRITE's data reached the file (or failed). */
+static void write_io_done(struct orfs_disk_io *io)
+{
+	struct io_state *s = io->priv;
+	int res = io->res;
+
+	if (res == -EINVAL && s->direct && !s->retried) {
+		/* The filesystem wants another alignment: go buffered. */
+		orfs_uni_direct_refused(s->u, "write");
+		s->retried = true;
+		res = io_reopen_buffered(s, O_WRONLY);
+		if (!res) {
+			io_submit_rw(s, ORFS_DISK_WRITE, s->buf, s->count, 0,
+				     write_io_done);
+			return;
+		}
+	}
+	if (res < 0) {
+		io_complete(s, write_reply(s, res));
+		return;
+	}
+	if (s->flags & ORFS_IO_STABLE) {
+		io_submit_sync(s, ORFS_DISK_FDATASYNC, write_sync_done);
+		return;
+	}
+	io_complete(s, write_reply(s, 0));
 }
 
 /*
@@ -366,40 +739,51 @@ static int write_full(int fd, const u8 *buf, uint32_t count, off_t off)
  * client filled by RDMA WRITE before sending the request, or, with
  * ORFS_IO_REMOTE, the transport by RDMA READ from the client's segments
  * before handing the request in.
+ * Write-through: the reply goes out once the bytes are in the backing file
+ * (O_DIRECT when offset, length and memory are aligned for it, else the
+ * page cache), so a crash of orfsd cannot lose a replied WRITE.
  * ORFS_IO_STABLE: fdatasync() before the reply, so the data and the size
  * that reaches it are on stable storage.  The reply carries the attributes
- * after the write.
+ * after the write.  A partial write is reported as its error (ENOSPC,
+ * EDQUOT, EFBIG, EIO ...).
  */
-int orfs_op_write(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		  struct orfs_reply *r)
+int orfs_op_write(struct orfs_areq *a, const struct orfs_hdr *h)
 {
 	const struct orfs_io_req *q = orfs_body(h);
-	struct orfs_write_rep *rep = orfs_reply_body(r);
-	uint32_t count = orfs_cpu32(q->count);
-	uint32_t flags = orfs_cpu32(q->flags), nseg;
+	struct io_state *s;
 	struct stat st;
+	uint32_t nseg;
+	bool direct;
 	u8 *buf;
-	int fd, err;
+	int err;
 
-	err = write_check(ctx, h, &buf, &nseg);
+	err = write_check(a->ctx, h, &buf, &nseg);
 	if (err)
 		return err;
-	fd = open_regular(ctx, &q->fh, O_WRONLY, &st);
-	if (fd < 0)
-		return fd;
-	err = write_full(fd, buf ? buf : orfs_data(h), count,
-			 (off_t)orfs_cpu64(q->offset));
-	if (!err && (flags & ORFS_IO_STABLE) && fdatasync(fd) < 0)
-		err = -errno;
-	if (!err)
-		err = orfs_export_stat(fd, &st);
-	close(fd);
+	s = io_state_new(a, q, buf, nseg);
+	if (!s)
+		return -ENOMEM;
+	if (!buf)
+		s->buf = (u8 *)orfs_data(h);
+	direct = orfs_uni_aligned(s->u, s->off, s->count, s->buf);
+	err = io_open(s, &q->fh, O_WRONLY, direct, &st);
 	if (err)
-		return err;
-	rep->count = orfs_le32(count);
-	orfs_attr_fill(&rep->attr, &st);
-	r->body_len = sizeof(*rep);
-	return 0;
+		return io_end(s, err);
+	if (s->u->cache && s->count) {
+		s->key = orfs_uni_key(s->fd, &st);
+		orfs_uni_validate(s->u, s->key, &st);
+		orfs_uni_changed(s->u, s->key,
+				 s->off < s->pre_size ? s->off : s->pre_size,
+				 s->off + s->count, NULL);
+	}
+	if (!s->count) {
+		if (!(s->flags & ORFS_IO_STABLE))
+			return io_end(s, write_reply(s, 0));
+		io_submit_sync(s, ORFS_DISK_FDATASYNC, write_sync_done);
+		return -EINPROGRESS;
+	}
+	io_submit_rw(s, ORFS_DISK_WRITE, s->buf, s->count, 0, write_io_done);
+	return -EINPROGRESS;
 }
 
 /* ---- READLINK ---- */
@@ -581,13 +965,56 @@ static int setattr_apply(int fd, const struct stat *st,
 	return err;
 }
 
+/*
+ * The block cache around a SETATTR of regular file @fd (@st before it):
+ * its key, after checking that the cached data is still the file's.
+ * 0 without a cache or for other types.
+ */
+static uint64_t setattr_cache_key(struct orfs_unifier *u, int fd,
+				  const struct stat *st)
+{
+	uint64_t key;
+
+	if (!u->cache || !S_ISREG(st->st_mode))
+		return 0;
+	key = orfs_uni_key(fd, st);
+	orfs_uni_validate(u, key, st);
+	return key;
+}
+
+/*
+ * After a SETATTR of a regular file: a size change drops the blocks from
+ * the old or new end of file, whichever comes first (a shrink cuts them
+ * off, a growth turns the old short last block into a stale one); every
+ * change makes @after the cached data's reference (ctime moved).
+ */
+static void setattr_cache_update(struct orfs_unifier *u, uint64_t key,
+				 const struct orfs_setattr_req *q,
+				 const struct stat *before,
+				 const struct stat *after)
+{
+	uint64_t from = (uint64_t)before->st_size;
+
+	if (!key)
+		return;
+	if (orfs_cpu32(q->valid) & ORFS_SA_SIZE) {
+		if (orfs_cpu64(q->size) < from)
+			from = orfs_cpu64(q->size);
+		orfs_uni_changed(u, key, from, UINT64_MAX, after);
+	} else {
+		orfs_uni_changed(u, key, 0, 0, after);
+	}
+}
+
 /* SETATTR: change what @valid selects; reply with the attributes after. */
 int orfs_op_setattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		    struct orfs_reply *r)
 {
 	const struct orfs_setattr_req *q = orfs_body(h);
 	struct orfs_attr_rep *rep = orfs_reply_body(r);
-	struct stat st;
+	struct orfs_unifier *u = orfs_ctx_uni(ctx);
+	struct stat st, before;
+	uint64_t key = 0;
 	int fd, err;
 
 	err = setattr_check_req(q);
@@ -596,11 +1023,15 @@ int orfs_op_setattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	fd = orfs_fh_open(ctx->exp, &q->fh, &st);
 	if (fd < 0)
 		return fd;
+	before = st;
 	err = setattr_check_type(q, &st);
-	if (!err)
+	if (!err) {
+		key = setattr_cache_key(u, fd, &st);
 		err = setattr_apply(fd, &st, q);
+	}
 	if (!err)
 		err = orfs_export_stat(fd, &st);
+	setattr_cache_update(u, key, q, &before, err ? NULL : &st);
 	close(fd);
 	if (err)
 		return err;
@@ -611,19 +1042,28 @@ int orfs_op_setattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 
 /* ---- COMMIT ---- */
 
+/* COMMIT's fsync completed. */
+static void commit_done(struct orfs_disk_io *io)
+{
+	struct io_state *s = io->priv;
+
+	io_complete(s, io->res < 0 ? io->res : 0);
+}
+
 /*
- * COMMIT: fsync() a regular file or a directory.  Other types have nothing
- * an fsync() could flush (and a device must not be opened): EINVAL, which
- * is what fsync() on a FIFO or socket gives locally.
+ * COMMIT: fsync() a regular file or a directory, through the disk engine
+ * (reply once it reached stable storage).  Other types have nothing an
+ * fsync() could flush (and a device must not be opened): EINVAL, which is
+ * what fsync() on a FIFO or socket gives locally.
  */
-int orfs_op_commit(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		   struct orfs_reply *r)
+int orfs_op_commit(struct orfs_areq *a, const struct orfs_hdr *h)
 {
 	const struct orfs_fh_req *q = orfs_body(h);
+	struct io_state *s;
 	struct stat st;
-	int pfd, fd, err = 0;
+	int pfd, fd;
 
-	pfd = orfs_fh_open(ctx->exp, &q->fh, &st);
+	pfd = orfs_fh_open(a->ctx->exp, &q->fh, &st);
 	if (pfd < 0)
 		return pfd;
 	if (S_ISREG(st.st_mode))
@@ -635,8 +1075,15 @@ int orfs_op_commit(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	close(pfd);
 	if (fd < 0)
 		return fd;
-	if (fsync(fd) < 0)
-		err = -errno;
-	close(fd);
-	return err;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		close(fd);
+		return -ENOMEM;
+	}
+	s->a = a;
+	s->u = orfs_ctx_uni(a->ctx);
+	s->fd = fd;
+	a->op = s;
+	io_submit_sync(s, ORFS_DISK_FSYNC, commit_done);
+	return -EINPROGRESS;
 }

@@ -29,6 +29,7 @@
 #include "export.h"
 #include "log.h"
 #include "ops_int.h"
+#include "unifier.h"
 
 /* Longest symlink target: PATH_MAX with its NUL. */
 #define ORFS_SYMLINK_MAX	(PATH_MAX - 1)
@@ -342,9 +343,48 @@ out_dir:
 
 /* ---- UNLINK / RMDIR ---- */
 
+/**
+ * doomed_key() - the cache key of a file a removal may delete
+ * @ctx: the request context
+ * @dfd: the directory
+ * @name: the name about to be removed or replaced
+ *
+ * Looked up before the change.  Only a regular file with one link goes
+ * away with its name (another name keeps the data valid).
+ *
+ * Return: the key, or 0 (no cache, no such file, or it survives).
+ */
+static uint64_t doomed_key(const struct orfs_req_ctx *ctx, int dfd,
+			   const char *name)
+{
+	struct orfs_unifier *u = orfs_ctx_uni(ctx);
+	uint64_t key = 0;
+	struct stat st;
+	int fd;
+
+	if (!u->cache)
+		return 0;
+	fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (!orfs_export_stat(fd, &st) && S_ISREG(st.st_mode) &&
+	    st.st_nlink <= 1)
+		key = orfs_uni_key(fd, &st);
+	close(fd);
+	return key;
+}
+
+/* The file of @key was deleted: drop its cached blocks. */
+static void forget_key(const struct orfs_req_ctx *ctx, uint64_t key)
+{
+	if (key)
+		orfs_uni_forget(orfs_ctx_uni(ctx), key);
+}
+
 /*
  * UNLINK and RMDIR: unlinkat() of one name; its errno passes through
- * (ENOENT, EISDIR, ENOTDIR, ENOTEMPTY, EBUSY for a mount point ...).
+ * (ENOENT, EISDIR, ENOTDIR, ENOTEMPTY, EBUSY for a mount point ...).  A
+ * regular file that loses its last name loses its cached blocks.
  */
 int orfs_op_remove(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		   struct orfs_reply *r)
@@ -353,6 +393,7 @@ int orfs_op_remove(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	int flags = orfs_cpu16(h->opcode) == ORFS_OP_RMDIR ? AT_REMOVEDIR : 0;
 	struct orfs_name name;
 	struct stat st;
+	uint64_t key = 0;
 	int dfd, err;
 
 	err = orfs_req_name(h, sizeof(*q), orfs_cpu32(q->name_len), &name);
@@ -363,8 +404,12 @@ int orfs_op_remove(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	dfd = orfs_open_dir(ctx, &q->dir, &st);
 	if (dfd < 0)
 		return dfd;
+	if (!flags)
+		key = doomed_key(ctx, dfd, name.s);
 	if (unlinkat(dfd, name.s, flags) < 0)
 		err = -errno;
+	else
+		forget_key(ctx, key);
 	close(dfd);
 	return err;
 }
@@ -390,6 +435,7 @@ static int rename_flags(uint32_t flags, unsigned int *out)
  * RENAME: renameat2() between two directories of the export; its errno
  * passes through (EEXIST with NOREPLACE, ENOENT, EXDEV across a mount,
  * EINVAL into its own subtree, ENOTEMPTY, EISDIR, ENOTDIR, EBUSY ...).
+ * A regular file it replaces loses its cached blocks.
  */
 int orfs_op_rename(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		   struct orfs_reply *r)
@@ -399,6 +445,7 @@ int orfs_op_rename(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	struct orfs_name oldn, newn;
 	unsigned int flags;
 	struct stat st;
+	uint64_t key = 0;
 	int odfd, ndfd, err;
 
 	err = orfs_req_name(h, sizeof(*q), ol, &oldn);
@@ -421,8 +468,13 @@ int orfs_op_rename(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		err = ndfd;
 		goto out_old;
 	}
+	/* A replaced target may be deleted; an exchanged one survives. */
+	if (!(flags & RENAME_EXCHANGE))
+		key = doomed_key(ctx, ndfd, newn.s);
 	if (renameat2(odfd, oldn.s, ndfd, newn.s, flags) < 0)
 		err = -errno;
+	else
+		forget_key(ctx, key);
 	close(ndfd);
 out_old:
 	close(odfd);

@@ -4,12 +4,16 @@
  *
  * One thread runs an epoll loop over
  *  - the rdma_cm event channel (connect requests, established, disconnects),
- *  - a signalfd for SIGTERM/SIGINT,
+ *  - a signalfd for SIGTERM/SIGINT (drain and exit) and SIGUSR1 (log the
+ *    statistics),
  *  - one completion channel per connection (its CQ is armed with
- *    ibv_req_notify_cq() and drained on every event).
+ *    ibv_req_notify_cq() and drained on every event), unless --poll=busy:
+ *    then the CQs are never armed and the loop polls them all on every turn,
+ *    never sleeping,
+ *  - the disk engine's eventfd (io_uring completions, diskio.h),
+ *  - the --control socket, if any (each connection gets the statistics).
  * Because there is only this thread, the server and connection structures
- * need no locks; request execution (ops.c) is stateless so a worker pool can
- * be added later without touching it.
+ * need no locks.
  *
  * Per RDMA device: one PD, and one registration of the whole arena (the
  * staging buffers clients move data through), made when the first client
@@ -26,6 +30,16 @@
  * pending list until a send completion frees a buffer.  Receives are always
  * re-posted before the reply goes out, so a client that sends its next
  * request as soon as it sees the reply always finds a receive posted.
+ *
+ * Disk I/O: a READ, WRITE or COMMIT that waits for the disk (ops.c,
+ * orfs_req_start() "pending") is parked like a REMOTE WRITE: its receive
+ * buffer (which holds a WRITE's inline data) is not re-posted and its send
+ * buffer (where the reply and an inline READ's data are built) stays
+ * reserved, until the op's done callback (conn_req_done()) sends the reply.
+ * Meanwhile the loop keeps serving completions, other requests and other
+ * connections.  A connection that goes away with disk I/O in flight keeps
+ * its buffers and staging grants (the disk may still write into them) on
+ * the closing list until the last of them completes.
  *
  * Server-side RDMA (ORFS_IO_REMOTE, the client's O_DIRECT path): the data
  * is in client memory named by a segment list, and moves through the
@@ -64,6 +78,13 @@
  * connection is freed on the DISCONNECTED (or error) cm event, or at
  * shutdown.  A freed connection's memory outlives the current epoll batch
  * (zombie list), so a stale event for it in the same batch is harmless.
+ *
+ * SIGTERM/SIGINT: drain.  New connect requests are rejected and requests
+ * received from then on are dropped unexecuted (the client sends them
+ * again to the next server); every request already executing or queued
+ * finishes and its reply is delivered, for at most ORFS_DRAIN_SECS.  Then
+ * the export's filesystem is synced (syncfs), the clients are
+ * disconnected and orfsd exits 0.  A second signal ends the drain at once.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -78,6 +99,9 @@
 #include <sys/epoll.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -85,16 +109,21 @@
 #include <rdma/rdma_cma.h>
 
 #include "arena.h"
+#include "diskio.h"
 #include "log.h"
 #include "ops.h"
 #include "orfs_proto.h"
 #include "rdma.h"
+#include "stats.h"
+#include "unifier.h"
 
 #define ORFS_LISTEN_BACKLOG	64
 #define ORFS_RD_ATOM_MAX	16	/* outstanding RDMA READs each way */
 #define ORFS_ACK_TIMEOUT	17	/* 4.096us * 2^17 = ~0.5 s */
 #define ORFS_WC_BATCH		32
 #define ORFS_EPOLL_BATCH	32
+#define ORFS_STATS_TEXT_MAX	16384	/* statistics text, SIGUSR1 and --control */
+#define ORFS_BUSY_EPOLL_EVERY	64	/* busy polling: epoll every N turns */
 
 /*
  * wr_id of unsignaled RDMA work requests: never a buffer's address.  They
@@ -108,6 +137,8 @@ enum ep_kind {
 	EP_CM,
 	EP_SIGNAL,
 	EP_CONN,
+	EP_DISK,
+	EP_CTL,
 };
 
 struct ep_src {
@@ -152,6 +183,15 @@ struct orfs_dev {
  *	reply
  * @rio: for a receive buffer, the REMOTE request it holds (orfs_io_remote());
  *	@rio.opcode is 0 for any other message
+ * @conn: the connection the buffer belongs to
+ * @disk: a receive buffer whose request waits for disk I/O (@reply is its
+ *	reserved send buffer, @areq its state)
+ * @remote_slot: a receive buffer whose REMOTE READ holds a REMOTE slot
+ *	(taken when it starts, passed to the reply's send buffer if an RDMA
+ *	WRITE chain goes out, else given back)
+ * @areq: for a receive buffer, its request's execution state
+ * @rdata: for a send buffer, the cache blocks its RDMA WRITE chain reads
+ *	(zero-copy REMOTE READ), released when the SEND completes
  */
 struct msgbuf {
 	struct msgbuf		*next;
@@ -163,6 +203,11 @@ struct msgbuf {
 	uint32_t		rdma_bytes;
 	struct msgbuf		*reply;
 	struct orfs_remote_io	rio;
+	struct orfs_conn	*conn;
+	bool			disk;
+	bool			remote_slot;
+	struct orfs_areq	areq;
+	struct orfs_rdata	*rdata;
 };
 
 /**
@@ -193,21 +238,30 @@ struct msgbuf {
  *	(negotiated at accept; 0 rules out REMOTE WRITEs)
  * @max_msg: the most bytes one RDMA work request moves (the port's
  *	max_msg_sz, at most the grant size)
- * @chunk_max: work requests one REMOTE request can need
+ * @chunk_max: chunks one REMOTE request can need
  *	(orfs_io_remote_max_chunks())
+ * @span_max: cache blocks a zero-copy REMOTE READ's data can span (0: no
+ *	zero copy on this connection)
+ * @wr_max: work requests one REMOTE request can need: @chunk_max, plus
+ *	@span_max when a chunk is cut at block boundaries
  * @remote_max: REMOTE requests that may hold RDMA work requests at once
  *	(0: ORFS_IO_REMOTE is not served on this connection)
  * @remote_busy: REMOTE requests holding them now
- * @sq_size: send-queue work requests: @nsend + @remote_max * @chunk_max
+ * @sq_size: send-queue work requests: @nsend + @remote_max * @wr_max
  * @chunks: scratch for orfs_io_remote_chunks(), @chunk_max entries
- * @wr: scratch work requests for one RDMA chain (conn_chain()), @chunk_max
- * @sge: their scatter/gather entries, @chunk_max
+ * @pieces: scratch for orfs_io_remote_pieces(), @wr_max entries
+ * @wr: scratch work requests for one RDMA chain (conn_chain()), @wr_max
+ * @sge: their scatter/gather entries, @wr_max
  * @rdma_read_bytes: bytes the server RDMA-read from the client (REMOTE
  *	WRITEs), for the disconnect message
  * @rdma_write_bytes: bytes the server RDMA-wrote to the client (REMOTE
  *	READs)
  * @rdma_reads: REMOTE WRITEs whose data arrived
  * @rdma_writes: REMOTE READs whose data was delivered
+ * @disk_busy: requests waiting for disk I/O (their buffers are reserved)
+ * @nsend_free: send buffers on @send_free
+ * @closing: closed while @disk_busy: on the server's closing list, its
+ *	resources released when the last disk I/O completes
  *
  * Only the event-loop thread touches a connection, so it has no lock.
  */
@@ -237,16 +291,22 @@ struct orfs_conn {
 	uint32_t		initiator_depth;
 	uint32_t		max_msg;
 	uint32_t		chunk_max;
+	uint32_t		span_max;
+	uint32_t		wr_max;
 	uint32_t		remote_max;
 	uint32_t		remote_busy;
 	uint32_t		sq_size;
 	struct orfs_rio_chunk	*chunks;
+	struct orfs_rio_piece	*pieces;
 	struct ibv_send_wr	*wr;
 	struct ibv_sge		*sge;
 	uint64_t		rdma_read_bytes;
 	uint64_t		rdma_write_bytes;
 	uint64_t		rdma_reads;
 	uint64_t		rdma_writes;
+	uint32_t		disk_busy;
+	uint32_t		nsend_free;
+	bool			closing;
 };
 
 /**
@@ -264,7 +324,14 @@ struct orfs_conn {
  * @nconns: entries on @conns
  * @ngranted: connections holding staging buffers
  * @devs: devices seen so far, each with its PD and arena registration
- * @stop: a termination signal arrived
+ * @stop: the loop ends (drained, drain timed out, or a second signal)
+ * @stopping: a termination signal arrived: draining
+ * @drain_deadline: CLOCK_MONOTONIC ms when the drain gives up
+ * @closing: connections closed with disk I/O in flight
+ * @disk_src: epoll tag for the disk engine's eventfd
+ * @ctl_fd: the --control listening socket, or -1
+ * @ctl_src: epoll tag for @ctl_fd
+ * @busy_turns: loop turns since the last epoll_wait() (busy polling)
  *
  * Only the event-loop thread touches it, so it has no lock.
  */
@@ -283,6 +350,13 @@ struct orfs_server {
 	unsigned int			ngranted;
 	struct orfs_dev			*devs;
 	bool				stop;
+	bool				stopping;
+	uint64_t			drain_deadline;
+	struct orfs_conn		*closing;
+	struct ep_src			disk_src;
+	int				ctl_fd;
+	struct ep_src			ctl_src;
+	uint32_t			busy_turns;
 };
 
 static int set_nonblock(int fd)
@@ -351,32 +425,39 @@ static int conn_post_recv(struct orfs_conn *conn, struct msgbuf *b)
  * @count: bytes to move from the start of the staging buffer
  * @opcode: IBV_WR_RDMA_READ (segments -> staging buffer) or
  *	IBV_WR_RDMA_WRITE (staging buffer -> segments)
+ * @rd: for a zero-copy READ, the cache blocks the bytes come from instead
+ *	of the staging buffer; NULL otherwise
  *
- * One work request per chunk (orfs_io_remote_chunks()), linked in order,
- * unsignaled, with the wr_id of their kind; the last one's next is NULL.
+ * One work request per piece (orfs_io_remote_pieces(): the chunks of
+ * orfs_io_remote_chunks(), cut again where a zero-copy READ's bytes cross
+ * from one cache block to the next), linked in order, unsignaled, with the
+ * wr_id of their kind; the last one's next is NULL.
  * Each has one local SGE: a staging buffer is contiguous in the arena's
- * registration, so one SGE reaches any part of it whatever the device's
- * max_sge / max_sge_rd.
+ * registration, and so is each span, so one SGE reaches it whatever the
+ * device's max_sge / max_sge_rd.
  *
  * Return: the number of work requests (0 when @count is 0), or -ENOSPC
- * (cannot happen: @chunks has orfs_io_remote_max_chunks() entries).
+ * (cannot happen: @chunks has orfs_io_remote_max_chunks() entries and a
+ * READ spans at most @span_max blocks) or -EINVAL (spans shorter than
+ * @count: cannot happen either).
  */
 static int conn_chain(struct orfs_conn *conn, const struct orfs_remote_io *rio,
-		      uint32_t count, enum ibv_wr_opcode opcode)
+		      uint32_t count, enum ibv_wr_opcode opcode,
+		      const struct orfs_rdata *rd)
 {
-	const struct orfs_rio_chunk *c;
+	const struct orfs_rio_piece *p;
 	struct ibv_send_wr *wr;
 	struct ibv_sge *sge;
 	int n, i;
 
-	n = orfs_io_remote_chunks(rio, count, conn->max_msg, conn->chunks,
-				  conn->chunk_max);
+	n = orfs_io_remote_pieces(rio, rd, count, conn->max_msg, conn->chunks,
+				  conn->chunk_max, conn->pieces, conn->wr_max);
 	for (i = 0; i < n; i++) {
-		c = &conn->chunks[i];
+		p = &conn->pieces[i];
 		sge = &conn->sge[i];
 		wr = &conn->wr[i];
-		sge->addr = (uintptr_t)(rio->buf + c->off);
-		sge->length = c->len;
+		sge->addr = (uintptr_t)p->local;
+		sge->length = p->len;
 		sge->lkey = conn->dev->arena_mr->lkey;
 		memset(wr, 0, sizeof(*wr));
 		wr->wr_id = opcode == IBV_WR_RDMA_READ ? WR_ID_RDMA_READ :
@@ -384,8 +465,8 @@ static int conn_chain(struct orfs_conn *conn, const struct orfs_remote_io *rio,
 		wr->sg_list = sge;
 		wr->num_sge = 1;
 		wr->opcode = opcode;
-		wr->wr.rdma.remote_addr = c->addr;
-		wr->wr.rdma.rkey = c->rkey;
+		wr->wr.rdma.remote_addr = p->addr;
+		wr->wr.rdma.rkey = p->rkey;
 		wr->next = i + 1 < n ? &conn->wr[i + 1] : NULL;
 	}
 	return n;
@@ -433,14 +514,17 @@ static void send_buf_put(struct orfs_conn *conn, struct msgbuf *b)
 {
 	b->next = conn->send_free;
 	conn->send_free = b;
+	conn->nsend_free++;
 }
 
 static struct msgbuf *send_buf_get(struct orfs_conn *conn)
 {
 	struct msgbuf *b = conn->send_free;
 
-	if (b)
+	if (b) {
 		conn->send_free = b->next;
+		conn->nsend_free--;
+	}
 	return b;
 }
 
@@ -474,6 +558,7 @@ static int conn_alloc_bufs(struct orfs_conn *conn)
 		struct msgbuf *b = &conn->bufs[i];
 
 		b->data = conn->mem + (size_t)i * conn->buf_size;
+		b->conn = conn;
 		b->is_send = i >= conn->nrecv;
 		if (b->is_send)
 			send_buf_put(conn, b);
@@ -482,6 +567,27 @@ static int conn_alloc_bufs(struct orfs_conn *conn)
 }
 
 /* ---- connection teardown ---- */
+
+/* Drop the pins of a zero-copy READ's cache blocks (NULL: nothing). */
+static void rdata_release(struct orfs_rdata *rd)
+{
+	if (rd)
+		rd->release(rd);
+}
+
+/*
+ * Zero-copy READs whose SEND never completed (the QP is gone): their cache
+ * blocks' pins.
+ */
+static void conn_release_rdata(struct orfs_conn *conn)
+{
+	uint32_t i;
+
+	for (i = 0; conn->bufs && i < conn->nrecv + conn->nsend; i++) {
+		rdata_release(conn->bufs[i].rdata);
+		conn->bufs[i].rdata = NULL;
+	}
+}
 
 /**
  * conn_release() - free everything a connection holds except its struct
@@ -505,9 +611,11 @@ static void conn_release(struct orfs_conn *conn)
 		ibv_destroy_comp_channel(conn->ch);
 	if (conn->mr)
 		ibv_dereg_mr(conn->mr);
+	conn_release_rdata(conn);
 	free(conn->mem);
 	free(conn->bufs);
 	free(conn->chunks);
+	free(conn->pieces);
 	free(conn->wr);
 	free(conn->sge);
 	if (conn->ngrants) {
@@ -522,11 +630,13 @@ static void conn_release(struct orfs_conn *conn)
 	conn->mem = NULL;
 	conn->bufs = NULL;
 	conn->chunks = NULL;
+	conn->pieces = NULL;
 	conn->wr = NULL;
 	conn->sge = NULL;
 	conn->ngrants = 0;
 	conn->remote_max = 0;
 	conn->ctx.remote = false;
+	conn->ctx.zero_copy = false;
 	conn->ctx.grants = 0;
 	conn->ctx.grant_base = NULL;
 	conn->dev = NULL;
@@ -542,6 +652,7 @@ static void conn_unlink(struct orfs_conn *conn)
 		if (*pp == conn) {
 			*pp = conn->next;
 			conn->srv->nconns--;
+			conn->srv->cfg.stats->conns = conn->srv->nconns;
 			break;
 		}
 	}
@@ -553,7 +664,10 @@ static void conn_unlink(struct orfs_conn *conn)
  * @conn: a live connection
  *
  * Releases all its resources and moves it to the zombie list; the struct
- * is freed after the current epoll batch.  Idempotent.
+ * is freed after the current epoll batch.  With requests still waiting for
+ * the disk, which may read from or write into its buffers and staging
+ * grants, it goes to the closing list instead, and conn_req_done()
+ * releases it when the last one completes.  Idempotent.
  */
 static void conn_close(struct orfs_conn *conn)
 {
@@ -563,6 +677,34 @@ static void conn_close(struct orfs_conn *conn)
 		return;
 	conn_unlink(conn);
 	conn->state = CONN_DEAD;
+	conn->pend_head = conn->pend_tail = NULL;
+	if (conn->disk_busy) {
+		/* No more CQ events: nothing reads them until the release. */
+		if (conn->ch)
+			epoll_ctl(srv->epfd, EPOLL_CTL_DEL, conn->ch->fd, NULL);
+		conn->closing = true;
+		conn->next = srv->closing;
+		srv->closing = conn;
+		return;
+	}
+	conn_release(conn);
+	conn->next = srv->zombies;
+	srv->zombies = conn;
+}
+
+/* A closing connection's last disk I/O completed: release it now. */
+static void conn_close_finish(struct orfs_conn *conn)
+{
+	struct orfs_server *srv = conn->srv;
+	struct orfs_conn **pp;
+
+	for (pp = &srv->closing; *pp; pp = &(*pp)->next) {
+		if (*pp == conn) {
+			*pp = conn->next;
+			break;
+		}
+	}
+	conn->closing = false;
 	conn_release(conn);
 	conn->next = srv->zombies;
 	srv->zombies = conn;
@@ -634,28 +776,41 @@ static uint32_t remote_read_bytes(const u8 *rep, uint32_t n,
 	return count < rio->count ? count : rio->count;
 }
 
+static void conn_run_pending(struct orfs_conn *conn);
+
+/* Give back the REMOTE slot a REMOTE READ took when it started, if any. */
+static void conn_put_remote_slot(struct orfs_conn *conn, struct msgbuf *rb)
+{
+	if (rb->remote_slot) {
+		rb->remote_slot = false;
+		conn->remote_busy--;
+	}
+}
+
 /**
- * conn_execute() - execute one request and send the reply
+ * conn_reply() - a request's reply is ready: re-post its receive, send it
  * @conn: the connection
- * @rb: the receive buffer holding the request
- * @sb: the send buffer for the reply (taken off the free list)
+ * @rb: the receive buffer holding the request (@rb->reply: the send buffer
+ *	holding the reply)
+ * @n: the reply's length (0: no reply)
  *
  * The receive buffer is re-posted before the reply goes out.  A REMOTE
  * READ's data (left in its staging buffer by the op) is RDMA-written to the
- * client's segments by a chain posted with the reply; it holds a REMOTE
- * slot until the reply's SEND completes.
+ * client's segments by a chain posted with the reply; the REMOTE slot the
+ * READ took moves to the reply's send buffer and is freed when its SEND
+ * completes.
  */
-static void conn_execute(struct orfs_conn *conn, struct msgbuf *rb,
-			 struct msgbuf *sb)
+static void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 {
 	bool remote_read = rb->rio.opcode == ORFS_OP_READ;
+	struct orfs_rdata *rd = rb->areq.rdata;
+	struct msgbuf *sb = rb->reply;
 	struct orfs_remote_io rio;
-	uint32_t n, bytes = 0;
+	uint32_t bytes = 0;
 	int err, nchain = 0;
 
-	n = orfs_handle_request(&conn->ctx, rb->data, rb->len, sb->data,
-				conn->buf_size);
-	conn->requests++;
+	rb->reply = NULL;
+	rb->areq.rdata = NULL;
 	if (remote_read)
 		rio = rb->rio;	/* the receive buffer is about to be reused */
 	rb->rio.opcode = 0;
@@ -663,28 +818,44 @@ static void conn_execute(struct orfs_conn *conn, struct msgbuf *rb,
 	if (err) {
 		log_warn("%s: cannot re-post a receive: %s", conn->peer,
 			 strerror(-err));
+		conn_put_remote_slot(conn, rb);
+		rdata_release(rd);
 		send_buf_put(conn, sb);
 		conn_fail(conn);
 		return;
 	}
-	if (!n) {
-		send_buf_put(conn, sb);
-		return;
-	}
-	if (remote_read)
+	if (remote_read && n)
 		bytes = remote_read_bytes(sb->data, n, &rio);
 	if (bytes)
-		nchain = conn_chain(conn, &rio, bytes, IBV_WR_RDMA_WRITE);
-	if (nchain < 0) {
-		log_err("%s: RDMA chain does not fit its work requests", conn->peer);
+		nchain = conn_chain(conn, &rio, bytes, IBV_WR_RDMA_WRITE, rd);
+	if (!n || nchain < 0) {
+		if (nchain < 0)
+			log_err("%s: RDMA chain does not fit its work requests",
+				conn->peer);
+		conn_put_remote_slot(conn, rb);
+		rdata_release(rd);
 		send_buf_put(conn, sb);
-		conn_fail(conn);
+		if (nchain < 0)
+			conn_fail(conn);
 		return;
 	}
+	/* The slot stays taken while the chain is in the send queue. */
 	sb->remote = nchain > 0;
 	sb->rdma_bytes = nchain > 0 ? bytes : 0;
 	if (sb->remote)
-		conn->remote_busy++;
+		rb->remote_slot = false;
+	else
+		conn_put_remote_slot(conn, rb);
+	/* The blocks stay pinned until the SEND behind the chain completes. */
+	if (nchain > 0) {
+		sb->rdata = rd;
+		if (rd)
+			conn->srv->cfg.stats->read_zero_copy += bytes;
+	} else {
+		rdata_release(rd);
+	}
+	if (conn->srv->stopping)
+		conn->srv->cfg.stats->drained++;
 	err = conn_post_send(conn, sb, n, nchain);
 	if (err) {
 		log_warn("%s: cannot post a reply: %s", conn->peer,
@@ -692,9 +863,76 @@ static void conn_execute(struct orfs_conn *conn, struct msgbuf *rb,
 		if (sb->remote)
 			conn->remote_busy--;
 		sb->remote = false;
+		rdata_release(sb->rdata);
+		sb->rdata = NULL;
 		send_buf_put(conn, sb);
 		conn_fail(conn);
 	}
+}
+
+/**
+ * conn_req_done() - a request that waited for the disk has its reply
+ * @a: the request (in its receive buffer)
+ * @n: the reply's length
+ *
+ * Sends the reply and runs what queued up meanwhile.  On a connection that
+ * is disconnecting the reply is dropped; on one that was closed meanwhile
+ * the last such completion releases it.
+ */
+static void conn_req_done(struct orfs_areq *a, uint32_t n)
+{
+	struct msgbuf *rb = a->owner;
+	struct orfs_conn *conn = rb->conn;
+
+	rb->disk = false;
+	conn->disk_busy--;
+	if (conn->state > CONN_ESTABLISHED) {
+		conn_put_remote_slot(conn, rb);
+		rdata_release(a->rdata);
+		a->rdata = NULL;
+		send_buf_put(conn, rb->reply);
+		rb->reply = NULL;
+		if (conn->closing && !conn->disk_busy)
+			conn_close_finish(conn);
+		return;
+	}
+	conn_reply(conn, rb, n);
+	conn_run_pending(conn);
+}
+
+/**
+ * conn_execute() - execute one request and send the reply
+ * @conn: the connection
+ * @rb: the receive buffer holding the request
+ * @sb: the send buffer for the reply (taken off the free list)
+ *
+ * A request that waits for the disk is parked (@rb->disk): its buffers stay
+ * reserved until conn_req_done().  Any other is answered at once.
+ */
+static void conn_execute(struct orfs_conn *conn, struct msgbuf *rb,
+			 struct msgbuf *sb)
+{
+	struct orfs_areq *a = &rb->areq;
+	bool pending;
+	uint32_t n;
+
+	memset(a, 0, sizeof(*a));
+	a->ctx = &conn->ctx;
+	a->req = rb->data;
+	a->len = rb->len;
+	a->rep = sb->data;
+	a->rep_size = conn->buf_size;
+	a->done = conn_req_done;
+	a->owner = rb;
+	rb->reply = sb;
+	n = orfs_req_start(a, &pending);
+	conn->requests++;
+	if (pending) {
+		rb->disk = true;
+		conn->disk_busy++;
+		return;
+	}
+	conn_reply(conn, rb, n);
 }
 
 /**
@@ -713,7 +951,7 @@ static void conn_park_write(struct orfs_conn *conn, struct msgbuf *rb)
 	struct ibv_send_wr *bad, *last;
 	int n, err;
 
-	n = conn_chain(conn, &rb->rio, rb->rio.count, IBV_WR_RDMA_READ);
+	n = conn_chain(conn, &rb->rio, rb->rio.count, IBV_WR_RDMA_READ, NULL);
 	if (n <= 0) {
 		log_err("%s: RDMA chain does not fit its work requests", conn->peer);
 		send_buf_put(conn, sb);
@@ -771,17 +1009,27 @@ static void conn_write_fetched(struct orfs_conn *conn, struct msgbuf *rb,
 		return;		/* disconnecting: drop the request */
 	}
 	conn->rdma_read_bytes += rb->rdma_bytes;
+	conn->srv->cfg.stats->write_remote += rb->rdma_bytes;
 	conn->rdma_reads++;
 	conn_execute(conn, rb, sb);
 }
 
-/* Start one request whose resources conn_can_run() found free. */
+/*
+ * Start one request whose resources conn_can_run() found free.  A REMOTE
+ * READ takes its REMOTE slot now: its reply's RDMA WRITE chain needs the
+ * room in the send queue whenever its disk read completes.
+ */
 static void conn_process(struct orfs_conn *conn, struct msgbuf *rb)
 {
-	if (rb->rio.opcode == ORFS_OP_WRITE)
+	if (rb->rio.opcode == ORFS_OP_WRITE) {
 		conn_park_write(conn, rb);
-	else
-		conn_execute(conn, rb, send_buf_get(conn));
+		return;
+	}
+	if (rb->rio.opcode == ORFS_OP_READ) {
+		rb->remote_slot = true;
+		conn->remote_busy++;
+	}
+	conn_execute(conn, rb, send_buf_get(conn));
 }
 
 /* Run queued requests, in order, while what they need is free. */
@@ -826,10 +1074,13 @@ static void conn_send_done(struct orfs_conn *conn, struct msgbuf *sb,
 		conn->remote_busy--;
 		if (wc->status == IBV_WC_SUCCESS) {
 			conn->rdma_write_bytes += sb->rdma_bytes;
+			conn->srv->cfg.stats->read_remote += sb->rdma_bytes;
 			conn->rdma_writes++;
 		}
 		sb->remote = false;
 	}
+	rdata_release(sb->rdata);
+	sb->rdata = NULL;
 	send_buf_put(conn, sb);
 	if (wc->status != IBV_WC_SUCCESS) {
 		if (wc->status != IBV_WC_WR_FLUSH_ERR)
@@ -884,7 +1135,30 @@ static void conn_wc(struct orfs_conn *conn, const struct ibv_wc *wc)
 	}
 	if (conn->state > CONN_ESTABLISHED)
 		return;		/* disconnecting: drop the request */
+	if (conn->srv->stopping) {
+		/* Draining: not executed; the client sends it again later. */
+		conn->srv->cfg.stats->requests_dropped++;
+		return;
+	}
 	conn_recv_done(conn, b, wc->byte_len);
+}
+
+/* Handle every completion waiting in @conn's CQ. */
+static void conn_poll_cq(struct orfs_conn *conn)
+{
+	struct ibv_wc wc[ORFS_WC_BATCH];
+	int n, i;
+
+	do {
+		n = ibv_poll_cq(conn->cq, ORFS_WC_BATCH, wc);
+		if (n < 0) {
+			log_warn("%s: ibv_poll_cq failed", conn->peer);
+			conn_fail(conn);
+			break;
+		}
+		for (i = 0; i < n && conn->state != CONN_DEAD; i++)
+			conn_wc(conn, &wc[i]);
+	} while (n == ORFS_WC_BATCH && conn->state != CONN_DEAD);
 }
 
 /**
@@ -897,10 +1171,8 @@ static void conn_wc(struct orfs_conn *conn, const struct ibv_wc *wc)
  */
 static void conn_cq_event(struct orfs_conn *conn)
 {
-	struct ibv_wc wc[ORFS_WC_BATCH];
 	struct ibv_cq *cq;
 	void *cq_ctx;
-	int n, i;
 
 	while (ibv_get_cq_event(conn->ch, &cq, &cq_ctx) == 0)
 		ibv_ack_cq_events(cq, 1);
@@ -908,16 +1180,7 @@ static void conn_cq_event(struct orfs_conn *conn)
 		log_warn("%s: cannot arm the completion queue", conn->peer);
 		conn_fail(conn);
 	}
-	do {
-		n = ibv_poll_cq(conn->cq, ORFS_WC_BATCH, wc);
-		if (n < 0) {
-			log_warn("%s: ibv_poll_cq failed", conn->peer);
-			conn_fail(conn);
-			break;
-		}
-		for (i = 0; i < n; i++)
-			conn_wc(conn, &wc[i]);
-	} while (n == ORFS_WC_BATCH);
+	conn_poll_cq(conn);
 }
 
 /* ---- connection setup ---- */
@@ -933,6 +1196,15 @@ static void reject(struct rdma_cm_id *id, enum orfs_rej_reason reason)
 	rej.max_version = orfs_le16(ORFS_PROTO_VERSION);
 	if (rdma_reject(id, &rej, sizeof(rej)))
 		log_debug("rdma_reject: %s", strerror(errno));
+}
+
+/* Reject a connect request, count it and destroy its id. */
+static void reject_destroy(struct orfs_server *srv, struct rdma_cm_id *id,
+			   enum orfs_rej_reason reason)
+{
+	reject(id, reason);
+	rdma_destroy_id(id);
+	srv->cfg.stats->conns_rejected++;
 }
 
 static uint32_t min_u32(uint32_t a, uint32_t b)
@@ -952,6 +1224,21 @@ static uint32_t initiator_depth(const struct rdma_conn_param *req_param,
 		       ORFS_RD_ATOM_MAX);
 }
 
+/*
+ * Cache blocks one zero-copy REMOTE READ of up to @grant_size bytes can
+ * span (each adds at most one work request to its chain), or 0 without a
+ * block cache (then REMOTE READs go through the staging buffer).
+ */
+static uint32_t zero_copy_spans(const struct orfs_server *srv,
+				uint32_t grant_size)
+{
+	const struct orfs_unifier *u = srv->cfg.uni;
+
+	if (!u || !u->cache || !u->block_size)
+		return 0;
+	return grant_size / u->block_size + 2;
+}
+
 /**
  * conn_size() - choose credits, buffer and queue sizes for a new connection
  * @srv: the server
@@ -966,7 +1253,8 @@ static uint32_t initiator_depth(const struct rdma_conn_param *req_param,
  * gets --credits.
  *
  * Then server-side RDMA (ORFS_IO_REMOTE): each REMOTE request in flight
- * may need chunk_max RDMA work requests in the send queue, and every send
+ * may need wr_max RDMA work requests in the send queue (its chunks, cut
+ * again at cache-block boundaries for a zero-copy READ), and every send
  * queue work request a CQ entry (a flushed unsignaled one completes too).
  * remote_max = the grants (a client never has more REMOTE requests in
  * flight than staging buffers), fewer if the device's max_qp_wr or
@@ -974,7 +1262,7 @@ static uint32_t initiator_depth(const struct rdma_conn_param *req_param,
  * (no grants, no RDMA READ initiator depth, or no room) means REMOTE
  * requests are refused with EOPNOTSUPP.
  *
- * The send queue is then credits+1 + remote_max * chunk_max work requests,
+ * The send queue is then credits+1 + remote_max * wr_max work requests,
  * the CQ credits+1 more than that.
  */
 static int conn_size(struct orfs_server *srv, struct orfs_conn *conn,
@@ -1006,16 +1294,19 @@ static int conn_size(struct orfs_server *srv, struct orfs_conn *conn,
 			conn->max_msg = max_msg_sz;
 		conn->chunk_max = orfs_io_remote_max_chunks(conn->ctx.grant_size,
 							    conn->max_msg);
+		conn->span_max = zero_copy_spans(srv, conn->ctx.grant_size);
+		conn->wr_max = conn->chunk_max + conn->span_max;
 		qp_room = (uint32_t)attr->max_qp_wr - conn->nsend;
 		cq_room = (uint32_t)attr->max_cqe - conn->nsend - conn->nrecv;
 		conn->remote_max = min_u32(conn->ngrants,
-					   min_u32(qp_room, cq_room) / conn->chunk_max);
+					   min_u32(qp_room, cq_room) / conn->wr_max);
 		if (!conn->remote_max)
 			log_warn("%s: device queues too small for server-side RDMA; O_DIRECT requests are refused",
 				 conn->peer);
 	}
 	conn->ctx.remote = conn->remote_max > 0;
-	conn->sq_size = conn->nsend + conn->remote_max * conn->chunk_max;
+	conn->ctx.zero_copy = conn->ctx.remote && conn->span_max > 0;
+	conn->sq_size = conn->nsend + conn->remote_max * conn->wr_max;
 	return 0;
 }
 
@@ -1141,7 +1432,8 @@ static int conn_setup(struct orfs_conn *conn)
 				 conn, conn->ch, 0);
 	if (!conn->cq)
 		return errno ? -errno : -ENOMEM;
-	if (ibv_req_notify_cq(conn->cq, 0))
+	/* Busy polling never arms the CQ: the loop polls it every turn. */
+	if (!conn->srv->cfg.busy_poll && ibv_req_notify_cq(conn->cq, 0))
 		return -EIO;
 
 	memset(&qa, 0, sizeof(qa));
@@ -1157,9 +1449,10 @@ static int conn_setup(struct orfs_conn *conn)
 		return errno ? -errno : -ENOMEM;
 	if (conn->remote_max) {
 		conn->chunks = calloc(conn->chunk_max, sizeof(*conn->chunks));
-		conn->wr = calloc(conn->chunk_max, sizeof(*conn->wr));
-		conn->sge = calloc(conn->chunk_max, sizeof(*conn->sge));
-		if (!conn->chunks || !conn->wr || !conn->sge)
+		conn->pieces = calloc(conn->wr_max, sizeof(*conn->pieces));
+		conn->wr = calloc(conn->wr_max, sizeof(*conn->wr));
+		conn->sge = calloc(conn->wr_max, sizeof(*conn->sge));
+		if (!conn->chunks || !conn->pieces || !conn->wr || !conn->sge)
 			return -ENOMEM;
 	}
 
@@ -1171,7 +1464,8 @@ static int conn_setup(struct orfs_conn *conn)
 		if (err)
 			return err;
 	}
-	if (epoll_add(conn->srv->epfd, conn->ch->fd, &conn->src))
+	if (!conn->srv->cfg.busy_poll &&
+	    epoll_add(conn->srv->epfd, conn->ch->fd, &conn->src))
 		return -errno;
 
 	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT,
@@ -1244,26 +1538,28 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 	int reason, err;
 
 	format_addr(rdma_get_peer_addr(id), peer, sizeof(peer));
+	if (srv->stopping) {
+		log_info("%s: rejected: shutting down", peer);
+		reject_destroy(srv, id, ORFS_REJ_RESOURCES);
+		return;
+	}
 	if (!orfs_acl_allows(srv->cfg.acl, rdma_get_peer_addr(id))) {
 		log_ratelimited(ORFS_LOG_WARN,
 				"%s: rejected: not on the allow-list", peer);
-		reject(id, ORFS_REJ_NOT_ALLOWED);
-		rdma_destroy_id(id);
+		reject_destroy(srv, id, ORFS_REJ_NOT_ALLOWED);
 		return;
 	}
 	reason = orfs_conn_req_check(pdata, plen, &version);
 	if (reason) {
 		log_warn("%s: rejected: %s", peer, orfs_rej_str((uint16_t)reason));
-		reject(id, reason);
-		rdma_destroy_id(id);
+		reject_destroy(srv, id, reason);
 		return;
 	}
 
 	conn = calloc(1, sizeof(*conn));
 	if (!conn) {
 		log_warn("%s: rejected: out of memory", peer);
-		reject(id, ORFS_REJ_RESOURCES);
-		rdma_destroy_id(id);
+		reject_destroy(srv, id, ORFS_REJ_RESOURCES);
 		return;
 	}
 	conn->src.kind = EP_CONN;
@@ -1274,6 +1570,8 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 	conn->ctx.cred.uid = 0;
 	conn->ctx.cred.gid = 0;
 	conn->ctx.drc = srv->cfg.drc;
+	conn->ctx.uni = srv->cfg.uni;
+	conn->ctx.stats = srv->cfg.stats;
 	conn->ctx.client_id = orfs_cpu64(pdata->client_id);
 	memcpy(conn->peer, peer, sizeof(peer));
 	conn->ctx.peer = conn->peer;
@@ -1306,6 +1604,8 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 	conn->next = srv->conns;
 	srv->conns = conn;
 	srv->nconns++;
+	srv->cfg.stats->conns = srv->nconns;
+	srv->cfg.stats->conns_total++;
 	log_debug("%s: accepted (version %u, credits %u, inline %u, %u staging buffers, client id %016llx, %u server RDMA requests at once, send queue %u, RDMA READ depth %u)",
 		  peer, version, conn->ctx.credits, conn->ctx.inline_size,
 		  conn->ngrants, (unsigned long long)conn->ctx.client_id,
@@ -1316,6 +1616,7 @@ fail:
 	log_warn("%s: rejected: cannot set up the connection: %s", peer,
 		 strerror(-err));
 	reject(id, ORFS_REJ_RESOURCES);
+	srv->cfg.stats->conns_rejected++;
 	conn_release(conn);	/* destroys id */
 	free(conn);
 }
@@ -1423,14 +1724,184 @@ static void cm_events(struct orfs_server *srv)
 
 /* ---- server lifetime ---- */
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The statistics text (stats.c) into a new buffer; NULL without memory. */
+static char *stats_text(struct orfs_server *srv)
+{
+	char *buf = malloc(ORFS_STATS_TEXT_MAX);
+
+	if (buf)
+		orfs_stats_format(buf, ORFS_STATS_TEXT_MAX, srv->cfg.stats,
+				  srv->cfg.uni->disk, srv->cfg.uni->cache);
+	return buf;
+}
+
+/* SIGUSR1: log every statistic, one "stats: key value" line each. */
+static void log_stats(struct orfs_server *srv)
+{
+	char *buf = stats_text(srv), *line, *save = NULL;
+
+	if (!buf)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		log_info("stats: %s", line);
+	free(buf);
+}
+
+/*
+ * SIGTERM/SIGINT: start draining (see the top of the file); a second one
+ * while draining ends the loop at once.
+ */
+static void drain_start(struct orfs_server *srv, unsigned int signo)
+{
+	if (srv->stopping) {
+		log_info("signal %u again: exiting without waiting", signo);
+		srv->stop = true;
+		return;
+	}
+	srv->stopping = true;
+	srv->drain_deadline = now_ms() + ORFS_DRAIN_SECS * 1000ULL;
+	log_info("signal %u: shutting down: finishing the requests in flight of %u clients (at most %u s)",
+		 signo, srv->nconns, ORFS_DRAIN_SECS);
+}
+
 static void signal_event(struct orfs_server *srv)
 {
 	struct signalfd_siginfo si;
 
 	while (read(srv->sigfd, &si, sizeof(si)) == sizeof(si)) {
-		log_info("signal %u: shutting down", si.ssi_signo);
+		if (si.ssi_signo == SIGUSR1)
+			log_stats(srv);
+		else
+			drain_start(srv, si.ssi_signo);
+	}
+}
+
+/*
+ * Does @conn still have a request executing or queued, or a reply not yet
+ * delivered?  A connection that is disconnecting can deliver nothing more.
+ */
+static bool conn_busy(const struct orfs_conn *conn)
+{
+	if (conn->state > CONN_ESTABLISHED)
+		return false;
+	return conn->pend_head || conn->disk_busy ||
+	       conn->nsend_free < conn->nsend;
+}
+
+/* Draining: end the loop once nothing is in flight, or at the deadline. */
+static void drain_check(struct orfs_server *srv)
+{
+	struct orfs_stats *st = srv->cfg.stats;
+	bool busy = srv->closing || !orfs_disk_idle(srv->cfg.uni->disk);
+	struct orfs_conn *c;
+
+	for (c = srv->conns; c && !busy; c = c->next)
+		busy = conn_busy(c);
+	if (!busy) {
+		log_info("drained: %llu requests finished, %llu received meanwhile were not executed",
+			 (unsigned long long)st->drained,
+			 (unsigned long long)st->requests_dropped);
+		srv->stop = true;
+	} else if (now_ms() >= srv->drain_deadline) {
+		log_warn("drain timed out after %u s: exiting with requests in flight",
+			 ORFS_DRAIN_SECS);
 		srv->stop = true;
 	}
+}
+
+/* The stable-storage step of a shutdown: every write orfsd made, synced. */
+static void server_sync(struct orfs_server *srv)
+{
+	if (!srv->cfg.exp)
+		return;
+	if (syncfs(srv->cfg.exp->fd) < 0)
+		log_err("syncfs of the export: %s", strerror(errno));
+	else
+		log_info("export synced to stable storage");
+}
+
+/* ---- the --control socket ---- */
+
+/* Bind and listen on cfg.control_path (replacing a stale socket there). */
+static int ctl_open(struct orfs_server *srv)
+{
+	const char *path = srv->cfg.control_path;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	mode_t old;
+	int fd, err;
+
+	if (!path)
+		return 0;
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		log_err("control socket %s: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	strcpy(sa.sun_path, path);
+	if (!lstat(path, &st)) {
+		if (!S_ISSOCK(st.st_mode)) {
+			log_err("control socket %s: exists and is not a socket",
+				path);
+			return -EEXIST;
+		}
+		unlink(path);	/* left behind by an earlier instance */
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		goto fail;
+	old = umask(077);	/* the socket is root's: mode 0600 */
+	err = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old);
+	if (err || listen(fd, 16))
+		goto fail;
+	srv->ctl_fd = fd;
+	return epoll_add(srv->epfd, fd, &srv->ctl_src);
+fail:
+	err = -errno;
+	log_err("control socket %s: %s", path, strerror(-err));
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+/*
+ * Connections on the control socket: each gets the statistics text, then
+ * EOF.  The text fits the socket buffer, so a send never waits for a slow
+ * reader; one that would is cut short rather than block the loop.
+ */
+static void ctl_accept(struct orfs_server *srv)
+{
+	char *buf;
+	size_t len;
+	int fd;
+
+	while ((fd = accept4(srv->ctl_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+		buf = stats_text(srv);
+		len = buf ? strlen(buf) : 0;
+		if (len && send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) !=
+			   (ssize_t)len)
+			log_debug("control socket: statistics cut short");
+		free(buf);
+		close(fd);
+	}
+}
+
+static void ctl_close(struct orfs_server *srv)
+{
+	if (srv->ctl_fd < 0)
+		return;
+	close(srv->ctl_fd);
+	srv->ctl_fd = -1;
+	unlink(srv->cfg.control_path);
 }
 
 static uint64_t make_boot_id(void)
@@ -1544,7 +2015,7 @@ static int server_listen(struct orfs_server *srv)
 	return epoll_add(srv->epfd, srv->cm_ch->fd, &srv->cm_src);
 }
 
-/* A signalfd for SIGTERM/SIGINT; the caller has blocked both. */
+/* A signalfd for SIGTERM/SIGINT/SIGUSR1; the caller has blocked them. */
 static int server_signals(struct orfs_server *srv)
 {
 	sigset_t set;
@@ -1552,6 +2023,7 @@ static int server_signals(struct orfs_server *srv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
 	srv->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (srv->sigfd < 0)
 		return -errno;
@@ -1563,8 +2035,9 @@ static int server_signals(struct orfs_server *srv)
  * @srvp: filled with the server
  * @cfg: the configuration (copied)
  *
- * SIGTERM and SIGINT must already be blocked in the calling thread; they
- * are read from a signalfd.  Every failure is logged as a startup error.
+ * SIGTERM, SIGINT and SIGUSR1 must already be blocked in the calling
+ * thread; they are read from a signalfd.  Every failure is logged as a
+ * startup error.
  *
  * Return: 0 or a negative errno.
  */
@@ -1586,7 +2059,10 @@ int orfs_server_create(struct orfs_server **srvp,
 	srv->cfg = *cfg;
 	srv->cm_src.kind = EP_CM;
 	srv->sig_src.kind = EP_SIGNAL;
+	srv->disk_src.kind = EP_DISK;
+	srv->ctl_src.kind = EP_CTL;
 	srv->sigfd = -1;
+	srv->ctl_fd = -1;
 	srv->boot_id = make_boot_id();
 	srv->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (srv->epfd < 0) {
@@ -1599,6 +2075,17 @@ int orfs_server_create(struct orfs_server **srvp,
 		log_err("signalfd: %s", strerror(-err));
 		goto fail;
 	}
+	if (cfg->uni->disk->event_fd >= 0) {
+		err = epoll_add(srv->epfd, cfg->uni->disk->event_fd,
+				&srv->disk_src);
+		if (err) {
+			log_err("epoll: %s", strerror(-err));
+			goto fail;
+		}
+	}
+	err = ctl_open(srv);
+	if (err)
+		goto fail;
 	err = server_listen(srv);
 	if (err)
 		goto fail;
@@ -1610,47 +2097,123 @@ fail:
 	return err;
 }
 
+/*
+ * How long epoll_wait() may sleep: not at all when busy polling or when
+ * disk completions are waiting; until the drain deadline when draining.
+ */
+static int loop_timeout(struct orfs_server *srv)
+{
+	uint64_t now;
+
+	if (srv->cfg.busy_poll || orfs_disk_has_ready(srv->cfg.uni->disk))
+		return 0;
+	if (!srv->stopping)
+		return -1;
+	now = now_ms();
+	return now >= srv->drain_deadline ? 0 :
+	       (int)(srv->drain_deadline - now);
+}
+
+/* Handle one epoll event. */
+static void loop_event(struct orfs_server *srv, struct ep_src *src)
+{
+	struct orfs_conn *conn;
+
+	switch (src->kind) {
+	case EP_CM:
+		cm_events(srv);
+		break;
+	case EP_SIGNAL:
+		signal_event(srv);
+		break;
+	case EP_CONN:
+		conn = (struct orfs_conn *)src;
+		if (conn->state != CONN_DEAD)
+			conn_cq_event(conn);
+		break;
+	case EP_DISK:
+		orfs_disk_reap(srv->cfg.uni->disk);
+		break;
+	case EP_CTL:
+		ctl_accept(srv);
+		break;
+	}
+}
+
+/* --poll=busy: poll every live connection's CQ (they are never armed). */
+static void busy_poll_conns(struct orfs_server *srv)
+{
+	struct orfs_conn *c, *next;
+
+	for (c = srv->conns; c; c = next) {
+		next = c->next;
+		if (c->state != CONN_DEAD)
+			conn_poll_cq(c);
+	}
+}
+
 /**
- * orfs_server_run() - serve until SIGTERM or SIGINT
+ * orfs_server_run() - serve until SIGTERM or SIGINT, then drain
  * @srv: the server
  *
- * Return: 0 after a signal, or a negative errno if epoll fails.
+ * Each turn: wait for events (or, busy polling, look at them only every
+ * ORFS_BUSY_EPOLL_EVERY turns), handle them, poll the CQs (busy polling),
+ * run the disk completions that are ready, hand the disk I/O the turn
+ * produced to the kernel in one go, free closed connections.
+ *
+ * Return: 0 after a signal (drained or not), or a negative errno if epoll
+ * fails.
  */
 int orfs_server_run(struct orfs_server *srv)
 {
 	struct epoll_event evs[ORFS_EPOLL_BATCH];
-	struct ep_src *src;
+	struct orfs_disk *disk = srv->cfg.uni->disk;
 	int n, i;
 
 	while (!srv->stop) {
-		n = epoll_wait(srv->epfd, evs, ORFS_EPOLL_BATCH, -1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			log_err("epoll_wait: %s", strerror(errno));
-			return -errno;
-		}
-		for (i = 0; i < n; i++) {
-			src = evs[i].data.ptr;
-			switch (src->kind) {
-			case EP_CM:
-				cm_events(srv);
-				break;
-			case EP_SIGNAL:
-				signal_event(srv);
-				break;
-			case EP_CONN: {
-				struct orfs_conn *conn = (struct orfs_conn *)src;
-
-				if (conn->state != CONN_DEAD)
-					conn_cq_event(conn);
-				break;
-			}
+		n = 0;
+		if (!srv->cfg.busy_poll ||
+		    ++srv->busy_turns >= ORFS_BUSY_EPOLL_EVERY) {
+			srv->busy_turns = 0;
+			n = epoll_wait(srv->epfd, evs, ORFS_EPOLL_BATCH,
+				       loop_timeout(srv));
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				log_err("epoll_wait: %s", strerror(errno));
+				return -errno;
 			}
 		}
+		for (i = 0; i < n; i++)
+			loop_event(srv, evs[i].data.ptr);
+		if (srv->cfg.busy_poll)
+			busy_poll_conns(srv);
+		if (orfs_disk_has_ready(disk))
+			orfs_disk_reap(disk);
+		orfs_disk_kick(disk);
 		free_zombies(srv);
+		if (srv->stopping && !srv->stop)
+			drain_check(srv);
 	}
+	server_sync(srv);
 	return 0;
+}
+
+/*
+ * Wait for the disk I/O of closed connections (their buffers and grants
+ * must not be freed under it).
+ */
+static void wait_closing(struct orfs_server *srv)
+{
+	struct orfs_disk *disk = srv->cfg.uni ? srv->cfg.uni->disk : NULL;
+
+	while (srv->closing && disk) {
+		if (orfs_disk_idle(disk) && !orfs_disk_has_ready(disk)) {
+			log_err("connections wait for disk I/O that is not in flight");
+			break;
+		}
+		orfs_disk_wait(disk);
+	}
 }
 
 /**
@@ -1668,12 +2231,14 @@ void orfs_server_destroy(struct orfs_server *srv)
 		rdma_disconnect(conn->id);
 		conn_close(conn);
 	}
+	wait_closing(srv);
 	free_zombies(srv);
 	devs_free(srv);
 	if (srv->listen_id)
 		rdma_destroy_id(srv->listen_id);
 	if (srv->cm_ch)
 		rdma_destroy_event_channel(srv->cm_ch);
+	ctl_close(srv);
 	if (srv->sigfd >= 0)
 		close(srv->sigfd);
 	if (srv->epfd >= 0)

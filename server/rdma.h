@@ -12,6 +12,11 @@
 #include "arena.h"
 #include "drc.h"
 #include "export.h"
+#include "stats.h"
+#include "unifier.h"
+
+/* Seconds a SIGTERM drain waits for requests in flight before giving up. */
+#define ORFS_DRAIN_SECS		10
 
 /**
  * struct orfs_server_cfg - what the transport needs from the command line
@@ -26,6 +31,13 @@
  *	only while the server runs
  * @arena: the registered arena staging buffers are granted from, or NULL
  *	for inline I/O only
+ * @uni: the block cache and disk engine (required: its disk engine's
+ *	eventfd joins the event loop)
+ * @stats: the server's counters (required)
+ * @busy_poll: --poll=busy: spin on every connection's completion queue
+ *	instead of sleeping in epoll until a completion event
+ * @control_path: --control: the unix socket that hands out the
+ *	statistics, or NULL
  */
 struct orfs_server_cfg {
 	const struct orfs_export	*exp;
@@ -37,6 +49,10 @@ struct orfs_server_cfg {
 	struct orfs_drc			*drc;
 	const struct orfs_acl		*acl;
 	struct orfs_arena		*arena;
+	struct orfs_unifier		*uni;
+	struct orfs_stats		*stats;
+	bool				busy_poll;
+	const char			*control_path;
 };
 
 struct orfs_server;

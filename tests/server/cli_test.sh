@@ -53,7 +53,8 @@ missing=
 for o in --export --listen --port --foreground -f --inline --credits \
 	 --drc-entries --drc-per-client --log-level --pidfile --help --version \
 	 --config --allow --read-only --cache-size --grant-size --grants \
-	 "config file"; do
+	 --staging-size --cache-block-size --io-engine --direct-io --poll --control \
+	 SIGUSR1 "config file"; do
 	grep -qF -- "$o" "$T/out" || missing="$missing $o"
 done
 if [ "$st" -eq 0 ] && [ -z "$missing" ]; then
@@ -111,6 +112,12 @@ check "bad file value is an error even when overridden" 1 \
 check "bad --cache-size" 1 "invalid --cache-size '12X'" -- --export /tmp --cache-size 12X
 check "bad --grant-size" 1 "invalid --grant-size '5000'" -- --export /tmp --grant-size 5000
 check "bad --grants" 1 "invalid --grants '0'" -- --export /tmp --grants 0
+check "bad --cache-block-size" 1 "invalid --cache-block-size '48K'" \
+	-- --export /tmp --cache-block-size 48K
+check "bad --io-engine" 1 "invalid --io-engine 'aio'" -- --export /tmp --io-engine aio
+check "bad --staging-size" 1 "invalid --staging-size '1Q'" -- --export /tmp --staging-size 1Q
+check "bad --poll" 1 "invalid --poll 'spin'" -- --export /tmp --poll spin
+check "bad --direct-io" 1 "invalid --direct-io 'maybe'" -- --export /tmp --direct-io=maybe
 check "cache too large for memory" 1 "cache too large for memory" \
 	-- --export /tmp -f --cache-size 900G
 check "cache smaller than a staging buffer" 1 "cannot hold one" \
@@ -134,6 +141,34 @@ if ! has_rdma; then
 		-- --export "$T/export" --pidfile "$T/pid"
 	[ ! -e "$T/pid" ] && ok "no pidfile after a failed start" ||
 		not_ok "pidfile left behind"
+	# The disk engine is chosen (and logged) before the device check.
+	check "--io-engine sync" 1 "backing-file I/O: synchronous" \
+		-- --export "$T/export" -f --io-engine sync
+	check "--cache-size 0: no block cache" 1 "no block cache" \
+		-- --export "$T/export" -f --cache-size 0
+	# io_uring refused (an LD_PRELOAD stand-in for seccomp or an old
+	# kernel): auto falls back to the synchronous engine and says so;
+	# --io-engine io_uring is a startup error.
+	cat >"$T/nouring.c" <<'EOF2'
+#include <errno.h>
+struct io_uring;
+struct io_uring_params;
+int io_uring_queue_init_params(unsigned int e, struct io_uring *r,
+			       struct io_uring_params *p)
+{
+	return -ENOSYS;
+}
+EOF2
+	if ${CC:-cc} -shared -fPIC -o "$T/nouring.so" "$T/nouring.c" 2>/dev/null; then
+		LD_PRELOAD=$T/nouring.so check "no io_uring: synchronous fallback" 1 \
+			"io_uring is not available (Function not implemented): backing-file I/O is synchronous" \
+			-- --export "$T/export" -f
+		LD_PRELOAD=$T/nouring.so check "no io_uring: --io-engine io_uring" 1 \
+			"cannot set up io_uring: Function not implemented" \
+			-- --export "$T/export" -f --io-engine io_uring
+	else
+		ok "no io_uring fallback # SKIP no C compiler"
+	fi
 else
 	port=$((21000 + $$ % 1000))
 	"$ORFSD" --export "$T/export" -f --port $port --pidfile "$T/pid" \

@@ -2,9 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
 # Server unit tests: the cmocka binaries (test_proto, test_ops, test_config,
-# test_drc, test_acl, test_cache, test_rseg) and cli_test.sh (startup errors of the real orfsd).  Runs on the
-# host, no RDMA needed; test_ops needs root (file handles) and a filesystem
-# with file handles under /tmp (or ORFS_TEST_TMPDIR).
+# test_drc, test_acl, test_cache, test_rseg, test_unifier, test_stats) and
+# cli_test.sh (startup errors of the real orfsd).  test_ops runs twice: as
+# is, and as test_ops_cached with ORFS_TEST_CACHE=io_uring (every request
+# through the block cache and the io_uring engine).  Runs on the host, no
+# RDMA needed; test_ops and test_unifier need root (file handles, private
+# tmpfs mounts) and a filesystem with file handles under /tmp (or
+# ORFS_TEST_TMPDIR).
 #
 # Usage: tests/server/run.sh [--tap] [--no-build]
 #
@@ -68,11 +72,15 @@ report() {
 
 out=$(mktemp -d "${TMPDIR:-/tmp}/orfs-server-tests.XXXXXX")
 trap 'rm -rf "$out"' EXIT
-for t in test_proto test_ops test_config test_drc test_acl test_cache test_rseg; do
+for t in test_proto test_ops test_config test_drc test_acl test_cache test_rseg \
+	test_unifier test_stats; do
 	echo "# $t"
 	"$build/tests/$t" >"$out/$t" 2>&1
 	report "$t" "$out/$t" $?
 done
+echo "# test_ops_cached"
+ORFS_TEST_CACHE=io_uring "$build/tests/test_ops" >"$out/test_ops_cached" 2>&1
+report test_ops_cached "$out/test_ops_cached" $?
 echo "# cli_test"
 ORFSD=$repo/server/orfsd bash "$here/cli_test.sh" >"$out/cli" 2>&1
 report cli_test "$out/cli" $?

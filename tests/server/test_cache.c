@@ -1036,6 +1036,30 @@ static void test_arena_alloc_and_cache(void **state)
 	orfs_cache_arena_free(m, sz, huge);
 }
 
+/* Stamps: stored per file, 0 when unknown, kept while the file has blocks. */
+static void test_file_stamp(void **state)
+{
+	struct orfs_cache *c = mk_cache(NBLK, NULL);
+	uint32_t n = 99;
+
+	assert_true(orfs_cache_stamp(c, KEY_A, &n) == 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(stats(c).files, 0);	/* a lookup creates no record */
+	orfs_cache_set_stamp(c, KEY_A, 1234);
+	fill(c, KEY_A, 0, ORFS_CACHE_MRU);
+	fill(c, KEY_A, 3, ORFS_CACHE_MRU);
+	assert_true(orfs_cache_stamp(c, KEY_A, &n) == 1234);
+	assert_int_equal(n, 2);
+	assert_true(orfs_cache_stamp(c, KEY_B, NULL) == 0);
+	/* Invalidation drops blocks, not the stamp; a new one replaces it. */
+	orfs_cache_invalidate_file(c, KEY_A, 0);
+	assert_true(orfs_cache_stamp(c, KEY_A, &n) == 1234);
+	assert_int_equal(n, 0);
+	orfs_cache_set_stamp(c, KEY_A, 77);
+	assert_true(orfs_cache_stamp(c, KEY_A, NULL) == 77);
+	orfs_cache_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1079,6 +1103,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_memory_bounded, teardown),
 		cmocka_unit_test_teardown(test_arena_too_large, teardown),
 		cmocka_unit_test_teardown(test_arena_alloc_and_cache, teardown),
+		cmocka_unit_test_teardown(test_file_stamp, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "arena.h"
+#include "cache.h"
 #include "config.h"
 #include "drc.h"
 #include "orfs_proto.h"
@@ -160,6 +162,91 @@ static void test_drc_options(void **state)
 			 -EINVAL);
 	assert_int_equal(PARSE(&c, "--export", "/e", "--drc-per-client", "x"),
 			 -EINVAL);
+}
+
+/* The Unifier's options: block size, engine, O_DIRECT, polling, control. */
+static void test_cache_options(void **state)
+{
+	struct orfs_config c;
+
+	assert_int_equal(PARSE(&c, "--export", "/e"), 0);
+	assert_int_equal(c.cache_block_size, ORFS_CACHE_BLOCK_DEFAULT);
+	assert_int_equal(c.io_engine, ORFS_IO_AUTO);
+	assert_true(c.direct_io);
+	assert_false(c.busy_poll);
+	assert_null(c.control_path);
+	assert_int_equal(c.staging_size, 0);
+	orfs_config_free(&c);
+
+	assert_int_equal(PARSE(&c, "--export", "/e", "--cache-block-size", "16K",
+			       "--io-engine", "sync", "--direct-io=no",
+			       "--poll", "busy", "--control", "/run/o.sock",
+			       "--staging-size", "32M"), 0);
+	assert_true(c.staging_size == 32ULL << 20);
+	assert_int_equal(c.cache_block_size, 16384);
+	assert_int_equal(c.io_engine, ORFS_IO_SYNC);
+	assert_false(c.direct_io);
+	assert_true(c.busy_poll);
+	assert_string_equal(c.control_path, "/run/o.sock");
+	orfs_config_free(&c);
+
+	assert_int_equal(PARSE(&c, "--export", "/e", "--io-engine", "io_uring",
+			       "--poll", "event", "--cache-block-size", "16M"), 0);
+	assert_int_equal(c.io_engine, ORFS_IO_URING);
+	assert_false(c.busy_poll);
+	assert_int_equal(c.cache_block_size, 16U << 20);
+	orfs_config_free(&c);
+
+	write_conf("export = /f\ncache-block-size = 4K\npoll = busy\n"
+		   "io-engine = sync\ndirect-io = no\ncontrol = /tmp/c\n");
+	assert_int_equal(PARSE(&c, "--config", conf_path, "--direct-io=yes"), 0);
+	assert_int_equal(c.cache_block_size, 4096);
+	assert_true(c.busy_poll);
+	assert_int_equal(c.io_engine, ORFS_IO_SYNC);
+	assert_true(c.direct_io);
+	assert_string_equal(c.control_path, "/tmp/c");
+	orfs_config_free(&c);
+
+	assert_int_equal(PARSE(&c, "--export", "/e", "--cache-block-size", "3000"),
+			 -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--cache-block-size", "48K"),
+			 -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--cache-block-size", "2K"),
+			 -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--cache-block-size", "32M"),
+			 -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--io-engine", "aio"),
+			 -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--poll", "spin"), -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--direct-io=maybe"),
+			 -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--control", ""), -EINVAL);
+}
+
+/* The arena's split: staging buffers first, the block cache after them. */
+static void test_staging_split(void **state)
+{
+	struct orfs_arena a;
+
+	assert_int_equal(orfs_arena_staging_slots(256, 1 << 20, 0), 128);
+	assert_int_equal(orfs_arena_staging_slots(1, 1 << 20, 0), 1);
+	assert_int_equal(orfs_arena_staging_slots(3, 1 << 20, 0), 1);
+	assert_int_equal(orfs_arena_staging_slots(256, 1 << 20, 32 << 20), 32);
+	assert_int_equal(orfs_arena_staging_slots(256, 1 << 20, 100), 1);
+	assert_int_equal(orfs_arena_staging_slots(8, 1 << 20, 1ULL << 30), 8);
+
+	assert_int_equal(orfs_arena_init(&a, 8 << 20, 1 << 20, 8, 0), 0);
+	assert_int_equal(a.nslots, 4);
+	assert_int_equal(a.free_slots, 4);
+	assert_ptr_equal(a.cache_base, a.base + (4 << 20));
+	assert_int_equal(a.cache_size, 4 << 20);
+	assert_int_equal((uintptr_t)a.cache_base % 4096, 0);
+	orfs_arena_fini(&a);
+	assert_int_equal(orfs_arena_init(&a, 8 << 20, 1 << 20, 8, 8 << 20), 0);
+	assert_int_equal(a.nslots, 8);
+	assert_int_equal(a.cache_size, 0);
+	orfs_arena_fini(&a);
+	assert_int_equal(orfs_arena_init(&a, 4096, 1 << 20, 8, 0), -EINVAL);
 }
 
 static void test_listen_forms(void **state)
@@ -396,6 +483,8 @@ int main(void)
 		cmocka_unit_test(test_help_version),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_drc_options),
+		cmocka_unit_test(test_cache_options),
+		cmocka_unit_test(test_staging_split),
 		cmocka_unit_test(test_listen_forms),
 		cmocka_unit_test(test_addr),
 		cmocka_unit_test(test_allow_option),

@@ -23,6 +23,11 @@
  * The test process runs with umask 027, so a server that let the umask
  * reach its creations would fail the exact-mode checks.
  *
+ * ORFS_TEST_CACHE=io_uring or =sync runs every test with a Unifier: a
+ * small block cache of 4 KiB blocks and that disk engine (run.sh runs the
+ * binary once more that way), so every READ, WRITE and COMMIT test also
+ * checks the cached, asynchronous path.
+ *
  * The xattr tests use user.* and trusted.* where the filesystem has both
  * (ext4, the usual /tmp), and only trusted.* on one without user.*
  * attributes (tmpfs before Linux 6.6, e.g. ORFS_TEST_TMPDIR on tmpfs in the
@@ -48,11 +53,15 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "cache.h"
+#include "diskio.h"
 #include "drc.h"
 #include "export.h"
 #include "log.h"
 #include "ops.h"
 #include "orfs_proto.h"
+#include "stats.h"
+#include "unifier.h"
 
 #define BIG_N		1000
 #define XID		0x0123456789abcdefULL
@@ -64,6 +73,15 @@ static char export_dir[PATH_MAX];
 static struct orfs_export exp;
 static struct orfs_req_ctx ctx;
 static struct orfs_drc *drc;	/* ctx.drc unless a test removes it */
+
+/* ORFS_TEST_CACHE: the Unifier every request uses (ctx.uni), or none. */
+#define TEST_ARENA	(4U << 20)
+static void *test_arena;
+static struct orfs_cache *test_cache;
+static struct orfs_disk test_disk;
+static struct orfs_unifier test_uni;
+static struct orfs_stats test_stats;
+static struct orfs_unifier *uni;
 
 /* Request and reply buffers, malloc'ed (aligned, no declared type). */
 static uint8_t *reqbuf;
@@ -152,6 +170,36 @@ static int make_tree(void)
 	return 0;
 }
 
+/* ORFS_TEST_CACHE=io_uring|sync: build the Unifier ctx.uni points to. */
+static int unifier_setup(void)
+{
+	const char *mode = getenv("ORFS_TEST_CACHE");
+	struct orfs_cache_params p = { .size = TEST_ARENA, .block_size = 4096 };
+	bool huge;
+
+	if (!mode || !*mode)
+		return 0;
+	if (!strcmp(mode, "io_uring")) {
+		if (orfs_disk_uring_init(&test_disk, 64)) {
+			fprintf(stderr, "# io_uring not available\n");
+			return -1;
+		}
+	} else {
+		orfs_disk_sync_init(&test_disk);
+	}
+	test_arena = orfs_cache_arena_alloc(TEST_ARENA, &huge);
+	p.base = test_arena;
+	test_cache = test_arena ? orfs_cache_create(&p) : NULL;
+	orfs_stats_init(&test_stats);
+	if (!test_cache || orfs_unifier_init(&test_uni, test_cache, &test_disk,
+					     &test_stats, true))
+		return -1;
+	uni = &test_uni;
+	ctx.uni = uni;
+	ctx.stats = &test_stats;
+	return 0;
+}
+
 static int group_setup(void **state)
 {
 	const char *tmp = getenv("ORFS_TEST_TMPDIR");
@@ -186,6 +234,8 @@ static int group_setup(void **state)
 	drc = orfs_drc_create(1024, 256);
 	ctx.drc = drc;
 	ctx.client_id = CLIENT_ID;
+	if (unifier_setup())
+		return -1;
 	return drc ? 0 : -1;
 }
 
@@ -206,6 +256,8 @@ static int reset_ctx(void **state)
 	ctx.grants = 0;
 	ctx.grant_size = 0;
 	ctx.remote = false;
+	ctx.uni = uni;
+	ctx.stats = uni ? &test_stats : NULL;
 	return 0;
 }
 
@@ -219,6 +271,24 @@ static int group_teardown(void **state)
 {
 	orfs_export_close(&exp);
 	orfs_drc_destroy(drc);
+	if (uni) {
+		struct orfs_cache_stats cs;
+
+		orfs_cache_get_stats(test_cache, &cs);
+		fprintf(stderr, "# %s engine: %llu cache hits, %llu misses, %llu disk reads, %llu writes, %llu syncs, %llu direct, %llu buffered\n",
+			orfs_disk_name(&test_disk),
+			(unsigned long long)cs.hits[ORFS_CACHE_FROM_DISK],
+			(unsigned long long)cs.misses,
+			(unsigned long long)test_disk.st.reads,
+			(unsigned long long)test_disk.st.writes,
+			(unsigned long long)test_disk.st.syncs,
+			(unsigned long long)test_disk.st.direct,
+			(unsigned long long)test_disk.st.buffered);
+		orfs_unifier_fini(&test_uni);
+		orfs_cache_destroy(test_cache);
+		orfs_cache_arena_free(test_arena, TEST_ARENA, false);
+		orfs_disk_fini(&test_disk);
+	}
 	free(reqbuf);
 	free(repbuf);
 	if (base[0] && nftw(base, rm_one, 16, FTW_DEPTH | FTW_PHYS))

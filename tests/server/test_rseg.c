@@ -5,7 +5,9 @@
  * orfs_rseg_check() from the protocol header, orfs_io_remote() (which
  * REMOTE requests the transport starts RDMA for) and
  * orfs_io_remote_chunks() (how a transfer is cut into RDMA work requests,
- * and the bound the send queue is sized with).  No RDMA, no filesystem:
+ * and the bound the send queue is sized with), orfs_io_remote_pieces()
+ * (the same with the local side resolved: the staging buffer, or for a
+ * zero-copy READ the cache blocks the data sits in).  No RDMA, no filesystem:
  * orfs_io_remote() decides before any file handle is decoded.
  */
 #define _GNU_SOURCE
@@ -26,7 +28,7 @@
 
 #define BUF_SIZE	ORFS_META_MAX
 #define GSIZE		(1U << 20)
-#define NGRANTS		4
+#define NGRANTS		4	/* and as many more bytes stand for cache blocks */
 
 static uint8_t *reqbuf;
 static uint8_t *grants;
@@ -38,7 +40,7 @@ static int setup(void **state)
 	orfs_log_set_level(getenv("ORFS_TEST_DEBUG") ? ORFS_LOG_DEBUG :
 			   ORFS_LOG_ERROR);
 	reqbuf = aligned_alloc(8, BUF_SIZE);
-	grants = malloc((size_t)NGRANTS * GSIZE);
+	grants = malloc((size_t)NGRANTS * GSIZE * 2);
 	return reqbuf && grants ? 0 : -1;
 }
 
@@ -355,6 +357,135 @@ static void test_chunks_random(void **state)
 	free(c);
 }
 
+/*
+ * Pieces: the chunks, cut again at span boundaries of a zero-copy READ,
+ * local addresses resolved; without spans, the staging buffer.
+ */
+static void test_pieces(void **state)
+{
+	static const uint32_t lens[3] = { 4096, 10, 8192 };
+	struct orfs_remote_io rio = rio_of(lens, 3);
+	uint8_t *blk = grants + GSIZE;	/* stands for cache blocks */
+	struct orfs_span sp[3] = {
+		{ blk + 3 * 4096 + 100, 3996 },	/* block 3 from byte 100 */
+		{ blk, 4096 },			/* block 0 */
+		{ blk + 8192, 4206 },		/* rest */
+	};
+	struct orfs_rdata rd = { 3, sp, NULL };
+	struct orfs_rio_chunk c[32];
+	struct orfs_rio_piece p[32];
+	int n;
+
+	/* No spans: the chunks, reading the staging buffer. */
+	n = orfs_io_remote_pieces(&rio, NULL, rio.count, 0, c, 32, p, 32);
+	assert_int_equal(n, 3);
+	assert_ptr_equal(p[1].local, grants + 4096);
+	assert_int_equal(p[1].len, 10);
+	assert_true(p[1].addr == 0x2000000);
+	assert_int_equal(p[2].rkey, 102);
+	/* Spans: 0..3995 | 3996..4095, then segment 2 (in span 1), ... */
+	n = orfs_io_remote_pieces(&rio, &rd, rio.count, 0, c, 32, p, 32);
+	assert_int_equal(n, 5);
+	assert_ptr_equal(p[0].local, blk + 3 * 4096 + 100);
+	assert_int_equal(p[0].len, 3996);
+	assert_true(p[0].addr == 0x1000000);
+	assert_ptr_equal(p[1].local, blk);
+	assert_int_equal(p[1].len, 100);
+	assert_true(p[1].addr == 0x1000000 + 3996);
+	assert_ptr_equal(p[2].local, blk + 100);	/* segment 2, 10 bytes */
+	assert_int_equal(p[2].len, 10);
+	assert_int_equal(p[2].rkey, 101);
+	assert_ptr_equal(p[3].local, blk + 110);	/* segment 3 starts */
+	assert_int_equal(p[3].len, 4096 - 110);
+	assert_true(p[3].addr == 0x3000000);
+	assert_ptr_equal(p[4].local, blk + 8192);
+	assert_int_equal(p[4].len, 8192 - (4096 - 110));
+	assert_true(p[4].addr == 0x3000000 + 4096 - 110);
+	/* Room, and spans that cannot hold the count. */
+	assert_int_equal(orfs_io_remote_pieces(&rio, &rd, rio.count, 0, c, 32,
+					       p, 4), -ENOSPC);
+	rd.nspans = 2;
+	assert_int_equal(orfs_io_remote_pieces(&rio, &rd, rio.count, 0, c, 32,
+					       p, 32), -EINVAL);
+	assert_int_equal(orfs_io_remote_pieces(&rio, &rd, 8092, 0, c, 32,
+					       p, 32), 4);
+}
+
+/*
+ * Random segments and spans: the pieces tile the transfer in order, each
+ * inside one segment and one span at the right places, and there are never
+ * more than the chunks plus the spans (what the send queue is sized with).
+ */
+static void test_pieces_random(void **state)
+{
+	uint32_t lens[ORFS_RSEG_MAX], iter, i, k, nseg, nsp, left, lim;
+	uint32_t max = orfs_io_remote_max_chunks(GSIZE, 1000) + 64;
+	struct orfs_rio_chunk *c = calloc(max, sizeof(*c));
+	struct orfs_rio_piece *p = calloc(max, sizeof(*p));
+	uint64_t seed = 0x1234567887654321ULL;
+	struct orfs_span sp[64];
+	struct orfs_remote_io rio;
+	struct orfs_rdata rd;
+	int n;
+
+	assert_non_null(c);
+	assert_non_null(p);
+	for (iter = 0; iter < 2000; iter++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		nseg = 1 + (uint32_t)(seed >> 60);
+		left = nseg + (uint32_t)((seed >> 20) % (GSIZE / 2));
+		for (i = 0; i < nseg; i++) {
+			seed = seed * 6364136223846793005ULL + 1;
+			lens[i] = i + 1 == nseg ? left :
+				  1 + (uint32_t)((seed >> 33) % (left - (nseg - i) + 1));
+			left -= lens[i];
+		}
+		rio = rio_of(lens, nseg);
+		/* Spans: up to 64 pieces of the count, in shuffled places. */
+		left = rio.count;
+		for (nsp = 0; left && nsp < 64; nsp++) {
+			seed = seed * 6364136223846793005ULL + 1;
+			sp[nsp].len = nsp == 63 ? left :
+				      1 + (uint32_t)((seed >> 30) % left);
+			sp[nsp].addr = grants + GSIZE * 2 +
+				       (size_t)((seed >> 40) % 64) * 65536;
+			left -= sp[nsp].len;
+		}
+		rd = (struct orfs_rdata){ nsp, sp, NULL };
+		lim = iter % 2 ? 0 : 4096;
+		n = orfs_io_remote_pieces(&rio, &rd, rio.count, lim, c, max, p, max);
+		assert_true(n > 0);
+		assert_true((uint32_t)n <= orfs_io_remote_max_chunks(GSIZE, lim) + nsp);
+		{
+			uint32_t off = 0, si = 0, soff = 0, gi = 0, goff = 0;
+
+			for (k = 0; k < (uint32_t)n; k++) {
+				assert_true(p[k].len > 0);
+				assert_true(!lim || p[k].len <= lim);
+				assert_ptr_equal(p[k].local, sp[si].addr + soff);
+				assert_true(soff + p[k].len <= sp[si].len);
+				assert_true(p[k].addr == rio.seg[gi].addr + goff);
+				assert_int_equal(p[k].rkey, rio.seg[gi].rkey);
+				assert_true(goff + p[k].len <= lens[gi]);
+				off += p[k].len;
+				soff += p[k].len;
+				goff += p[k].len;
+				if (soff == sp[si].len) {
+					si++;
+					soff = 0;
+				}
+				if (goff == lens[gi]) {
+					gi++;
+					goff = 0;
+				}
+			}
+			assert_int_equal(off, rio.count);
+		}
+	}
+	free(c);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +494,8 @@ int main(void)
 		cmocka_unit_test_setup(test_io_remote_refused, reset_ctx),
 		cmocka_unit_test_setup(test_chunks, reset_ctx),
 		cmocka_unit_test_setup(test_chunks_random, reset_ctx),
+		cmocka_unit_test_setup(test_pieces, reset_ctx),
+		cmocka_unit_test_setup(test_pieces_random, reset_ctx),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

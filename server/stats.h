@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * orfsd statistics: counters kept by the request layer and the transport,
+ * and their text form ("key value" lines) for SIGUSR1 and the control
+ * socket (Documentation/admin-guide.md, "Statistics").
+ *
+ * Only the event-loop thread updates them; no lock.
+ */
+#ifndef ORFSD_STATS_H
+#define ORFSD_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache.h"
+#include "diskio.h"
+
+/* errno values counted one by one; larger ones share the last slot. */
+#define ORFS_STATS_ERRNO_MAX	160
+
+/**
+ * struct orfs_stats - server-wide counters
+ * @start: CLOCK_MONOTONIC seconds at startup (for uptime)
+ * @conns: connections now (set by the transport)
+ * @conns_total: connections accepted
+ * @conns_rejected: connect requests refused (allow-list, malformed,
+ *	resources, shutting down)
+ * @requests: requests executed (CREDIT_ONLY messages not counted)
+ * @requests_disk: of which waited for backing-file I/O
+ * @requests_dropped: received during shutdown and not executed
+ * @errors: error replies sent
+ * @errno_count: error replies by errno (index = errno; the last slot counts
+ *	every errno >= ORFS_STATS_ERRNO_MAX - 1)
+ * @read_inline: bytes of READ data sent inline in replies
+ * @write_inline: bytes of WRITE data received inline in requests
+ * @read_grant: bytes of READ data left in staging buffers for the client's
+ *	RDMA READ (ORFS_IO_GRANT)
+ * @write_grant: bytes of WRITE data the client RDMA-wrote into staging
+ *	buffers (ORFS_IO_GRANT)
+ * @read_remote: bytes the server RDMA-wrote to clients (ORFS_IO_REMOTE READ)
+ * @read_zero_copy: of which straight from cache blocks (no staging copy)
+ * @write_remote: bytes the server RDMA-read from clients (REMOTE WRITE)
+ * @read_cached: READ bytes served from the block cache (hits and fills)
+ * @read_uncached: READ bytes read from disk straight into the reply or
+ *	staging buffer (no block cache, or no block free)
+ * @cache_bypass: READs that could not get cache blocks and bypassed it
+ * @direct_refused: O_DIRECT opens or I/Os refused by the filesystem, after
+ *	which buffered I/O was used
+ * @drained: requests finished during a SIGTERM drain
+ */
+struct orfs_stats {
+	uint64_t	start;
+	uint64_t	conns;
+	uint64_t	conns_total;
+	uint64_t	conns_rejected;
+	uint64_t	requests;
+	uint64_t	requests_disk;
+	uint64_t	requests_dropped;
+	uint64_t	errors;
+	uint64_t	errno_count[ORFS_STATS_ERRNO_MAX];
+	uint64_t	read_inline;
+	uint64_t	write_inline;
+	uint64_t	read_grant;
+	uint64_t	write_grant;
+	uint64_t	read_remote;
+	uint64_t	read_zero_copy;
+	uint64_t	write_remote;
+	uint64_t	read_cached;
+	uint64_t	read_uncached;
+	uint64_t	cache_bypass;
+	uint64_t	direct_refused;
+	uint64_t	drained;
+};
+
+/* Add @n to counter @field of @st, which may be NULL (no statistics). */
+#define ORFS_STAT_ADD(st, field, n)			\
+	do {						\
+		if (st)					\
+			(st)->field += (n);		\
+	} while (0)
+
+void orfs_stats_init(struct orfs_stats *st);
+void orfs_stats_error(struct orfs_stats *st, int err);
+size_t orfs_stats_format(char *buf, size_t size, const struct orfs_stats *st,
+			 const struct orfs_disk *disk,
+			 const struct orfs_cache *cache);
+
+#endif /* ORFSD_STATS_H */

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Unit tests for server/stats.c: the "key value" text of the statistics
+ * (SIGUSR1 and the --control socket), error counting by errno, the hit
+ * percentage and truncation.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cache.h"
+#include "diskio.h"
+#include "stats.h"
+
+#define TEXT_MAX	16384
+
+static char text[TEXT_MAX];
+
+/* The value of @key in text, or -1 (numeric values only). */
+static long long value_of(const char *key)
+{
+	char pat[128];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\n%s ", key);
+	if (!strncmp(text, pat + 1, strlen(pat + 1)))
+		p = text + strlen(pat + 1);
+	else if ((p = strstr(text, pat)))
+		p += strlen(pat);
+	else
+		return -1;
+	return strtoll(p, NULL, 10);
+}
+
+/* Every line is "key value": one space, no empty key or value. */
+static void check_lines(void)
+{
+	char *copy = strdup(text), *line, *save = NULL, *sp;
+
+	assert_non_null(copy);
+	assert_true(text[strlen(text) - 1] == '\n');
+	for (line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		sp = strchr(line, ' ');
+		assert_non_null(sp);
+		assert_true(sp > line);
+		assert_true(sp[1] != '\0');
+		assert_null(strchr(sp + 1, ' '));
+	}
+	free(copy);
+}
+
+/* Without a cache or an engine: every key there, zero, well formed. */
+static void test_empty(void **state)
+{
+	struct orfs_stats st;
+	size_t n;
+
+	orfs_stats_init(&st);
+	n = orfs_stats_format(text, sizeof(text), &st, NULL, NULL);
+	assert_int_equal(n, strlen(text));
+	check_lines();
+	assert_int_equal(value_of("requests"), 0);
+	assert_int_equal(value_of("cache_blocks"), 0);
+	assert_int_equal(value_of("disk_reads"), 0);
+	assert_non_null(strstr(text, "disk_engine none\n"));
+	assert_non_null(strstr(text, "cache_hit_percent 0.0\n"));
+	assert_null(strstr(text, "errors_"));
+}
+
+/* Counters, errors by name, the engine, the cache's hits by origin. */
+static void test_values(void **state)
+{
+	struct orfs_cache_params p = { .block_size = 4096, .version_base = 1 };
+	struct orfs_cache_block *b;
+	struct orfs_stats st;
+	struct orfs_disk d;
+	struct orfs_cache *c;
+	void *arena = aligned_alloc(4096, 8 * 4096);
+
+	assert_non_null(arena);
+	p.base = arena;
+	p.size = 8 * 4096;
+	c = orfs_cache_create(&p);
+	assert_non_null(c);
+	/* One block filled from disk, looked up twice, one miss. */
+	b = orfs_cache_get_free(c);
+	assert_int_equal(orfs_cache_insert(c, b, 5, 0, ORFS_CACHE_FROM_DISK), 0);
+	orfs_cache_fill_done(c, b, 4096, ORFS_CACHE_MRU);
+	orfs_cache_unpin(c, b);
+	orfs_cache_lookup_read(c, 5, 0);
+	orfs_cache_lookup_read(c, 5, 0);
+	orfs_cache_lookup_read(c, 5, 1);
+
+	orfs_disk_sync_init(&d);
+	d.st.reads = 3;
+	d.st.write_bytes = 12345;
+	orfs_stats_init(&st);
+	st.requests = 42;
+	st.read_remote = 1 << 20;
+	st.write_grant = 77;
+	orfs_stats_error(&st, ENOSPC);
+	orfs_stats_error(&st, -ENOSPC);
+	orfs_stats_error(&st, EIO);
+	orfs_stats_error(&st, 100000);	/* beyond the table: "other" */
+	orfs_stats_error(NULL, EIO);	/* no statistics: ignored */
+	orfs_stats_format(text, sizeof(text), &st, &d, c);
+	check_lines();
+	assert_int_equal(value_of("requests"), 42);
+	assert_int_equal(value_of("errors"), 4);
+	assert_int_equal(value_of("errors_ENOSPC"), 2);
+	assert_int_equal(value_of("errors_EIO"), 1);
+	assert_int_equal(value_of("errors_other"), 1);
+	assert_int_equal(value_of("bytes_read_server_rdma"), 1 << 20);
+	assert_int_equal(value_of("bytes_write_grant"), 77);
+	assert_int_equal(value_of("disk_reads"), 3);
+	assert_int_equal(value_of("disk_write_bytes"), 12345);
+	assert_non_null(strstr(text, "disk_engine sync\n"));
+	assert_int_equal(value_of("cache_blocks"), 8);
+	assert_int_equal(value_of("cache_block_size"), 4096);
+	assert_int_equal(value_of("cache_cached_blocks"), 1);
+	assert_int_equal(value_of("cache_hits"), 2);
+	assert_int_equal(value_of("cache_hits_disk"), 2);
+	assert_int_equal(value_of("cache_hits_demote"), 0);
+	assert_int_equal(value_of("cache_misses"), 1);
+	assert_non_null(strstr(text, "cache_hit_percent 66.7\n"));
+	orfs_cache_destroy(c);
+	orfs_disk_fini(&d);
+	free(arena);
+}
+
+/* A small buffer: cut, NUL-terminated, the full length returned. */
+static void test_truncated(void **state)
+{
+	struct orfs_stats st;
+	char small[40];
+	size_t full, n;
+
+	orfs_stats_init(&st);
+	full = orfs_stats_format(text, sizeof(text), &st, NULL, NULL);
+	memset(small, 'x', sizeof(small));
+	n = orfs_stats_format(small, sizeof(small), &st, NULL, NULL);
+	assert_int_equal(n, full);
+	assert_int_equal(strlen(small), sizeof(small) - 1);
+	assert_memory_equal(small, text, sizeof(small) - 1);
+	assert_int_equal(orfs_stats_format(NULL, 0, &st, NULL, NULL), full);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_truncated),
+	};
+
+	return cmocka_run_group_tests_name("orfsd_stats", tests, NULL, NULL);
+}

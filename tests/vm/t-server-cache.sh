@@ -1,0 +1,158 @@
+#!/bin/bash
+# orfsd's block cache (the Unifier) as clients see it, on an ext4 loop
+# image (O_DIRECT backing files): re-reads after the clients dropped their
+# page caches are served from the server cache; writes through one mount
+# are seen by another (the server drops what they cover); two mounts of the
+# export and one of a subdirectory at once; the statistics on the
+# --control socket and by SIGUSR1; then busy polling with the synchronous
+# disk engine and buffered backing files (--direct-io=no).
+. "$(dirname "$0")/lib.sh"
+set -e
+# Stop our orfsd even on failure (the runner's cleanup only knows "orfsd",
+# not a differently named build such as ORFS_ORFSD=.../orfsd-asan).
+trap 'orfs_server_stop' EXIT
+
+# No sanitizer report (ORFS_ORFSD=server/build/orfsd-asan) in orfsd's log.
+check_log() {
+	! grep -E "ERROR: (Address|Leak)Sanitizer|runtime error" "$ORFS_WORK/orfsd.log" ||
+		fail "sanitizer report in the orfsd log"
+}
+exp=$ORFS_WORK/export
+ctl=$ORFS_WORK/orfsd.ctl
+m1=$ORFS_WORK/m1
+m2=$ORFS_WORK/m2
+m3=$ORFS_WORK/m3
+mkdir -p "$exp"
+truncate -s 128M "$ORFS_WORK/ext4.img"
+mkfs.ext4 -q -F -b 4096 "$ORFS_WORK/ext4.img"
+modprobe loop
+mount -t ext4 -o loop "$ORFS_WORK/ext4.img" "$exp"
+mkdir -p "$exp/sub"
+
+# stat KEY: the value of KEY from the control socket.
+stat_of() {
+	python3 - "$ctl" "$1" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+data = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    data += b
+for line in data.decode().splitlines():
+    k, v = line.split(" ", 1)
+    if k == sys.argv[2]:
+        print(v)
+        break
+else:
+    sys.exit("no key " + sys.argv[2])
+PY
+}
+
+orfs_insmod
+orfs_server_start "$exp" --control "$ctl" --cache-size 64M
+grep -q "backing-file I/O: io_uring" "$ORFS_WORK/orfsd.log" ||
+	fail "orfsd does not use io_uring: $(grep -i 'i/o' "$ORFS_WORK/orfsd.log")"
+orfs_mount "$m1" /
+orfs_mount "$m2" /
+orfs_mount "$m3" /sub
+[ "$(stat_of connections)" -ge 3 ] || fail "expected 3 connections"
+[ "$(stat_of cache_block_size)" -eq 65536 ] || fail "default block size"
+
+# 8 MiB through m1, read back through m2 with cold client caches: misses,
+# then again through m1: served from the server's cache.
+head -c 8388608 /dev/urandom >"$ORFS_WORK/src"
+dd if="$ORFS_WORK/src" of="$m1/big" bs=1M conv=fsync status=none
+cmp "$ORFS_WORK/src" "$exp/big" || fail "server copy differs"
+echo 3 >/proc/sys/vm/drop_caches
+h0=$(stat_of cache_hits)
+mi0=$(stat_of cache_misses)
+cmp "$ORFS_WORK/src" "$m2/big" || fail "m2 reads different data"
+h1=$(stat_of cache_hits)
+mi1=$(stat_of cache_misses)
+note "first read: $((mi1 - mi0)) misses, $((h1 - h0)) hits"
+[ $((mi1 - mi0)) -ge 100 ] || fail "the first read did not fill the cache"
+echo 3 >/proc/sys/vm/drop_caches
+cmp "$ORFS_WORK/src" "$m1/big" || fail "m1 reads different data"
+h2=$(stat_of cache_hits)
+mi2=$(stat_of cache_misses)
+note "second read: $((mi2 - mi1)) misses, $((h2 - h1)) hits ($(stat_of cache_hit_percent)% overall)"
+[ $((h2 - h1)) -ge 100 ] || fail "the re-read was not served from the server cache"
+[ "$(stat_of disk_direct)" -gt 0 ] || fail "no O_DIRECT I/O on ext4"
+[ "$(stat_of bytes_read_grant)" -gt 0 ] || fail "no READ went through a grant"
+
+# A write through m2 over cached data: m1 sees the new bytes.
+python3 - "$m2/big" "$ORFS_WORK/src" <<'PY'
+import os, sys
+patch = os.urandom(300000)
+for path in sys.argv[1:]:
+    fd = os.open(path, os.O_WRONLY)
+    os.pwrite(fd, patch, 70007)
+    os.fsync(fd)
+    os.close(fd)
+PY
+cmp "$ORFS_WORK/src" "$exp/big" || fail "server copy differs after the patch"
+echo 3 >/proc/sys/vm/drop_caches
+cmp "$ORFS_WORK/src" "$m1/big" || fail "m1 reads stale data after m2 wrote"
+# Truncate through m1: m2 sees the new size and content.
+truncate -s 1000000 "$m1/big"
+truncate -s 1000000 "$ORFS_WORK/src"
+echo 3 >/proc/sys/vm/drop_caches
+cmp "$ORFS_WORK/src" "$m2/big" || fail "m2 reads stale data after truncate"
+
+# The subdirectory mount and the whole-export mounts see each other.
+head -c 1500000 /dev/urandom >"$ORFS_WORK/s2"
+cp "$ORFS_WORK/s2" "$m3/f"
+sync -f "$m3/f"
+cmp "$ORFS_WORK/s2" "$m1/sub/f" || fail "m1 does not see m3's file"
+echo 3 >/proc/sys/vm/drop_caches
+cmp "$ORFS_WORK/s2" "$m2/sub/f" || fail "m2 does not see m3's file"
+rm "$m2/sub/f"
+[ ! -e "$exp/sub/f" ] || fail "the removed file is still on the server"
+
+# Direct I/O from the client through the cache: REMOTE (server RDMA) path,
+# RDMA-written straight from the cache blocks (zero copy).
+dd if="$ORFS_WORK/src" of="$m1/direct" bs=256k oflag=direct status=none
+dd if="$m2/direct" of="$ORFS_WORK/back" bs=256k iflag=direct status=none
+cmp "$ORFS_WORK/src" "$ORFS_WORK/back" || fail "O_DIRECT round trip differs"
+[ "$(stat_of bytes_read_server_rdma)" -gt 0 ] || fail "no server RDMA counted"
+note "O_DIRECT: $(stat_of bytes_read_server_rdma) bytes RDMA-written by the server, $(stat_of bytes_read_zero_copy) of them straight from cache blocks"
+[ "$(stat_of bytes_read_zero_copy)" -gt 0 ] || fail "no zero-copy READ from the cache"
+# Again, now from cached blocks (hits): still zero copy, same bytes.
+echo 3 >/proc/sys/vm/drop_caches
+dd if="$m1/direct" of="$ORFS_WORK/back2" bs=64k iflag=direct status=none
+cmp "$ORFS_WORK/src" "$ORFS_WORK/back2" || fail "O_DIRECT re-read differs"
+
+# SIGUSR1 logs the same statistics.
+kill -USR1 "$ORFSD_PID"
+sleep 1
+grep -q "stats: cache_hits " "$ORFS_WORK/orfsd.log" || fail "SIGUSR1 logged no statistics"
+note "errors: $(stat_of errors), requests: $(stat_of requests), disk reads: $(stat_of disk_reads), disk writes: $(stat_of disk_writes)"
+[ "$(stat_of cache_pinned_blocks)" -eq 0 ] || fail "blocks left pinned"
+
+umount "$m3"
+umount "$m2"
+umount "$m1"
+orfs_server_stop
+[ ! -e "$ctl" ] || fail "the control socket was not removed"
+
+# Busy polling, the synchronous engine, buffered backing files.
+orfs_server_start "$exp" --control "$ctl" --poll busy --io-engine sync \
+	--direct-io=no --cache-block-size 16K
+orfs_mount "$m1" /
+[ "$(stat_of disk_engine)" = sync ] || fail "engine is not sync"
+head -c 3000000 /dev/urandom >"$ORFS_WORK/src3"
+dd if="$ORFS_WORK/src3" of="$m1/busy" bs=64k conv=fsync status=none
+echo 3 >/proc/sys/vm/drop_caches
+cmp "$ORFS_WORK/src3" "$m1/busy" || fail "busy polling: read back differs"
+echo 3 >/proc/sys/vm/drop_caches
+cmp "$ORFS_WORK/src3" "$m1/busy" || fail "busy polling: re-read differs"
+[ "$(stat_of disk_direct)" -eq 0 ] || fail "--direct-io=no used O_DIRECT"
+[ "$(stat_of cache_hits)" -gt 0 ] || fail "busy polling: no cache hits"
+[ "$(stat_of cache_block_size)" -eq 16384 ] || fail "--cache-block-size"
+umount "$m1"
+orfs_server_stop
+check_log
+exit 0
