@@ -55,6 +55,37 @@ static void orfs_frwr_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /**
+ * orfs_frwr_prepare() - map a region's pages and build its REG_MR
+ * @mr: a fast-registration region, invalid (never or no longer registered)
+ * @sgl: its pages, DMA-mapped
+ * @nents: entries of @sgl
+ * @access: IB_ACCESS_* the server gets
+ * @reg: the work request to fill, posted by the caller in front of a SEND
+ * @cqe: its completion (it is unsignaled: errors only)
+ *
+ * Gives the region a fresh key: a stale rkey never works.
+ *
+ * Context: any; does not sleep.
+ * Return: 0, or -EINVAL if the pages do not make one I/O virtual range.
+ */
+int orfs_frwr_prepare(struct ib_mr *mr, struct scatterlist *sgl, int nents,
+		      int access, struct ib_reg_wr *reg, struct ib_cqe *cqe)
+{
+	int n = ib_map_mr_sg(mr, sgl, nents, NULL, PAGE_SIZE);
+
+	if (n != nents)
+		return n < 0 ? n : -EINVAL;
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	memset(reg, 0, sizeof(*reg));
+	reg->wr.opcode = IB_WR_REG_MR;
+	reg->wr.wr_cqe = cqe;
+	reg->mr = mr;
+	reg->key = mr->rkey;
+	reg->access = access;
+	return 0;
+}
+
+/**
  * orfs_frwr_init() - allocate the memory region of one staging buffer
  * @conn: the connection, with its PD and conn->mr_pages set
  * @f: the region to set up
@@ -134,21 +165,14 @@ int orfs_frwr_map(struct orfs_conn *conn, struct orfs_frwr *f,
 	f->nents = ib_dma_map_sg(conn->dev, f->sgl, msg->nr_bvec, f->dir);
 	if (!f->nents)
 		return -ENOMEM;
-	n = ib_map_mr_sg(f->mr, f->sgl, f->nents, NULL, PAGE_SIZE);
-	if (n != f->nents) {
+	n = orfs_frwr_prepare(f->mr, f->sgl, f->nents,
+			      to_server ? IB_ACCESS_REMOTE_READ :
+			      IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
+			      &f->reg_wr, &f->reg_cqe);
+	if (n) {
 		orfs_frwr_unmap(conn, f);
-		return n < 0 ? n : -EINVAL;
+		return n;
 	}
-	/* A new key for every registration: a stale rkey never works. */
-	ib_update_fast_reg_key(f->mr, ib_inc_rkey(f->mr->rkey));
-
-	memset(&f->reg_wr, 0, sizeof(f->reg_wr));
-	f->reg_wr.wr.opcode = IB_WR_REG_MR;
-	f->reg_wr.wr.wr_cqe = &f->reg_cqe;
-	f->reg_wr.mr = f->mr;
-	f->reg_wr.key = f->mr->rkey;
-	f->reg_wr.access = to_server ? IB_ACCESS_REMOTE_READ :
-			   IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
 
 	*nseg = orfs_rseg_fill(seg, msg, f->mr, msg->uaddr, bytes);
 	orfs_stat_add(conn->stats, ORFS_CTR_MR_REGISTRATIONS, 1);

@@ -345,7 +345,6 @@ static struct orfs_rc_mr *orfs_rc_mr_new(struct orfs_regcache *rc,
 	unsigned long start = msg->uaddr & PAGE_MASK;
 	struct orfs_rc_mr *m;
 	u32 i;
-	int n;
 
 	m = kzalloc(sizeof(*m), GFP_NOFS);
 	if (!m)
@@ -367,17 +366,11 @@ static struct orfs_rc_mr *orfs_rc_mr_new(struct orfs_regcache *rc,
 	m->nents = ib_dma_map_sg(rc->conn->dev, m->sgl, m->npages, DMA_BIDIRECTIONAL);
 	if (!m->nents)
 		goto fail;
-	n = ib_map_mr_sg(m->mr, m->sgl, m->nents, NULL, PAGE_SIZE);
-	if (n != m->nents)
-		goto fail;
-	ib_update_fast_reg_key(m->mr, ib_inc_rkey(m->mr->rkey));
 	m->reg_cqe.done = orfs_rc_reg_done;
-	m->reg_wr.wr.opcode = IB_WR_REG_MR;
-	m->reg_wr.wr.wr_cqe = &m->reg_cqe;
-	m->reg_wr.mr = m->mr;
-	m->reg_wr.key = m->mr->rkey;
-	m->reg_wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
-			   IB_ACCESS_REMOTE_WRITE;
+	if (orfs_frwr_prepare(m->mr, m->sgl, m->nents, IB_ACCESS_LOCAL_WRITE |
+			      IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE,
+			      &m->reg_wr, &m->reg_cqe))
+		goto fail;
 	orfs_rc_entry_init(&m->ent, start, start + ((unsigned long)m->npages << PAGE_SHIFT) - 1,
 			   m->npages, m);
 	if (mmu_interval_notifier_insert(&m->mni, rmm->mm, start,

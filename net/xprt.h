@@ -299,6 +299,8 @@ void orfs_rc_unmap(struct orfs_conn *conn, struct orfs_rc_mr *m,
 
 /* net/frwr.c */
 #define ORFS_FRWR_WRS	2	/* work requests per registration: REG_MR, LOCAL_INV */
+int orfs_frwr_prepare(struct ib_mr *mr, struct scatterlist *sgl, int nents,
+		      int access, struct ib_reg_wr *reg, struct ib_cqe *cqe);
 int orfs_frwr_init(struct orfs_conn *conn, struct orfs_frwr *f);
 void orfs_frwr_destroy(struct orfs_frwr *f);
 int orfs_frwr_map(struct orfs_conn *conn, struct orfs_frwr *f,

@@ -300,6 +300,7 @@ job_ogr() {
 		emit_na ogr_grouped "OGR is ORFS's"
 		return
 	fi
+	mkdir -p $m
 	if ! gcc -O2 -o "$bin" "$BENCH_DIR/ogrbench.c" 2>"$BENCH_TMP/ogr.err" ||
 	   ! to 120 mount -t orfs -o soft,regcache=dynamic "$BENCH_SRV:/" $m 2>>"$BENCH_TMP/ogr.err"; then
 		emit_error ogr_individual "$(head -c 200 "$BENCH_TMP/ogr.err")"
