@@ -73,7 +73,7 @@ enum {
  * @nblocks: blocks on @blocks
  */
 struct orfs_cache_file {
-	struct orfs_cache_hlink	hash;
+	struct orfs_hnode	hash;
 	struct orfs_cache_link	blocks;
 	struct orfs_cache_link	link;
 	uint64_t		key;
@@ -112,11 +112,11 @@ struct orfs_cache {
 	uint32_t			block_shift;
 	uint32_t			nblocks;
 	struct orfs_cache_block		*blocks;
-	struct orfs_cache_hlink		**bhash;
+	struct orfs_hnode		**bhash;
 	uint32_t			bmask;
 	struct orfs_cache_file		*files;
 	uint32_t			nfiles;
-	struct orfs_cache_hlink		**fhash;
+	struct orfs_hnode		**fhash;
 	uint32_t			fmask;
 	uint64_t			seed;
 	struct orfs_cache_link		free;
@@ -174,24 +174,6 @@ static void link_add_head(struct orfs_cache_link *n, struct orfs_cache_link *h)
 	link_insert(n, h, h->next);
 }
 
-static void hlink_add(struct orfs_cache_hlink *n, struct orfs_cache_hlink **head)
-{
-	n->next = *head;
-	if (n->next)
-		n->next->pprev = &n->next;
-	n->pprev = head;
-	*head = n;
-}
-
-static void hlink_del(struct orfs_cache_hlink *n)
-{
-	*n->pprev = n->next;
-	if (n->next)
-		n->next->pprev = n->pprev;
-	n->next = NULL;
-	n->pprev = NULL;
-}
-
 static struct orfs_cache_block *blk_of(struct orfs_cache_link *l)
 {
 	return cache_container_of(l, struct orfs_cache_block, link);
@@ -199,38 +181,16 @@ static struct orfs_cache_block *blk_of(struct orfs_cache_link *l)
 
 /* ---- hashing ---- */
 
-/* splitmix64's finalizer, as in drc.c: a cheap, well-mixing permutation. */
-static uint64_t cache_mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
 static uint32_t blk_bucket(const struct orfs_cache *c, uint64_t key,
 			   uint64_t blkno)
 {
-	return (uint32_t)(cache_mix64(cache_mix64(key ^ c->seed) + blkno) &
+	return (uint32_t)(orfs_mix64(orfs_mix64(key ^ c->seed) + blkno) &
 			  c->bmask);
 }
 
 static uint32_t file_bucket(const struct orfs_cache *c, uint64_t key)
 {
-	return (uint32_t)(cache_mix64(key + c->seed) & c->fmask);
-}
-
-static uint64_t cache_make_seed(void)
-{
-	struct timespec ts;
-	uint64_t s;
-
-	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) == sizeof(s))
-		return s;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return cache_mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32));
+	return (uint32_t)(orfs_mix64(key + c->seed) & c->fmask);
 }
 
 /* Smallest power of two >= @n (and >= 16), or 0 past 2^31. */
@@ -252,7 +212,7 @@ static bool is_pow2(uint64_t n)
 
 static struct orfs_cache_file *file_find(struct orfs_cache *c, uint64_t key)
 {
-	struct orfs_cache_hlink *h;
+	struct orfs_hnode *h;
 
 	for (h = c->fhash[file_bucket(c, key)]; h; h = h->next) {
 		struct orfs_cache_file *f =
@@ -292,7 +252,7 @@ static struct orfs_cache_file *file_alloc(struct orfs_cache *c)
 		f = cache_container_of(l, struct orfs_cache_file, link);
 		if (f->version > c->floor)
 			c->floor = f->version;
-		hlink_del(&f->hash);
+		orfs_hnode_del(&f->hash);
 	}
 	link_del(l);
 	return cache_container_of(l, struct orfs_cache_file, link);
@@ -319,7 +279,7 @@ static struct orfs_cache_file *file_get(struct orfs_cache *c, uint64_t key)
 	f->stamp = 0;
 	f->nblocks = 0;
 	link_init(&f->blocks);
-	hlink_add(&f->hash, &c->fhash[file_bucket(c, key)]);
+	orfs_hnode_add(&f->hash, &c->fhash[file_bucket(c, key)]);
 	link_add_tail(&f->link, &c->idle_files);
 	return f;
 }
@@ -375,7 +335,7 @@ static void blk_free(struct orfs_cache *c, struct orfs_cache_block *b)
 static void blk_unhash(struct orfs_cache *c, struct orfs_cache_block *b)
 {
 	assert(b->state == BLK_CACHED);
-	hlink_del(&b->hash);
+	orfs_hnode_del(&b->hash);
 	file_detach(c, b);
 	link_del(&b->link);
 	if (b->dirty) {
@@ -644,7 +604,7 @@ struct orfs_cache *orfs_cache_create(const struct orfs_cache_params *p)
 	nfbuckets = q.hash_buckets ? q.hash_buckets : pow2_at_least(c->nfiles);
 	c->bmask = nbuckets - 1;
 	c->fmask = nfbuckets - 1;
-	c->seed = q.hash_seed ? q.hash_seed : cache_make_seed();
+	c->seed = q.hash_seed ? q.hash_seed : orfs_hash_seed();
 	c->clock = c->floor = cache_version_base(q.version_base);
 	c->blocks = calloc(c->nblocks, sizeof(*c->blocks));
 	c->files = calloc(c->nfiles, sizeof(*c->files));
@@ -721,7 +681,7 @@ void orfs_cache_get_stats(const struct orfs_cache *c,
 struct orfs_cache_block *orfs_cache_lookup(struct orfs_cache *c, uint64_t key,
 					   uint64_t blkno)
 {
-	struct orfs_cache_hlink *h;
+	struct orfs_hnode *h;
 
 	for (h = c->bhash[blk_bucket(c, key, blkno)]; h; h = h->next) {
 		struct orfs_cache_block *b =
@@ -790,7 +750,7 @@ int orfs_cache_insert(struct orfs_cache *c, struct orfs_cache_block *b,
 	b->writeback = false;
 	b->origin = (uint8_t)origin;
 	b->state = BLK_CACHED;
-	hlink_add(&b->hash, &c->bhash[blk_bucket(c, key, blkno)]);
+	orfs_hnode_add(&b->hash, &c->bhash[blk_bucket(c, key, blkno)]);
 	file_attach(c, f, b);
 	link_add_tail(&b->link, &c->lru);
 	c->st.cached++;

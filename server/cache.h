@@ -74,6 +74,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hash.h"
+
 /* Block size: a power of two in [MIN, MAX]; 0 in the params means DEFAULT. */
 #define ORFS_CACHE_BLOCK_DEFAULT	(64U << 10)
 #define ORFS_CACHE_BLOCK_MIN		(4U << 10)
@@ -124,12 +126,6 @@ struct orfs_cache_link {
 	struct orfs_cache_link	*next;
 };
 
-/* Private: a hash chain node (singly linked, back pointer for O(1) unlink). */
-struct orfs_cache_hlink {
-	struct orfs_cache_hlink		*next;
-	struct orfs_cache_hlink		**pprev;
-};
-
 struct orfs_cache_file;
 
 /**
@@ -160,7 +156,7 @@ struct orfs_cache_block {
 	bool			writeback;
 	uint32_t		idx;
 	uint64_t		wb_version;
-	struct orfs_cache_hlink	hash;
+	struct orfs_hnode	hash;
 	struct orfs_cache_link	link;	/* free, clean LRU or dirty list */
 	struct orfs_cache_link	flink;	/* its file's block list */
 	struct orfs_cache_file	*file;

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "drc.h"
+#include "hash.h"
 #include "log.h"
 
 #define container_of(ptr, type, member) \
@@ -81,30 +82,6 @@ static void list_move_tail(struct lnode *n, struct lnode *h)
 	list_add_tail(n, h);
 }
 
-/* Hash chain: singly linked with a back pointer, so unlinking is O(1). */
-struct hnode {
-	struct hnode	*next;
-	struct hnode	**pprev;
-};
-
-static void hash_add(struct hnode *n, struct hnode **head)
-{
-	n->next = *head;
-	if (n->next)
-		n->next->pprev = &n->next;
-	n->pprev = head;
-	*head = n;
-}
-
-static void hash_del(struct hnode *n)
-{
-	*n->pprev = n->next;
-	if (n->next)
-		n->next->pprev = n->pprev;
-	n->next = NULL;
-	n->pprev = NULL;
-}
-
 /* ---- the cache ---- */
 
 /**
@@ -115,7 +92,7 @@ static void hash_del(struct hnode *n)
  * @count: entries on @entries (never 0 outside orfs_drc_insert())
  */
 struct drc_client {
-	struct hnode	hash;
+	struct orfs_hnode	hash;
 	struct lnode	entries;
 	uint64_t	id;
 	uint32_t	count;
@@ -135,7 +112,7 @@ struct drc_client {
  * @rep: the reply as sent (header, then body; never inline data)
  */
 struct drc_entry {
-	struct hnode		hash;
+	struct orfs_hnode		hash;
 	struct lnode		lru;
 	struct lnode		clru;
 	struct drc_client	*client;
@@ -170,8 +147,8 @@ struct orfs_drc {
 	uint32_t	max_per_client;
 	uint32_t	mask;
 	uint64_t	seed;
-	struct hnode	**entries;
-	struct hnode	**clients;
+	struct orfs_hnode	**entries;
+	struct orfs_hnode	**clients;
 	struct lnode	lru;
 	uint32_t	nentries;
 	uint32_t	nclients;
@@ -184,26 +161,15 @@ _Static_assert(sizeof(struct orfs_attr_rep) <= sizeof(struct orfs_lookup_rep),
 	       "ORFS_DRC_REPLY_MAX must hold every cached reply");
 _Static_assert(ORFS_DRC_REPLY_MAX <= UINT16_MAX, "rep_len is 16 bits");
 
-/* splitmix64's finalizer: a cheap, well-mixing 64-bit permutation. */
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
 static uint32_t entry_bucket(const struct orfs_drc *drc, uint64_t id,
 			     uint64_t seq)
 {
-	return (uint32_t)(mix64(mix64(id ^ drc->seed) + seq) & drc->mask);
+	return (uint32_t)(orfs_mix64(orfs_mix64(id ^ drc->seed) + seq) & drc->mask);
 }
 
 static uint32_t client_bucket(const struct orfs_drc *drc, uint64_t id)
 {
-	return (uint32_t)(mix64(id + drc->seed) & drc->mask);
+	return (uint32_t)(orfs_mix64(id + drc->seed) & drc->mask);
 }
 
 static uint64_t fnv1a(uint64_t h, const uint8_t *p, uint32_t n)
@@ -245,17 +211,6 @@ static uint64_t req_seq(const struct orfs_hdr *req)
 	return orfs_cpu64(req->xid) >> 16;
 }
 
-static uint64_t make_seed(void)
-{
-	struct timespec ts;
-	uint64_t s;
-
-	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) == sizeof(s))
-		return s;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32));
-}
-
 /**
  * orfs_drc_cacheable() - is @opcode's reply kept in the cache?
  * @opcode: enum orfs_opcode
@@ -273,7 +228,7 @@ bool orfs_drc_cacheable(uint16_t opcode)
 size_t orfs_drc_entry_bytes(void)
 {
 	return sizeof(struct drc_entry) + sizeof(struct drc_client) +
-	       2 * sizeof(struct hnode *);
+	       2 * sizeof(struct orfs_hnode *);
 }
 
 /**
@@ -306,7 +261,7 @@ struct orfs_drc *orfs_drc_create(uint32_t max_entries, uint32_t max_per_client)
 	drc->max_entries = max_entries;
 	drc->max_per_client = max_per_client;
 	drc->mask = n - 1;
-	drc->seed = make_seed();
+	drc->seed = orfs_hash_seed();
 	list_init(&drc->lru);
 	return drc;
 
@@ -323,7 +278,7 @@ nomem:
 void orfs_drc_destroy(struct orfs_drc *drc)
 {
 	struct drc_entry *e;
-	struct hnode *n;
+	struct orfs_hnode *n;
 	uint32_t i;
 
 	if (!drc)
@@ -335,7 +290,7 @@ void orfs_drc_destroy(struct orfs_drc *drc)
 	}
 	for (i = 0; i <= drc->mask; i++) {
 		while ((n = drc->clients[i])) {
-			hash_del(n);
+			orfs_hnode_del(n);
 			free(container_of(n, struct drc_client, hash));
 		}
 	}
@@ -348,7 +303,7 @@ void orfs_drc_destroy(struct orfs_drc *drc)
 /* Caller holds drc->lock. */
 static struct drc_client *client_find(struct orfs_drc *drc, uint64_t id)
 {
-	struct hnode *n;
+	struct orfs_hnode *n;
 
 	for (n = drc->clients[client_bucket(drc, id)]; n; n = n->next) {
 		struct drc_client *cl = container_of(n, struct drc_client, hash);
@@ -371,7 +326,7 @@ static struct drc_client *client_get(struct orfs_drc *drc, uint64_t id)
 		return NULL;
 	cl->id = id;
 	list_init(&cl->entries);
-	hash_add(&cl->hash, &drc->clients[client_bucket(drc, id)]);
+	orfs_hnode_add(&cl->hash, &drc->clients[client_bucket(drc, id)]);
 	drc->nclients++;
 	return cl;
 }
@@ -379,7 +334,7 @@ static struct drc_client *client_get(struct orfs_drc *drc, uint64_t id)
 /* Caller holds drc->lock; @cl owns no entry. */
 static void client_free(struct orfs_drc *drc, struct drc_client *cl)
 {
-	hash_del(&cl->hash);
+	orfs_hnode_del(&cl->hash);
 	drc->nclients--;
 	free(cl);
 }
@@ -388,7 +343,7 @@ static void client_free(struct orfs_drc *drc, struct drc_client *cl)
 static struct drc_entry *entry_find(struct orfs_drc *drc, uint64_t id,
 				    uint64_t seq)
 {
-	struct hnode *n;
+	struct orfs_hnode *n;
 
 	for (n = drc->entries[entry_bucket(drc, id, seq)]; n; n = n->next) {
 		struct drc_entry *e = container_of(n, struct drc_entry, hash);
@@ -410,7 +365,7 @@ static void entry_unlink(struct orfs_drc *drc, struct drc_entry *e,
 {
 	struct drc_client *cl = e->client;
 
-	hash_del(&e->hash);
+	orfs_hnode_del(&e->hash);
 	list_del(&e->lru);
 	list_del(&e->clru);
 	e->client = NULL;
@@ -520,7 +475,7 @@ void orfs_drc_insert(struct orfs_drc *drc, uint64_t client_id,
 	}
 	entry_fill(e, req, fp, rep, rep_len);
 	e->client = cl;
-	hash_add(&e->hash, &drc->entries[entry_bucket(drc, client_id, seq)]);
+	orfs_hnode_add(&e->hash, &drc->entries[entry_bucket(drc, client_id, seq)]);
 	list_add_tail(&e->lru, &drc->lru);
 	list_add_tail(&e->clru, &cl->entries);
 	cl->count++;
@@ -588,6 +543,6 @@ void orfs_drc_get_stats(struct orfs_drc *drc, struct orfs_drc_stats *st)
 	st->evictions = drc->evictions;
 	st->mem_bytes = (uint64_t)drc->nentries * sizeof(struct drc_entry) +
 			(uint64_t)drc->nclients * sizeof(struct drc_client) +
-			2ULL * (drc->mask + 1) * sizeof(struct hnode *);
+			2ULL * (drc->mask + 1) * sizeof(struct orfs_hnode *);
 	pthread_mutex_unlock(&drc->lock);
 }

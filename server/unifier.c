@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "hash.h"
 #include "log.h"
 #include "unifier.h"
 
@@ -182,17 +183,6 @@ bool orfs_uni_aligned(const struct orfs_unifier *u, uint64_t off,
 	       !((uintptr_t)buf % a);
 }
 
-/* splitmix64's finalizer (as cache.c and drc.c use). */
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
 /**
  * orfs_uni_key() - the cache's file key of the file open at @fd
  * @fd: any descriptor of it (O_PATH included)
@@ -220,7 +210,7 @@ uint64_t orfs_uni_key(int fd, const struct stat *st)
 		log_ratelimited(ORFS_LOG_WARN,
 				"cannot encode a handle for the cache key: %s",
 				strerror(errno));
-		return mix64((uint64_t)st->st_ino ^ 0x5a5a5a5a5a5a5a5aULL);
+		return orfs_mix64((uint64_t)st->st_ino ^ 0x5a5a5a5a5a5a5a5aULL);
 	}
 	for (i = 0; i < sizeof(kh.h.handle_type); i++) {
 		h ^= (uint8_t)((uint32_t)kh.h.handle_type >> (8 * i));
@@ -230,14 +220,14 @@ uint64_t orfs_uni_key(int fd, const struct stat *st)
 		h ^= kh.h.f_handle[i];
 		h *= 0x100000001b3ULL;
 	}
-	return mix64(h ^ mix64((uint64_t)st->st_ino));
+	return orfs_mix64(h ^ orfs_mix64((uint64_t)st->st_ino));
 }
 
 /* The validator of cached data: ctime and size (never 0). */
 static uint64_t stat_stamp(const struct stat *st)
 {
-	return (mix64(orfs_change_counter(st)) ^
-		mix64((uint64_t)st->st_size + 0x9e3779b97f4a7c15ULL)) | 1;
+	return (orfs_mix64(orfs_change_counter(st)) ^
+		orfs_mix64((uint64_t)st->st_size + 0x9e3779b97f4a7c15ULL)) | 1;
 }
 
 /**
