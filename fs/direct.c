@@ -335,22 +335,16 @@ static ssize_t orfs_dio_call(struct orfs_dio *dio, u32 i, u32 n, loff_t pos,
 	}
 	req.offset = cpu_to_le64(pos);
 	req.count = cpu_to_le32(bytes);
+	if (dio->write) {
+		ret = orfs_write_call(dio->inode, &msg);
+		return ret ? ret : bytes;
+	}
 	ret = orfs_call(orfs_clnt_of(dio->inode), &msg, &rep);
 	if (ret)
 		return ret;
-	if (dio->write) {
-		const struct orfs_write_rep *wr = rep.body;
-
-		got = le32_to_cpu(wr->count);
-		if (got == bytes)
-			orfs_update_attr_after_write(dio->inode, &wr->attr);
-		else
-			ret = -EIO;
-	} else {
-		got = le32_to_cpu(((const struct orfs_read_rep *)rep.body)->count);
-	}
+	got = le32_to_cpu(((const struct orfs_read_rep *)rep.body)->count);
 	orfs_reply_put(&rep);
-	return ret ? ret : got;
+	return got;
 }
 
 /**

@@ -278,6 +278,36 @@ static int orfs_read_folio(struct file *file, struct folio *folio)
 }
 
 /**
+ * orfs_write_call() - send a WRITE and take the reply's attributes
+ * @inode: the file
+ * @msg: the WRITE; its orfs_io_req says how many bytes
+ *
+ * A reply that claims another count than was sent is -EIO: the server
+ * must write all or fail.
+ *
+ * Context: process; sleeps on the network.
+ * Return: 0 or a negative errno (-ENOSPC, -EDQUOT, -EIO ...).
+ */
+int orfs_write_call(struct inode *inode, const struct orfs_msg *msg)
+{
+	const struct orfs_io_req *q = msg->body;
+	const struct orfs_write_rep *wr;
+	struct orfs_reply rep;
+	int ret;
+
+	ret = orfs_call(orfs_clnt_of(inode), msg, &rep);
+	if (ret)
+		return ret;
+	wr = rep.body;
+	if (wr->count == q->count)
+		orfs_update_attr_after_write(inode, &wr->attr);
+	else
+		ret = -EIO;
+	orfs_reply_put(&rep);
+	return ret;
+}
+
+/**
  * orfs_write_page() - send one page-cache page range to the server
  * @inode: the file
  * @page: the page, under writeback
@@ -288,17 +318,14 @@ static int orfs_read_folio(struct file *file, struct folio *folio)
  */
 static int orfs_write_page(struct inode *inode, struct page *page, u32 len)
 {
-	struct orfs_clnt *clnt = orfs_clnt_of(inode);
-	u32 chunk = min_t(u32, orfs_clnt_inline_size(clnt), PAGE_SIZE);
+	u32 chunk = min_t(u32, orfs_clnt_inline_size(orfs_clnt_of(inode)), PAGE_SIZE);
 	struct orfs_io_req req = { .fh = ORFS_I(inode)->fh };
 	struct bio_vec bv;
 	struct orfs_msg msg = {
 		.opcode = ORFS_OP_WRITE, .body = &req, .body_len = sizeof(req),
 		.bvec = &bv, .nr_bvec = 1,
 	};
-	const struct orfs_write_rep *wr;
 	loff_t pos = page_offset(page);
-	struct orfs_reply rep;
 	u32 done = 0, n;
 	int ret = 0;
 
@@ -309,17 +336,9 @@ static int orfs_write_page(struct inode *inode, struct page *page, u32 len)
 		bv.bv_len = n;
 		req.offset = cpu_to_le64(pos + done);
 		req.count = cpu_to_le32(n);
-		ret = orfs_call(clnt, &msg, &rep);
+		ret = orfs_write_call(inode, &msg);
 		if (ret)
 			break;
-		wr = rep.body;
-		if (le32_to_cpu(wr->count) != n) {
-			orfs_reply_put(&rep);
-			ret = -EIO;
-			break;
-		}
-		orfs_update_attr_after_write(inode, &wr->attr);
-		orfs_reply_put(&rep);
 		done += n;
 	}
 	return ret;
@@ -364,8 +383,6 @@ static void orfs_write_pages(struct orfs_batch *b)
 		.opcode = ORFS_OP_WRITE, .body = &req, .body_len = sizeof(req),
 		.bvec = b->bv, .nr_bvec = b->nr,
 	};
-	const struct orfs_write_rep *wr;
-	struct orfs_reply rep;
 	u32 i, count = 0;
 	int ret;
 
@@ -375,15 +392,7 @@ static void orfs_write_pages(struct orfs_batch *b)
 	}
 	req.offset = cpu_to_le64(page_offset(b->pages[0]));
 	req.count = cpu_to_le32(count);
-	ret = orfs_call(orfs_clnt_of(inode), &msg, &rep);
-	if (!ret) {
-		wr = rep.body;
-		if (le32_to_cpu(wr->count) == count)
-			orfs_update_attr_after_write(inode, &wr->attr);
-		else
-			ret = -EIO;
-		orfs_reply_put(&rep);
-	}
+	ret = orfs_write_call(inode, &msg);
 	if (ret) {
 		mapping_set_error(inode->i_mapping, ret);
 		pr_warn_ratelimited("write-back of inode %lu at %lld failed: %d\n",

@@ -174,6 +174,7 @@ extern const struct inode_operations orfs_special_inode_operations;
 extern const struct file_operations orfs_file_operations;
 
 extern struct workqueue_struct *orfs_io_wq;
+int orfs_write_call(struct inode *inode, const struct orfs_msg *msg);
 int orfs_io_init(void);
 void orfs_io_exit(void);
 
