@@ -32,6 +32,7 @@ enum orfs_param {
 	Opt_nconnect,
 	Opt_retrans,
 	Opt_keepalive,
+	Opt_busy_poll,
 	Opt_soft,
 	Opt_hard,
 	Opt_addr,
@@ -75,6 +76,7 @@ static const struct fs_parameter_spec orfs_fs_parameters[] = {
 	fsparam_u32("nconnect",	Opt_nconnect),
 	fsparam_u32("retrans",	Opt_retrans),
 	fsparam_u32("keepalive", Opt_keepalive),
+	fsparam_u32("busy_poll", Opt_busy_poll),
 	fsparam_flag("soft",	Opt_soft),
 	fsparam_flag("hard",	Opt_hard),
 	fsparam_string("addr",	Opt_addr),
@@ -247,6 +249,12 @@ static int orfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 				       result.uint_32);
 		o->keepalive = result.uint_32;
 		break;
+	case Opt_busy_poll:
+		if (result.uint_32 > ORFS_BUSY_POLL_MAX)
+			return invalfc(fc, "busy_poll=%u: must be 0..%u microseconds",
+				       result.uint_32, ORFS_BUSY_POLL_MAX);
+		o->busy_poll = result.uint_32;
+		break;
 	case Opt_soft:
 		o->soft = true;
 		break;
@@ -319,9 +327,9 @@ static int orfs_show_options(struct seq_file *m, struct dentry *root)
 	seq_printf(m, ",addr=%s,port=%u,inline=%u,credits=%u,nconnect=%u,rsize=%u,wsize=%u",
 		   o->host, o->port, o->inline_size, o->credits, o->nconnect,
 		   o->rsize, o->wsize);
-	seq_printf(m, ",%s,timeo=%u,retrans=%u,keepalive=%u,%s",
+	seq_printf(m, ",%s,timeo=%u,retrans=%u,keepalive=%u,busy_poll=%u,%s",
 		   o->soft ? "soft" : "hard", o->timeo, o->retrans, o->keepalive,
-		   o->cto ? "cto" : "nocto");
+		   o->busy_poll, o->cto ? "cto" : "nocto");
 	seq_printf(m, ",acregmin=%u,acregmax=%u,acdirmin=%u,acdirmax=%u",
 		   o->acregmin, o->acregmax, o->acdirmin, o->acdirmax);
 	seq_printf(m, ",regcache=%s,regcache_entries=%u,regcache_pages=%u,regcache_batch=%u",
@@ -445,6 +453,7 @@ static int orfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	copts.retrans = sbi->opts.retrans;
 	copts.soft = sbi->opts.soft;
 	copts.keepalive = sbi->opts.keepalive;
+	copts.busy_poll = sbi->opts.busy_poll;
 	copts.io_size = min_t(u32, max(sbi->opts.rsize, sbi->opts.wsize), ORFS_IO_MAX);
 	copts.rc_mode = sbi->opts.rc_mode;
 	copts.rc_entries = sbi->opts.rc_entries;
@@ -554,9 +563,11 @@ static int orfs_reconfigure(struct fs_context *fc)
 	o->cto = n->cto;
 	o->rsize = n->rsize;
 	o->wsize = n->wsize;
+	o->busy_poll = n->busy_poll;
 	orfs_apply_iosize(sb);
 	orfs_clnt_set_timeouts(sbi->clnt, msecs_to_jiffies(o->timeo * 100), o->retrans,
 			       o->soft);
+	orfs_clnt_set_busy_poll(sbi->clnt, o->busy_poll);
 	return 0;
 }
 

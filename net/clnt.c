@@ -147,6 +147,8 @@ static int orfs_clnt_install(struct orfs_clnt *clnt, unsigned int i,
 {
 	spin_lock(&clnt->lock);
 	clnt->conns[i] = conn;
+	/* busy_poll may have changed since the connection copied opts. */
+	orfs_conn_set_busy_poll(conn, clnt->opts.busy_poll);
 	clnt->inline_size = min(clnt->inline_size, orfs_conn_inline_size(conn));
 	WRITE_ONCE(clnt->outage, 0);
 	spin_unlock(&clnt->lock);
@@ -366,6 +368,27 @@ void orfs_clnt_set_timeouts(struct orfs_clnt *clnt, unsigned long timeo,
 	WRITE_ONCE(clnt->opts.timeo, timeo);
 	WRITE_ONCE(clnt->opts.retrans, max(retrans, 1U));
 	WRITE_ONCE(clnt->opts.soft, soft);
+}
+
+/**
+ * orfs_clnt_set_busy_poll() - change busy_poll on a live client
+ * @clnt: the client
+ * @usecs: see struct orfs_conn_opts
+ *
+ * Applies to the live connections and to those a reconnect opens later.
+ *
+ * Context: process.
+ */
+void orfs_clnt_set_busy_poll(struct orfs_clnt *clnt, u32 usecs)
+{
+	unsigned int i;
+
+	spin_lock(&clnt->lock);
+	WRITE_ONCE(clnt->opts.busy_poll, usecs);
+	for (i = 0; i < clnt->opts.nconnect; i++)
+		if (clnt->conns[i])
+			orfs_conn_set_busy_poll(clnt->conns[i], usecs);
+	spin_unlock(&clnt->lock);
 }
 
 /**

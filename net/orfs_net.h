@@ -46,6 +46,9 @@ struct orfs_recv;
  * @soft: client only: fail with EIO after @timeo * @retrans instead of
  *	retrying forever
  * @keepalive: client only: idle seconds before a NULL probe, 0 for none
+ * @busy_poll: microseconds a caller spins waiting for its reply (and for
+ *	an RDMA READ of its data) before it sleeps, 0 to sleep at once; see
+ *	orfs_wait_spin().  Read with READ_ONCE: it changes on remount
  */
 struct orfs_conn_opts {
 	struct sockaddr_storage	dst;
@@ -67,6 +70,7 @@ struct orfs_conn_opts {
 	unsigned int		retrans;
 	bool			soft;
 	unsigned int		keepalive;
+	u32			busy_poll;
 };
 
 /**
@@ -173,6 +177,7 @@ u32 orfs_clnt_direct_pages(const struct orfs_clnt *clnt);
 int orfs_clnt_ping(struct orfs_clnt *clnt, u32 count, struct orfs_ping_result *res);
 void orfs_clnt_set_timeouts(struct orfs_clnt *clnt, unsigned long timeo,
 			    unsigned int retrans, bool soft);
+void orfs_clnt_set_busy_poll(struct orfs_clnt *clnt, u32 usecs);
 int orfs_net_init(void);
 void orfs_net_exit(void);
 
@@ -181,6 +186,7 @@ int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp);
 void orfs_conn_get(struct orfs_conn *conn);
 void orfs_conn_put(struct orfs_conn *conn);
 void orfs_conn_fail(struct orfs_conn *conn, int err);
+void orfs_conn_set_busy_poll(struct orfs_conn *conn, u32 usecs);
 bool orfs_conn_is_up(struct orfs_conn *conn);
 unsigned long orfs_conn_last_rx(struct orfs_conn *conn);
 int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,

@@ -31,6 +31,8 @@ enum orfs_counter {
 	ORFS_CTR_RC_PINNED_PAGES,	/* ... pages the cache holds now (a gauge) */
 	ORFS_CTR_OGR_GROUPS,		/* O_DIRECT requests naming several runs of one region */
 	ORFS_CTR_OGR_FALLBACKS,		/* holes OGR could not pin: segments registered apart */
+	ORFS_CTR_POLL_HITS,		/* busy_poll: the completion came while spinning */
+	ORFS_CTR_POLL_MISSES,		/* busy_poll: spun for nothing, then slept */
 	ORFS_CTR_NR
 };
 

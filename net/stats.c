@@ -28,6 +28,8 @@ static const char * const orfs_counter_names[ORFS_CTR_NR] = {
 	[ORFS_CTR_RC_PINNED_PAGES]	= "regcache_pinned_pages",
 	[ORFS_CTR_OGR_GROUPS]		= "ogr_groups",
 	[ORFS_CTR_OGR_FALLBACKS]	= "ogr_fallbacks",
+	[ORFS_CTR_POLL_HITS]		= "poll_hits",
+	[ORFS_CTR_POLL_MISSES]		= "poll_misses",
 };
 
 static const char * const orfs_op_names[ORFS_OP_MAX] = {

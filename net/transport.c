@@ -143,6 +143,50 @@ void orfs_conn_fail(struct orfs_conn *conn, int err)
 }
 
 /* Context: process (orfs_xprt_wq).  Holds the reference conn_fail took. */
+/**
+ * orfs_conn_set_busy_poll() - change how long callers spin for a reply
+ * @conn: the connection
+ * @usecs: see struct orfs_conn_opts, @busy_poll
+ *
+ * Context: any.
+ */
+void orfs_conn_set_busy_poll(struct orfs_conn *conn, u32 usecs)
+{
+	WRITE_ONCE(conn->opts.busy_poll, usecs);
+}
+
+/**
+ * orfs_wait_spin() - spin briefly for a completion before sleeping on it
+ * @conn: the connection, whose opts.busy_poll says for how long
+ * @done: completed from the CQ's softirq handler
+ *
+ * A reply that comes back while the caller spins costs no wakeup: no
+ * inter-processor interrupt, no idle exit, no context switch.  On an
+ * emulated or software RDMA device those cost more than the round trip
+ * itself.  The spin ends early when the task should reschedule or has a
+ * signal pending; the caller then sleeps as usual, so this changes
+ * latency and CPU use, never the result.  Completions still arrive from
+ * softirq context, which interrupts the spinning task.
+ *
+ * Context: process, preemptible.
+ */
+static void orfs_wait_spin(struct orfs_conn *conn, struct completion *done)
+{
+	u32 usecs = READ_ONCE(conn->opts.busy_poll);
+	u64 end;
+
+	if (!usecs || completion_done(done))
+		return;
+	end = ktime_get_ns() + (u64)usecs * NSEC_PER_USEC;
+	do {
+		if (need_resched() || signal_pending(current))
+			return;
+		cpu_relax();
+	} while (!completion_done(done) && ktime_get_ns() < end);
+	orfs_stat_add(conn->stats, completion_done(done) ?
+		      ORFS_CTR_POLL_HITS : ORFS_CTR_POLL_MISSES, 1);
+}
+
 static void orfs_conn_disc_work(struct work_struct *work)
 {
 	struct orfs_conn *conn = container_of(work, struct orfs_conn, disc_work);
@@ -1116,6 +1160,7 @@ static int orfs_grant_read(struct orfs_conn *conn, struct orfs_grant *g,
 		orfs_conn_fail(conn, -ENOTCONN);
 		return -ENOTCONN;
 	}
+	orfs_wait_spin(conn, &g->done);
 	if (!wait_for_completion_timeout(&g->done, timeo)) {
 		orfs_stat_add(conn->stats, ORFS_CTR_TIMEOUTS, 1);
 		orfs_conn_fail(conn, -ETIMEDOUT);
@@ -1295,6 +1340,7 @@ static int orfs_wait_reply(struct orfs_conn *conn, struct orfs_slot *slot,
 	long left;
 	int ret = 0;
 
+	orfs_wait_spin(conn, &slot->reply_done);
 	left = wait_for_completion_killable_timeout(&slot->reply_done, timeo);
 	spin_lock_irqsave(&conn->lock, flags);
 	if (slot->rx) {

@@ -25,7 +25,7 @@ orfs_server_start "$exp"
 for o in port=0 port=70000 port=abc inline=100 inline=1000000 credits=0 credits=100000 \
 	 timeo=0 timeo=x actimeo=99999 acregmin=4000 acregmax=-1 acdirmin=x acdirmax=99999 \
 	 rsize=100 rsize=8000000 wsize=5000 cto=1 nocto=yes nconnect=0 nconnect=17 retrans=0 \
-	 keepalive=99999 soft=1 hard=yes bogus=1; do
+	 keepalive=99999 busy_poll=1001 busy_poll=x soft=1 hard=yes bogus=1; do
 	expect_fail "" mount -t orfs -o "$o" "$ORFS_SRV_ADDR:/" "$mnt"
 	key=${o%%=*}
 	dmesg | tail -n 2 | grep -q "orfs: .*$key" || fail "no kernel log line for $o"
@@ -57,10 +57,16 @@ ra=$(cat /sys/class/bdi/orfs-*/read_ahead_kb)
 [ "$ra" = 64 ] || fail "readahead window ${ra} KiB, want 64 (rsize=65536)"
 
 # Remount: caching and timeouts change; the connection's shape cannot.
-mount -o remount,acregmax=30,hard,timeo=50,cto "$mnt"
-for want in acregmin=7 acregmax=30 hard timeo=50 cto nconnect=2; do
+mount -o remount,acregmax=30,hard,timeo=50,cto,busy_poll=40 "$mnt"
+for want in acregmin=7 acregmax=30 hard timeo=50 cto nconnect=2 busy_poll=40; do
 	opts | grep -q "[ ,]$want[, ]" || fail "after remount, $want not shown: $(opts)"
 done
+# busy_poll now applies to the live connection: waits spin first.
+dev=$(mountpoint -d "$mnt")
+for _ in 1 2 3 4 5; do stat "$mnt/plain" >/dev/null; echo 2 >/proc/sys/vm/drop_caches; done
+spins=$(awk '$1 == "poll_hits" || $1 == "poll_misses" { n += $2 } END { print n + 0 }' \
+	"/sys/fs/orfs/$dev/counters")
+[ "$spins" -gt 0 ] || fail "busy_poll=40 after remount: no request spun"
 expect_fail "" mount -o remount,port=1 "$mnt"
 dmesg | tail -n 1 | grep -q "cannot change on remount" || fail "no log for a refused remount"
 opts | grep -q ",port=$ORFS_PORT," || fail "port changed"
