@@ -175,14 +175,12 @@ static void orfs_wait_spin(struct orfs_conn *conn, struct completion *done)
 	u32 usecs = READ_ONCE(conn->opts.busy_poll);
 	u64 end;
 
-	if (!usecs || completion_done(done))
+	if (!usecs)
 		return;
 	end = ktime_get_ns() + (u64)usecs * NSEC_PER_USEC;
-	do {
-		if (need_resched() || signal_pending(current))
-			return;
+	while (!completion_done(done) && ktime_get_ns() < end &&
+	       !need_resched() && !signal_pending(current))
 		cpu_relax();
-	} while (!completion_done(done) && ktime_get_ns() < end);
 	orfs_stat_add(conn->stats, completion_done(done) ?
 		      ORFS_CTR_POLL_HITS : ORFS_CTR_POLL_MISSES, 1);
 }

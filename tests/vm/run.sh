@@ -10,4 +10,7 @@ krel=$(tools/kdir.sh --release "$KDIR")
 if [ -n "$krel" ] && [ -e "/boot/vmlinuz-$krel" ]; then
 	export ORFS_VM_KERNEL=${ORFS_VM_KERNEL:-/boot/vmlinuz-$krel}
 fi
-exec tools/vm/run --timeout "${ORFS_VM_TIMEOUT:-2400}" tests/vm/group.sh "$@"
+# A scratch disk for t-bigfile (a file larger than the guest's RAM); sparse,
+# so it costs host disk only for what the test writes.
+exec tools/vm/run --timeout "${ORFS_VM_TIMEOUT:-2400}" --disk "${ORFS_VM_DISK_MB:-4096}" \
+	tests/vm/group.sh "$@"

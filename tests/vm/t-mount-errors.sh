@@ -63,7 +63,7 @@ for want in acregmin=7 acregmax=30 hard timeo=50 cto nconnect=2 busy_poll=40; do
 done
 # busy_poll now applies to the live connection: waits spin first.
 dev=$(mountpoint -d "$mnt")
-for _ in 1 2 3 4 5; do stat "$mnt/plain" >/dev/null; echo 2 >/proc/sys/vm/drop_caches; done
+echo 20 >"/sys/fs/orfs/$dev/ping"	# 20 NULL round trips
 spins=$(awk '$1 == "poll_hits" || $1 == "poll_misses" { n += $2 } END { print n + 0 }' \
 	"/sys/fs/orfs/$dev/counters")
 [ "$spins" -gt 0 ] || fail "busy_poll=40 after remount: no request spun"
