@@ -21,6 +21,7 @@
 struct orfs_conn;
 struct orfs_clnt;
 struct orfs_recv;
+struct crypto_shash;
 
 /**
  * struct orfs_conn_opts - what a connection, and a client, is asked to be
@@ -46,6 +47,12 @@ struct orfs_recv;
  * @soft: client only: fail with EIO after @timeo * @retrans instead of
  *	retrying forever
  * @keepalive: client only: idle seconds before a NULL probe, 0 for none
+ * @secret: client only, for orfs_clnt_create(): the shared secret
+ *	(secret=), or NULL; it keys @auth_tfm and the client keeps no pointer
+ * @secret_len: its length
+ * @auth_tfm: the mount's "hmac(sha256)" transform keyed with the secret,
+ *	or NULL for none: every connection then does the shared-secret
+ *	handshake (net/auth.c) before it is used
  */
 struct orfs_conn_opts {
 	struct sockaddr_storage	dst;
@@ -67,6 +74,9 @@ struct orfs_conn_opts {
 	unsigned int		retrans;
 	bool			soft;
 	unsigned int		keepalive;
+	const u8		*secret;
+	u32			secret_len;
+	struct crypto_shash	*auth_tfm;
 };
 
 /**
