@@ -210,8 +210,9 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_attr) == 96);
  * Bits in orfs_conn_req.flags / orfs_conn_rep.flags.
  *
  * ORFS_CF_AUTH: request: the client has a shared secret and carries a
- * nonce; accept: the server proves it knows the secret (auth_nonce,
- * auth_proof), and the client's first request must be ORFS_OP_AUTH.
+ * nonce; accept: the server has one too and sends its nonce (auth_nonce):
+ * the client's first request must be ORFS_OP_AUTH, whose reply carries
+ * the server's proof.
  */
 #define ORFS_CF_AUTH		0x1
 #define ORFS_CF_KNOWN		ORFS_CF_AUTH
@@ -284,8 +285,6 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_conn_req) == 48);
  * @reserved: zero
  * @auth_nonce: with ORFS_CF_AUTH, the server's fresh random nonce (Ns);
  *	else zero
- * @auth_proof: with ORFS_CF_AUTH, the server's proof:
- *	HMAC-SHA256(secret, orfs_auth_msg(server)); else zero
  *
  * rdma_cm allows 196 bytes of accept private data on InfiniBand and RoCE.
  */
@@ -303,9 +302,8 @@ struct orfs_conn_rep {
 	__le32	grant_rkey;
 	__le32	reserved;
 	u8	auth_nonce[ORFS_AUTH_NONCE_LEN];
-	u8	auth_proof[ORFS_AUTH_PROOF_LEN];
 };
-ORFS_STATIC_ASSERT(sizeof(struct orfs_conn_rep) == 96);
+ORFS_STATIC_ASSERT(sizeof(struct orfs_conn_rep) == 64);
 
 /* orfs_conn_rej.reason */
 enum orfs_rej_reason {
@@ -665,14 +663,25 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_xattr_rep) == 8);
  *	this connection
  *
  * The first request on a connection whose accept carried ORFS_CF_AUTH, and
- * only there.  The reply has an empty body; EACCES means a wrong proof (the
- * server then disconnects).  Until AUTH succeeds the server answers every
- * other request with EACCES and disconnects.
+ * only there.  EACCES means a wrong proof (the server then disconnects).
+ * Until AUTH succeeds the server answers every other request with EACCES
+ * and disconnects.  The client proves first, so that the server gives no
+ * MAC of the secret to a peer that has not shown it knows the secret.
  */
 struct orfs_auth_req {
 	u8	proof[ORFS_AUTH_PROOF_LEN];
 };
 ORFS_STATIC_ASSERT(sizeof(struct orfs_auth_req) == 32);
+
+/**
+ * struct orfs_auth_rep - AUTH reply: the server proves it too
+ * @proof: HMAC-SHA256(secret, orfs_auth_msg(server)); a client refuses a
+ *	server whose proof is wrong
+ */
+struct orfs_auth_rep {
+	u8	proof[ORFS_AUTH_PROOF_LEN];
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_auth_rep) == 32);
 
 /* ---- helpers shared by both sides ---- */
 
@@ -755,7 +764,8 @@ static inline int orfs_body_min(uint16_t opcode, int reply)
 	case ORFS_OP_REMOVEXATTR:
 		return reply ? 0 : (int)sizeof(struct orfs_xattr_req);
 	case ORFS_OP_AUTH:
-		return reply ? 0 : (int)sizeof(struct orfs_auth_req);
+		return reply ? (int)sizeof(struct orfs_auth_rep) :
+			       (int)sizeof(struct orfs_auth_req);
 	default:
 		return -1;
 	}
@@ -1167,7 +1177,7 @@ static inline const char *orfs_rej_str(uint16_t reason)
 /**
  * orfs_auth_msg() - the bytes a shared-secret proof is the HMAC of
  * @buf: ORFS_AUTH_MSG_LEN bytes
- * @client: 1 for the client's proof (AUTH), 0 for the server's (accept)
+ * @client: 1 for the client's proof (AUTH), 0 for the server's (its reply)
  * @nc: the client's nonce, from the connect request
  * @ns: the server's nonce, from the accept
  * @client_id: the client id of the connect request

@@ -3,10 +3,10 @@
  * ORFS client: the shared-secret handshake's cryptography.
  *
  * A mount with secret= connects with ORFS_CF_AUTH and a random nonce Nc,
- * checks the server's proof HMAC-SHA256(K, "orfs-server" | Nc | Ns |
- * client_id) in the accept, and sends AUTH with HMAC-SHA256(K,
- * "orfs-client" | Nc | Ns | client_id) as the connection's first request
- * (net/transport.c).  The key lives only in the "hmac(sha256)" transform
+ * gets the server's nonce Ns in the accept, sends AUTH with
+ * HMAC-SHA256(K, "orfs-client" | Nc | Ns | client_id) as the connection's
+ * first request, and checks the server's proof HMAC-SHA256(K,
+ * "orfs-server" | Nc | Ns | client_id) in its reply (net/transport.c).  The key lives only in the "hmac(sha256)" transform
  * of the mount's client and in the mount options, both wiped when the
  * mount goes away.
  */
@@ -86,7 +86,7 @@ void orfs_auth_tfm_free(struct crypto_shash *tfm)
 /**
  * orfs_auth_proof() - one side's proof of the secret
  * @tfm: the mount's keyed transform
- * @client: 1 for the client's proof (AUTH), 0 for the server's (accept)
+ * @client: 1 for the client's proof (AUTH), 0 for the server's (its reply)
  * @nc: the client's nonce
  * @ns: the server's nonce
  * @client_id: the connection's client id
@@ -108,29 +108,26 @@ int orfs_auth_proof(struct crypto_shash *tfm, int client, const u8 *nc,
 }
 
 /**
- * orfs_auth_check_server() - did the server prove the secret in its accept?
+ * orfs_auth_check_server() - did the server prove the secret?
  * @tfm: the mount's keyed transform
- * @req: the connect request this connection sent (Nc, client id)
- * @rep: the accept, which passed orfs_conn_rep_check()
+ * @nc: the client's nonce (connect request)
+ * @ns: the server's nonce (accept)
+ * @client_id: the connection's client id
+ * @proof: the server's proof, from the AUTH reply
  *
  * Compares in constant time.
  *
  * Context: process.
- * Return: 0; -EACCES if the accept carries no proof (ORFS_CF_AUTH clear:
- * the server has no secret) or a wrong one; or a crypto API error.
+ * Return: 0; -EACCES for a wrong proof; or a crypto API error.
  */
-int orfs_auth_check_server(struct crypto_shash *tfm,
-			   const struct orfs_conn_req *req,
-			   const struct orfs_conn_rep *rep)
+int orfs_auth_check_server(struct crypto_shash *tfm, const u8 *nc,
+			   const u8 *ns, u64 client_id, const u8 *proof)
 {
 	u8 want[ORFS_AUTH_PROOF_LEN];
 	int ret;
 
-	if (!(le32_to_cpu(rep->flags) & ORFS_CF_AUTH))
-		return -EACCES;
-	ret = orfs_auth_proof(tfm, 0, req->nonce, rep->auth_nonce,
-			      le64_to_cpu(req->client_id), want);
-	if (!ret && crypto_memneq(want, rep->auth_proof, sizeof(want)))
+	ret = orfs_auth_proof(tfm, 0, nc, ns, client_id, want);
+	if (!ret && crypto_memneq(want, proof, sizeof(want)))
 		ret = -EACCES;
 	memzero_explicit(want, sizeof(want));
 	return ret;

@@ -18,8 +18,7 @@ struct crypto_shash *orfs_auth_tfm_alloc(const u8 *secret, u32 len);
 void orfs_auth_tfm_free(struct crypto_shash *tfm);
 int orfs_auth_proof(struct crypto_shash *tfm, int client, const u8 *nc,
 		    const u8 *ns, u64 client_id, u8 *out);
-int orfs_auth_check_server(struct crypto_shash *tfm,
-			   const struct orfs_conn_req *req,
-			   const struct orfs_conn_rep *rep);
+int orfs_auth_check_server(struct crypto_shash *tfm, const u8 *nc,
+			   const u8 *ns, u64 client_id, const u8 *proof);
 
 #endif /* ORFS_AUTH_H */

@@ -24,10 +24,11 @@
  * ADDR_RESOLVED (allocate PD, CQ, QP and buffers) -> ROUTE_RESOLVED
  * (connect with struct orfs_conn_req as private data) -> ESTABLISHED
  * (check struct orfs_conn_rep) or REJECTED (decode struct orfs_conn_rej).
- * A mount with a shared secret then proves it (AUTH) before the connection
- * is handed to its owner: the connect request carries a nonce, the accept
- * must carry the server's proof (checked in orfs_established()), and the
- * client's proof is the first request (orfs_conn_auth()).
+ * A mount with a shared secret then does the handshake before the
+ * connection is handed to its owner: the connect request carries a nonce,
+ * the accept must carry the server's (checked in orfs_established()), the
+ * client's proof is the first request and the server's proof comes back
+ * in its reply (orfs_conn_auth()).
  */
 #define pr_fmt(fmt) "orfs: " fmt
 
@@ -607,32 +608,26 @@ static int orfs_alloc_grants(struct orfs_conn *conn)
  * orfs_established_auth() - the handshake's part of checking an accept
  * @conn: the connection; conn->rep holds the accept
  *
- * A mount with a secret refuses a server that does not prove it (an
- * impostor, or a server without --secret-file); a mount without one
- * refuses an accept that asks for the handshake it did not offer.
+ * A mount with a secret refuses a server that does not take part in the
+ * handshake (one without --secret-file, or an impostor); a mount without
+ * one refuses an accept that asks for the handshake it did not offer.
  *
  * Context: process (rdma_cm handler).
- * Return: 0, -EACCES, -EPROTO or a crypto API error.
+ * Return: 0, -EACCES or -EPROTO.
  */
 static int orfs_established_auth(struct orfs_conn *conn)
 {
-	bool proved = le32_to_cpu(conn->rep.flags) & ORFS_CF_AUTH;
-	int ret;
+	bool auth = le32_to_cpu(conn->rep.flags) & ORFS_CF_AUTH;
 
-	if (!conn->opts.auth_tfm) {
-		if (!proved)
-			return 0;
-		pr_err("server sent a shared-secret proof we did not ask for\n");
+	if (!conn->opts.auth_tfm && auth) {
+		pr_err("server asks for a shared-secret handshake we did not offer\n");
 		return -EPROTO;
 	}
-	ret = orfs_auth_check_server(conn->opts.auth_tfm, &conn->req, &conn->rep);
-	if (ret == -EACCES)
-		pr_err_ratelimited("server did not prove the shared secret%s\n",
-				   proved ? "" : " (it has none: orfsd --secret-file)");
-	else if (ret)
-		pr_err_ratelimited("cannot check the server's shared-secret proof: %d\n",
-				   ret);
-	return ret;
+	if (conn->opts.auth_tfm && !auth) {
+		pr_err_ratelimited("server did not prove the shared secret (it has none: orfsd --secret-file)\n");
+		return -EACCES;
+	}
+	return 0;
 }
 
 /* Checks the server's accept data and shrinks the slot count to its grant. */
@@ -775,15 +770,18 @@ static void orfs_conn_free(struct orfs_conn *conn)
 }
 
 /**
- * orfs_conn_auth() - prove the shared secret: the connection's first request
- * @conn: a connection just established with a server that proved it
+ * orfs_conn_auth() - the shared-secret handshake: the first request
+ * @conn: a connection just established with a server that takes part
+ *
+ * Sends the client's proof (AUTH) and checks the server's in the reply.
  *
  * Context: process; sleeps until the reply (at most opts.timeo).
- * Return: 0; -EACCES if the server refused the proof (it then
- * disconnects); a transport error.
+ * Return: 0; -EACCES if the server refused our proof (it then
+ * disconnects) or did not prove the secret itself; a transport error.
  */
 static int orfs_conn_auth(struct orfs_conn *conn)
 {
+	const struct orfs_auth_rep *ar;
 	struct orfs_auth_req q;
 	struct orfs_msg msg = {
 		.opcode = ORFS_OP_AUTH, .body = &q, .body_len = sizeof(q),
@@ -797,14 +795,24 @@ static int orfs_conn_auth(struct orfs_conn *conn)
 		ret = orfs_conn_call(conn, &msg, ORFS_AUTH_SEQ, 0, conn->opts.timeo,
 				     &rep);
 	memzero_explicit(&q, sizeof(q));
-	if (!ret) {
-		orfs_reply_put(&rep);
-		return 0;
+	if (ret) {
+		if (ret == -EACCES)
+			pr_err_ratelimited("server rejected our secret\n");
+		else
+			pr_err_ratelimited("shared-secret handshake failed: %d\n", ret);
+		return ret;
 	}
+	/* orfs_hdr_check() saw the whole orfs_auth_rep. */
+	ar = rep.body;
+	ret = orfs_auth_check_server(conn->opts.auth_tfm, conn->req.nonce,
+				     conn->rep.auth_nonce, conn->opts.client_id,
+				     ar->proof);
+	orfs_reply_put(&rep);
 	if (ret == -EACCES)
-		pr_err_ratelimited("server rejected our secret\n");
-	else
-		pr_err_ratelimited("shared-secret handshake failed: %d\n", ret);
+		pr_err_ratelimited("server did not prove the shared secret\n");
+	else if (ret)
+		pr_err_ratelimited("cannot check the server's shared-secret proof: %d\n",
+				   ret);
 	return ret;
 }
 

@@ -4,14 +4,16 @@
  * handshake").
  *
  * A server started with --secret-file accepts only clients that offer
- * ORFS_CF_AUTH and a nonce Nc in their connect request; it answers with its
- * own nonce Ns and proves the secret K with HMAC-SHA256(K, "orfs-server" |
- * Nc | Ns | client_id) in the accept.  The client checks that, then sends
- * AUTH with HMAC-SHA256(K, "orfs-client" | Nc | Ns | client_id) as its first
- * request.  Until that proof has been checked (in constant time) every
- * other request gets EACCES, and a connection whose AUTH fails, or that
- * sends anything else first, is failed for good: EACCES to everything
- * while the transport disconnects it (rdma.c).
+ * ORFS_CF_AUTH and a nonce Nc in their connect request, and answers with
+ * its own nonce Ns in the accept.  The client's first request is AUTH with
+ * HMAC-SHA256(K, "orfs-client" | Nc | Ns | client_id); once that has been
+ * checked (in constant time) the reply carries the server's proof,
+ * HMAC-SHA256(K, "orfs-server" | Nc | Ns | client_id), which the client
+ * checks in turn.  The client proves first, so orfsd hands no MAC of the
+ * secret to anyone who has not shown they know it.  Until AUTH succeeds
+ * every other request gets EACCES, and a connection whose AUTH fails, or
+ * that sends anything else first, is failed for good: EACCES to
+ * everything while the transport disconnects it (rdma.c).
  *
  * SHA-256 is written here from FIPS 180-4 and HMAC from RFC 2104, so orfsd
  * needs no crypto library; tests/server/test_auth.c checks both against
@@ -236,7 +238,7 @@ bool orfs_auth_equal(const void *a, const void *b, size_t len)
 /**
  * orfs_auth_proof() - one side's proof of the secret
  * @secret: the secret
- * @client: 1 for the client's proof (AUTH), 0 for the server's (accept)
+ * @client: 1 for the client's proof (AUTH), 0 for the server's (its reply)
  * @nc: the client's nonce
  * @ns: the server's nonce
  * @client_id: the connection's client id
@@ -361,13 +363,13 @@ void orfs_secret_wipe(struct orfs_secret *s)
  * @req: the client's connect request (passed orfs_conn_req_check())
  * @ns: fresh random bytes for the server's nonce
  * @a: the connection's handshake, initialised here
- * @rep: the accept being built: gets ORFS_CF_AUTH, @ns and the server's
- *	proof when the client must authenticate
+ * @rep: the accept being built: gets ORFS_CF_AUTH and @ns when the client
+ *	must authenticate
  *
  * Without a secret every client is accepted (one offering ORFS_CF_AUTH
- * refuses the accept itself, since it carries no proof).  With one, a
- * client that does not offer ORFS_CF_AUTH is rejected, and any other is
- * accepted with @a pending until its AUTH.
+ * refuses the accept itself: without ORFS_CF_AUTH in it, the server will
+ * prove nothing).  With one, a client that does not offer ORFS_CF_AUTH is
+ * rejected, and any other is accepted with @a pending until its AUTH.
  *
  * Return: 0 to accept, or ORFS_REJ_AUTH.
  */
@@ -387,7 +389,6 @@ int orfs_auth_accept(const struct orfs_secret *secret,
 	a->client_id = orfs_cpu64(req->client_id);
 	rep->flags = orfs_le32(orfs_cpu32(rep->flags) | ORFS_CF_AUTH);
 	memcpy(rep->auth_nonce, a->ns, sizeof(rep->auth_nonce));
-	orfs_auth_proof(secret, 0, a->nc, a->ns, a->client_id, rep->auth_proof);
 	return 0;
 }
 
@@ -399,16 +400,18 @@ int orfs_auth_accept(const struct orfs_secret *secret,
  *	opcode with @h; anything with NULL)
  * @peer: the client's address, for the log
  * @st: counters (auth_ok, auth_failures), or NULL
+ * @rep: filled with the server's proof when AUTH succeeds
  *
  * A well-formed AUTH with the right proof authenticates the connection.
  * Anything else fails it for good: logged once with the peer's address,
  * counted, and answered with EACCES like every request after it; the
  * transport disconnects a failed connection.
  *
- * Return: 0 (AUTH succeeded: an empty success reply) or -EACCES.
+ * Return: 0 (AUTH succeeded: reply with @rep) or -EACCES.
  */
 int orfs_auth_check(struct orfs_auth *a, const struct orfs_hdr *h,
-		    int hdr_err, const char *peer, struct orfs_stats *st)
+		    int hdr_err, const char *peer, struct orfs_stats *st,
+		    struct orfs_auth_rep *rep)
 {
 	const struct orfs_auth_req *q;
 	uint8_t want[ORFS_AUTH_PROOF_LEN];
@@ -416,8 +419,6 @@ int orfs_auth_check(struct orfs_auth *a, const struct orfs_hdr *h,
 	uint16_t op;
 	bool ok;
 
-	if (a->state == ORFS_AUTH_OK)
-		return 0;
 	if (a->state != ORFS_AUTH_PENDING)
 		return -EACCES;
 	if (!h || hdr_err) {
@@ -444,6 +445,7 @@ int orfs_auth_check(struct orfs_auth *a, const struct orfs_hdr *h,
 		why = "wrong shared-secret proof";
 		goto fail;
 	}
+	orfs_auth_proof(a->secret, 0, a->nc, a->ns, a->client_id, rep->proof);
 	a->state = ORFS_AUTH_OK;
 	ORFS_STAT_ADD(st, auth_ok, 1);
 	log_debug("%s: authenticated (client id %016llx)", peer,

@@ -94,7 +94,8 @@ int orfs_auth_accept(const struct orfs_secret *secret,
 		     const struct orfs_conn_req *req, const uint8_t *ns,
 		     struct orfs_auth *a, struct orfs_conn_rep *rep);
 int orfs_auth_check(struct orfs_auth *a, const struct orfs_hdr *h,
-		    int hdr_err, const char *peer, struct orfs_stats *st);
+		    int hdr_err, const char *peer, struct orfs_stats *st,
+		    struct orfs_auth_rep *rep);
 void orfs_auth_proof(const struct orfs_secret *secret, int client,
 		     const uint8_t *nc, const uint8_t *ns, uint64_t client_id,
 		     uint8_t out[ORFS_AUTH_PROOF_LEN]);

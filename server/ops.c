@@ -676,8 +676,10 @@ uint32_t orfs_req_start(struct orfs_areq *a, bool *pending)
 
 	err = orfs_hdr_check(h, a->len, 0);
 	if (err && err != -EOPNOTSUPP) {
-		if (ctx->auth)	/* garbage before AUTH fails the handshake */
-			orfs_auth_check(ctx->auth, NULL, err, ctx->peer, ctx->stats);
+		if (ctx->auth && ctx->auth->state == ORFS_AUTH_PENDING)
+			/* garbage before AUTH fails the handshake */
+			orfs_auth_check(ctx->auth, NULL, err, ctx->peer,
+					ctx->stats, NULL);
 		return reply_bad_header(ctx, a->req, a->len, err, a->rep);
 	}
 	opcode = orfs_cpu16(h->opcode);
@@ -689,11 +691,11 @@ uint32_t orfs_req_start(struct orfs_areq *a, bool *pending)
 	}
 	ORFS_STAT_ADD(ctx->stats, requests, 1);
 	if (ctx->auth && ctx->auth->state != ORFS_AUTH_OK) {
-		a->opcode = opcode;
-		a->xid = xid;
-		return encode_reply(ctx, opcode, xid,
-				    orfs_auth_check(ctx->auth, h, err, ctx->peer,
-						    ctx->stats), &a->r);
+		err = orfs_auth_check(ctx->auth, h, err, ctx->peer, ctx->stats,
+				      reply_body(&a->r));
+		if (!err)
+			a->r.body_len = sizeof(struct orfs_auth_rep);
+		return encode_reply(ctx, opcode, xid, err, &a->r);
 	}
 	if (err) {
 		log_ratelimited(ORFS_LOG_WARN, "%s: unknown opcode %u (xid %llu)",

@@ -32,7 +32,8 @@
  *    very same reply;
  *  - on a connection that has not proved the shared secret (an input whose
  *    xid slot is FUZZ_AUTH_SLOT, see fuzz_fixture.h), only an AUTH with the
- *    right proof succeeds; every other message that gets a reply gets
+ *    right proof succeeds, and its reply carries the server's proof; every
+ *    other message that gets a reply gets
  *    EACCES (EBADMSG or EPROTO for a bad header), executes nothing, and
  *    leaves the handshake failed;
  *  - no file descriptor leaks;
@@ -649,6 +650,8 @@ static void check_auth(const uint8_t *req, uint32_t len, const uint8_t *r,
 		if (status || auth.state != ORFS_AUTH_OK)
 			bug("the right AUTH got status %u, handshake state %d", status,
 			    auth.state);
+		if (memcmp(orfs_body(h), FUZZ_AUTH_SERVER_PROOF, ORFS_AUTH_PROOF_LEN))
+			bug("the AUTH reply does not carry the server's proof");
 		return;
 	}
 	if (status != EACCES && status != EBADMSG && status != EPROTO)

@@ -483,14 +483,12 @@ static void seed_proto(void)
 	proto("conn-rep", 4096, 65536, 0, &cp, sizeof(cp));
 	cp.flags = orfs_le32(ORFS_CF_AUTH);
 	memset(cp.auth_nonce, FUZZ_AUTH_NS, sizeof(cp.auth_nonce));
-	memset(cp.auth_proof, 0x5a, sizeof(cp.auth_proof));
 	proto("conn-rep-auth", 4096, 65536, 0, &cp, sizeof(cp));
 	cj.magic = orfs_le32(ORFS_MAGIC);
 	cj.reason = orfs_le16(ORFS_REJ_AUTH);
 	proto("conn-rej-auth", 4096, 4096, 0, &cj, sizeof(cj));
 	memset(&cj, 0, sizeof(cj));
 	memset(cp.auth_nonce, 0, sizeof(cp.auth_nonce));
-	memset(cp.auth_proof, 0, sizeof(cp.auth_proof));
 	cp.flags = 0;
 #ifdef ORFS_GRANTS_MAX
 	cr.io_size = orfs_le32(1U << 20);

@@ -157,34 +157,30 @@ static void orfs_auth_test_proofs(struct kunit *test)
 	KUNIT_EXPECT_NE(test, memcmp(out, orfs_t_client_proof, 32), 0);
 }
 
-/* The accept's proof: right, wrong, missing, or for other nonces. */
+/* The server's proof in the AUTH reply: right, wrong, or for other nonces. */
 static void orfs_auth_test_check_server(struct kunit *test)
 {
 	struct crypto_shash *tfm = test->priv;
-	struct orfs_conn_req req = {};
-	struct orfs_conn_rep rep = {};
+	u8 nc[16], ns[16], proof[32];
 
-	orfs_t_nonces(req.nonce, rep.auth_nonce);
-	req.flags = cpu_to_le32(ORFS_CF_AUTH);
-	req.client_id = cpu_to_le64(ORFS_T_CLIENT_ID);
-	rep.flags = cpu_to_le32(ORFS_CF_AUTH);
-	memcpy(rep.auth_proof, orfs_t_server_proof, 32);
-	KUNIT_EXPECT_EQ(test, orfs_auth_check_server(tfm, &req, &rep), 0);
-
+	orfs_t_nonces(nc, ns);
+	memcpy(proof, orfs_t_server_proof, 32);
+	KUNIT_EXPECT_EQ(test, orfs_auth_check_server(tfm, nc, ns, ORFS_T_CLIENT_ID,
+						     proof), 0);
 	/* The client's proof is not the server's. */
-	memcpy(rep.auth_proof, orfs_t_client_proof, 32);
-	KUNIT_EXPECT_EQ(test, orfs_auth_check_server(tfm, &req, &rep), -EACCES);
-	memcpy(rep.auth_proof, orfs_t_server_proof, 32);
-	rep.auth_proof[31] ^= 0x01;
-	KUNIT_EXPECT_EQ(test, orfs_auth_check_server(tfm, &req, &rep), -EACCES);
-	rep.auth_proof[31] ^= 0x01;
-	/* A replayed accept does not fit a new nonce. */
-	req.nonce[0] ^= 0xff;
-	KUNIT_EXPECT_EQ(test, orfs_auth_check_server(tfm, &req, &rep), -EACCES);
-	req.nonce[0] ^= 0xff;
-	/* A server without a secret proves nothing. */
-	rep.flags = 0;
-	KUNIT_EXPECT_EQ(test, orfs_auth_check_server(tfm, &req, &rep), -EACCES);
+	KUNIT_EXPECT_EQ(test, orfs_auth_check_server(tfm, nc, ns, ORFS_T_CLIENT_ID,
+						     orfs_t_client_proof), -EACCES);
+	proof[31] ^= 0x01;
+	KUNIT_EXPECT_EQ(test, orfs_auth_check_server(tfm, nc, ns, ORFS_T_CLIENT_ID,
+						     proof), -EACCES);
+	proof[31] ^= 0x01;
+	/* A replayed reply does not fit a new nonce, or another mount. */
+	nc[0] ^= 0xff;
+	KUNIT_EXPECT_EQ(test, orfs_auth_check_server(tfm, nc, ns, ORFS_T_CLIENT_ID,
+						     proof), -EACCES);
+	nc[0] ^= 0xff;
+	KUNIT_EXPECT_EQ(test, orfs_auth_check_server(tfm, nc, ns, ORFS_T_CLIENT_ID + 1,
+						     proof), -EACCES);
 }
 
 static struct kunit_case orfs_auth_test_cases[] = {

@@ -79,7 +79,7 @@ static const struct orfs_test_op orfs_test_ops[] = {
 	{ ORFS_OP_SETXATTR, 80,  0,   "SETXATTR" },
 	{ ORFS_OP_LISTXATTR, 80, 8,   "LISTXATTR" },
 	{ ORFS_OP_REMOVEXATTR, 80, 0, "REMOVEXATTR" },
-	{ ORFS_OP_AUTH,     32,  0,   "AUTH" },
+	{ ORFS_OP_AUTH,     32,  32,  "AUTH" },
 };
 
 /**

@@ -259,7 +259,7 @@ static void test_accept(void **state)
 	assert_int_equal(orfs_auth_accept(&none, &req, ns, &a, &rep), 0);
 	assert_int_equal(rep.flags, 0);
 	memset(nc, 0, sizeof(nc));
-	assert_memory_equal(rep.auth_proof, nc, 16);
+	assert_memory_equal(rep.auth_nonce, nc, 16);
 
 	/* A secret: a client that offers nothing is rejected. */
 	req = conn_req(false);
@@ -268,13 +268,12 @@ static void test_accept(void **state)
 	assert_int_equal(rep.flags, 0);
 	assert_int_equal(orfs_rej_errno(ORFS_REJ_AUTH), -EACCES);
 
-	/* One that offers gets Ns and the server's proof, and is pending. */
+	/* One that offers gets Ns, and is pending until its AUTH. */
 	req = conn_req(true);
 	memset(&rep, 0, sizeof(rep));
 	assert_int_equal(orfs_auth_accept(&s, &req, ns, &a, &rep), 0);
 	assert_int_equal(orfs_cpu32(rep.flags), ORFS_CF_AUTH);
 	assert_memory_equal(rep.auth_nonce, ns, 16);
-	assert_memory_equal(rep.auth_proof, vec_server_proof, 32);
 	assert_int_equal(a.state, ORFS_AUTH_PENDING);
 	assert_true(a.client_id == VEC_CLIENT_ID);
 	finish_rep(&rep);
@@ -284,6 +283,7 @@ static void test_accept(void **state)
 	assert_int_equal(orfs_conn_rep_check(&rep, sizeof(rep), 4096), -EPROTO);
 	rep.flags = orfs_le32(ORFS_CF_AUTH);
 	assert_int_equal(orfs_conn_rep_check(&rep, 48, 4096), -EPROTO);
+	assert_int_equal(sizeof(rep), 64);
 }
 
 /* ---- the AUTH gate of the request path ---- */
@@ -334,6 +334,7 @@ static uint32_t build(uint16_t op, uint16_t flags, const void *p, uint32_t body)
 /* Send @len bytes of reqbuf; return the reply's status, -1 for none. */
 static int send_req(uint32_t len)
 {
+	const struct orfs_auth_rep *ar;
 	const struct orfs_hdr *h = (const struct orfs_hdr *)repbuf;
 	const struct orfs_hdr *q = (const struct orfs_hdr *)reqbuf;
 	uint32_t n;
@@ -345,6 +346,12 @@ static int send_req(uint32_t len)
 	assert_true(h->xid == q->xid);
 	if (h->status)
 		assert_int_equal(orfs_cpu32(h->body_len), 0);
+	/* A successful AUTH answers with the server's proof. */
+	if (!h->status && orfs_cpu16(h->opcode) == ORFS_OP_AUTH) {
+		assert_int_equal(orfs_cpu32(h->body_len), sizeof(*ar));
+		ar = orfs_body(h);
+		assert_memory_equal(ar->proof, vec_server_proof, 32);
+	}
 	return (int)orfs_cpu32(h->status);
 }
 
