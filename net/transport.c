@@ -25,10 +25,10 @@
  * (connect with struct orfs_conn_req as private data) -> ESTABLISHED
  * (check struct orfs_conn_rep) or REJECTED (decode struct orfs_conn_rej).
  * A mount with a shared secret then does the handshake before the
- * connection is handed to its owner: the connect request carries a nonce,
- * the accept must carry the server's (checked in orfs_established()), the
- * client's proof is the first request and the server's proof comes back
- * in its reply (orfs_conn_auth()).
+ * connection is handed to its owner: the connect request carries the
+ * client's nonce, the accept must carry the server's (checked in
+ * orfs_established()), the client's proof is the first request and the
+ * server's proof comes back in its reply (orfs_conn_auth()).
  */
 #define pr_fmt(fmt) "orfs: " fmt
 
