@@ -60,6 +60,9 @@
  * @rc_entries: registrations kept per process
  * @rc_pages: pages they may keep pinned
  * @rc_batch: fmrd: registrations retired per batch
+ * @secret: the shared secret (secret=), or NULL: never shown or logged,
+ *	freed with kfree_sensitive() (orfs_free_opts())
+ * @secret_len: its length
  */
 struct orfs_mount_opts {
 	struct sockaddr_storage	addr;
@@ -85,6 +88,8 @@ struct orfs_mount_opts {
 	u32			rc_entries;
 	u32			rc_pages;
 	u32			rc_batch;
+	u8			*secret;
+	u32			secret_len;
 };
 
 /**

@@ -14,7 +14,9 @@
 #include <linux/statfs.h>
 #include <linux/backing-dev.h>
 #include <linux/slab.h>
+#include <crypto/algapi.h>
 #include "orfs_fs.h"
+#include "../net/orfs_auth.h"
 
 enum orfs_param {
 	Opt_port,
@@ -40,6 +42,7 @@ enum orfs_param {
 	Opt_regcache_entries,
 	Opt_regcache_pages,
 	Opt_regcache_batch,
+	Opt_secret,
 };
 
 /* regcache=: how O_DIRECT buffers are registered (net/regcache.c). */
@@ -84,6 +87,7 @@ static const struct fs_parameter_spec orfs_fs_parameters[] = {
 	fsparam_u32("regcache_entries", Opt_regcache_entries),
 	fsparam_u32("regcache_pages", Opt_regcache_pages),
 	fsparam_u32("regcache_batch", Opt_regcache_batch),
+	fsparam_string("secret", Opt_secret),
 	{}
 };
 
@@ -91,8 +95,41 @@ static void orfs_free_opts(struct orfs_mount_opts *o)
 {
 	kfree(o->host);
 	kfree(o->path);
+	kfree_sensitive(o->secret);
 	o->host = NULL;
 	o->path = NULL;
+	o->secret = NULL;
+	o->secret_len = 0;
+}
+
+/**
+ * orfs_parse_secret() - secret=<hex>: the shared secret
+ * @fc: the context, for error reporting
+ * @param: the parameter; its string is wiped once decoded
+ * @o: gets the secret
+ *
+ * Neither the value nor any part of it is ever logged.
+ *
+ * Return: 0, -EINVAL with a message, -ENOMEM.
+ */
+static int orfs_parse_secret(struct fs_context *fc, struct fs_parameter *param,
+			     struct orfs_mount_opts *o)
+{
+	u8 *secret;
+	u32 len;
+	int ret;
+
+	ret = orfs_auth_parse_secret(param->string, &secret, &len);
+	memzero_explicit(param->string, strlen(param->string));
+	if (ret == -EINVAL)
+		return invalfc(fc, "secret: must be %u to %u bytes written as hex digits",
+			       ORFS_SECRET_MIN, ORFS_SECRET_MAX);
+	if (ret)
+		return ret;
+	kfree_sensitive(o->secret);
+	o->secret = secret;
+	o->secret_len = len;
+	return 0;
 }
 
 /**
@@ -282,6 +319,8 @@ static int orfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 				       result.uint_32, ORFS_RC_BATCH_MAX);
 		o->rc_batch = result.uint_32;
 		break;
+	case Opt_secret:
+		return orfs_parse_secret(fc, param, o);
 	case Opt_addr:
 		/*
 		 * Shown in /proc/mounts, so mount(8) hands it back on remount.
@@ -459,6 +498,8 @@ static int orfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	copts.rc_entries = sbi->opts.rc_entries;
 	copts.rc_pages = sbi->opts.rc_pages;
 	copts.rc_batch = sbi->opts.rc_batch;
+	copts.secret = sbi->opts.secret;
+	copts.secret_len = sbi->opts.secret_len;
 	ret = orfs_stats_init(&sbi->stats);
 	if (ret)
 		return ret;
@@ -500,6 +541,8 @@ static int orfs_get_tree(struct fs_context *fc)
 	sbi->opts = *o;
 	o->host = NULL;
 	o->path = NULL;
+	o->secret = NULL;
+	o->secret_len = 0;
 	fc->s_fs_info = sbi;
 	return get_tree_nodev(fc, orfs_fill_super);
 }
@@ -534,7 +577,8 @@ static void orfs_free_fc(struct fs_context *fc)
  *
  * Caching, timeouts and I/O sizes can change on a live mount; what shapes
  * the connections (port, inline, credits, nconnect, keepalive, the
- * server) cannot, and asking to change it fails with EINVAL.
+ * server, the shared secret) cannot, and asking to change it fails with
+ * EINVAL.  secret= may be given again only with the same value.
  *
  * Context: process; syncs the file system first.
  */
@@ -550,6 +594,9 @@ static int orfs_reconfigure(struct fs_context *fc)
 	    n->rc_entries != o->rc_entries || n->rc_pages != o->rc_pages ||
 	    n->rc_batch != o->rc_batch)
 		return invalfc(fc, "port, inline, credits, nconnect, keepalive and regcache* cannot change on remount");
+	if (n->secret && (n->secret_len != o->secret_len ||
+			  crypto_memneq(n->secret, o->secret, n->secret_len)))
+		return invalfc(fc, "secret cannot change on remount");
 	if (orfs_check_ac(fc, n))
 		return -EINVAL;
 	sync_filesystem(sb);
@@ -590,6 +637,8 @@ static int orfs_init_fs_context(struct fs_context *fc)
 		*o = ORFS_SB(fc->root->d_sb)->opts;
 		o->host = NULL;
 		o->path = NULL;
+		o->secret = NULL;	/* set only if given again */
+		o->secret_len = 0;
 	} else {
 		o->port = ORFS_DEFAULT_PORT;
 		o->inline_size = ORFS_INLINE_DEFAULT;

@@ -99,6 +99,7 @@ enum orfs_opcode {
 	ORFS_OP_SETXATTR	= 20,
 	ORFS_OP_LISTXATTR	= 21,
 	ORFS_OP_REMOVEXATTR	= 22,
+	ORFS_OP_AUTH		= 23,	/* shared-secret proof, first request */
 	ORFS_OP_MAX
 };
 
@@ -205,8 +206,28 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_attr) == 96);
 
 /* ---- connection private data (rdma_cm) ---- */
 
-/* Bits in orfs_conn_req.flags / orfs_conn_rep.flags; none defined in v1. */
-#define ORFS_CF_KNOWN		0x0
+/*
+ * Bits in orfs_conn_req.flags / orfs_conn_rep.flags.
+ *
+ * ORFS_CF_AUTH: request: the client has a shared secret and carries a
+ * nonce; accept: the server has one too and sends its nonce (auth_nonce):
+ * the client's first request must be ORFS_OP_AUTH, whose reply carries
+ * the server's proof.
+ */
+#define ORFS_CF_AUTH		0x1
+#define ORFS_CF_KNOWN		ORFS_CF_AUTH
+
+/*
+ * The shared-secret handshake (Documentation/protocol.md, "Shared-secret
+ * handshake"): HMAC-SHA256 keyed with the secret, over a label, the client's
+ * nonce, the server's nonce and the client id (orfs_auth_msg()).
+ */
+#define ORFS_AUTH_NONCE_LEN	16
+#define ORFS_AUTH_PROOF_LEN	32	/* HMAC-SHA256 */
+#define ORFS_SECRET_MIN		16	/* bytes of shared secret */
+#define ORFS_SECRET_MAX		256
+#define ORFS_AUTH_LABEL_LEN	11	/* "orfs-server", "orfs-client" */
+#define ORFS_AUTH_MSG_LEN	(ORFS_AUTH_LABEL_LEN + 2 * ORFS_AUTH_NONCE_LEN + 8)
 
 /**
  * struct orfs_conn_req - private data of the client's connect request
@@ -222,7 +243,8 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_attr) == 96);
  *	buffers of at least this size, or none
  * @client_id: random, chosen at mount time and kept across reconnects; the
  *	server's duplicate-request cache is keyed by it
- * @reserved: zero
+ * @nonce: with ORFS_CF_AUTH, fresh random bytes for this connection (Nc);
+ *	else zero
  *
  * Must fit the 56 bytes rdma_cm allows for an RC connect request.
  */
@@ -236,7 +258,7 @@ struct orfs_conn_req {
 	__le32	flags;
 	__le32	io_size;
 	__le64	client_id;
-	__le32	reserved[4];
+	u8	nonce[ORFS_AUTH_NONCE_LEN];
 };
 ORFS_STATIC_ASSERT(sizeof(struct orfs_conn_req) == 48);
 
@@ -261,6 +283,10 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_conn_req) == 48);
  * @grant_addr: remote address of staging buffer 0
  * @grant_rkey: rkey of the arena
  * @reserved: zero
+ * @auth_nonce: with ORFS_CF_AUTH, the server's fresh random nonce (Ns);
+ *	else zero
+ *
+ * rdma_cm allows 196 bytes of accept private data on InfiniBand and RoCE.
  */
 struct orfs_conn_rep {
 	__le32	magic;
@@ -275,15 +301,16 @@ struct orfs_conn_rep {
 	__le64	grant_addr;
 	__le32	grant_rkey;
 	__le32	reserved;
+	u8	auth_nonce[ORFS_AUTH_NONCE_LEN];
 };
-ORFS_STATIC_ASSERT(sizeof(struct orfs_conn_rep) == 48);
+ORFS_STATIC_ASSERT(sizeof(struct orfs_conn_rep) == 64);
 
 /* orfs_conn_rej.reason */
 enum orfs_rej_reason {
 	ORFS_REJ_UNKNOWN	= 0,
 	ORFS_REJ_VERSION	= 1,	/* no common protocol version */
 	ORFS_REJ_NOT_ALLOWED	= 2,	/* client address not on the allow-list */
-	ORFS_REJ_AUTH		= 3,	/* shared-secret handshake failed */
+	ORFS_REJ_AUTH		= 3,	/* the server requires a shared secret */
 	ORFS_REJ_RESOURCES	= 4,	/* server out of connections or memory */
 	ORFS_REJ_MALFORMED	= 5,	/* connect private data did not decode */
 };
@@ -630,6 +657,32 @@ struct orfs_xattr_rep {
 };
 ORFS_STATIC_ASSERT(sizeof(struct orfs_xattr_rep) == 8);
 
+/**
+ * struct orfs_auth_req - AUTH: the client proves it knows the shared secret
+ * @proof: HMAC-SHA256(secret, orfs_auth_msg(client)) over the nonces of
+ *	this connection
+ *
+ * The first request on a connection whose accept carried ORFS_CF_AUTH, and
+ * only there.  EACCES means a wrong proof (the server then disconnects).
+ * Until AUTH succeeds the server answers every other request with EACCES
+ * and disconnects.  The client proves first, so that the server gives no
+ * MAC of the secret to a peer that has not shown it knows the secret.
+ */
+struct orfs_auth_req {
+	u8	proof[ORFS_AUTH_PROOF_LEN];
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_auth_req) == 32);
+
+/**
+ * struct orfs_auth_rep - AUTH reply: the server proves it too
+ * @proof: HMAC-SHA256(secret, orfs_auth_msg(server)); a client refuses a
+ *	server whose proof is wrong
+ */
+struct orfs_auth_rep {
+	u8	proof[ORFS_AUTH_PROOF_LEN];
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_auth_rep) == 32);
+
 /* ---- helpers shared by both sides ---- */
 
 static inline uint32_t orfs_align8(uint32_t n)
@@ -710,6 +763,9 @@ static inline int orfs_body_min(uint16_t opcode, int reply)
 	case ORFS_OP_SETXATTR:
 	case ORFS_OP_REMOVEXATTR:
 		return reply ? 0 : (int)sizeof(struct orfs_xattr_req);
+	case ORFS_OP_AUTH:
+		return reply ? (int)sizeof(struct orfs_auth_rep) :
+			       (int)sizeof(struct orfs_auth_req);
 	default:
 		return -1;
 	}
@@ -1070,6 +1126,8 @@ static inline int orfs_conn_rep_check(const struct orfs_conn_rep *r, uint32_t le
 	gsize = orfs_cpu32(r->grant_size);
 	if (grants > ORFS_GRANTS_MAX)
 		return -EPROTO;
+	if (orfs_cpu32(r->flags) & ~ORFS_CF_KNOWN)
+		return -EPROTO;
 	if (grants && (gsize < 4096 || gsize > ORFS_IO_MAX || (gsize & 4095) ||
 		       orfs_cpu64(r->grant_addr) > ~(uint64_t)0 - (uint64_t)grants * gsize))
 		return -EPROTO;
@@ -1088,7 +1146,7 @@ static inline int orfs_rej_errno(uint16_t reason)
 	case ORFS_REJ_NOT_ALLOWED:
 		return -EACCES;
 	case ORFS_REJ_AUTH:
-		return -EPERM;
+		return -EACCES;
 	case ORFS_REJ_RESOURCES:
 		return -EAGAIN;
 	case ORFS_REJ_MALFORMED:
@@ -1106,7 +1164,7 @@ static inline const char *orfs_rej_str(uint16_t reason)
 	case ORFS_REJ_NOT_ALLOWED:
 		return "client not on the server's allow-list";
 	case ORFS_REJ_AUTH:
-		return "authentication failed";
+		return "server requires a shared secret";
 	case ORFS_REJ_RESOURCES:
 		return "server out of resources";
 	case ORFS_REJ_MALFORMED:
@@ -1114,6 +1172,36 @@ static inline const char *orfs_rej_str(uint16_t reason)
 	default:
 		return "connection refused";
 	}
+}
+
+/**
+ * orfs_auth_msg() - the bytes a shared-secret proof is the HMAC of
+ * @buf: ORFS_AUTH_MSG_LEN bytes
+ * @client: 1 for the client's proof (AUTH), 0 for the server's (its reply)
+ * @nc: the client's nonce, from the connect request
+ * @ns: the server's nonce, from the accept
+ * @client_id: the client id of the connect request
+ *
+ * label ("orfs-client" or "orfs-server", no NUL) | Nc | Ns | client_id
+ * (8 bytes, little-endian).  The two labels keep one side's proof from
+ * ever being the other's.
+ *
+ * Return: ORFS_AUTH_MSG_LEN.
+ */
+static inline uint32_t orfs_auth_msg(u8 *buf, int client, const u8 *nc,
+				     const u8 *ns, uint64_t client_id)
+{
+	__le64 id = orfs_le64(client_id);
+	u8 *p = buf;
+
+	memcpy(p, client ? "orfs-client" : "orfs-server", ORFS_AUTH_LABEL_LEN);
+	p += ORFS_AUTH_LABEL_LEN;
+	memcpy(p, nc, ORFS_AUTH_NONCE_LEN);
+	p += ORFS_AUTH_NONCE_LEN;
+	memcpy(p, ns, ORFS_AUTH_NONCE_LEN);
+	p += ORFS_AUTH_NONCE_LEN;
+	memcpy(p, &id, sizeof(id));
+	return ORFS_AUTH_MSG_LEN;
 }
 
 #endif /* ORFS_PROTO_H */

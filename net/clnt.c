@@ -15,6 +15,11 @@
  * umount -f aborts the client: every waiting and future request fails with
  * EIO at once.  RC has no keepalive of its own, so an idle connection is
  * probed with a NULL request every keepalive seconds.
+ *
+ * With a shared secret (secret=) every connection, the first and each
+ * reconnection, does the handshake inside orfs_conn_open() before it is
+ * installed, so requests caught by an outage are retransmitted only on an
+ * authenticated connection.
  */
 #define pr_fmt(fmt) "orfs: " fmt
 
@@ -25,6 +30,7 @@
 #include <linux/sched/signal.h>
 #include <linux/timekeeping.h>
 #include <linux/math64.h>
+#include "orfs_auth.h"
 #include "orfs_net.h"
 
 #define ORFS_BACKOFF_MIN_MS	100
@@ -197,8 +203,9 @@ static void orfs_clnt_reconnect_worker(struct work_struct *work)
 		ret = orfs_conn_open(&clnt->opts, &conn);
 		if (ret) {
 			if (!clnt->warned)
-				pr_warn("server not responding (reconnect: %d), still trying\n",
-					ret);
+				pr_warn("%s (reconnect: %d), still trying\n",
+					ret == -EACCES ? "server refused the connection" :
+					"server not responding", ret);
 			clnt->warned = true;
 			queue_delayed_work(orfs_wq, &clnt->reconnect_work,
 					   msecs_to_jiffies(clnt->backoff_ms));
@@ -439,6 +446,8 @@ int orfs_clnt_ping(struct orfs_clnt *clnt, u32 count, struct orfs_ping_result *r
  *
  * The first connection must succeed (so a mount fails with a clear error);
  * further nconnect connections are made in the background if they fail.
+ * With opts->secret, the client keys an HMAC-SHA256 transform with it for
+ * its connections' handshakes and keeps no other copy.
  *
  * Context: process; sleeps.
  */
@@ -455,6 +464,18 @@ int orfs_clnt_create(const struct orfs_conn_opts *opts, struct orfs_clnt **clntp
 	if (!clnt)
 		return -ENOMEM;
 	clnt->opts = *opts;
+	clnt->opts.secret = NULL;
+	clnt->opts.secret_len = 0;
+	clnt->opts.auth_tfm = NULL;
+	if (opts->secret) {
+		clnt->opts.auth_tfm = orfs_auth_tfm_alloc(opts->secret, opts->secret_len);
+		if (IS_ERR(clnt->opts.auth_tfm)) {
+			ret = PTR_ERR(clnt->opts.auth_tfm);
+			pr_err("cannot set up HMAC-SHA256 for the shared secret: %d\n", ret);
+			kfree(clnt);
+			return ret;
+		}
+	}
 	clnt->opts.client_id = get_random_u64();
 	clnt->opts.down = orfs_clnt_conn_down;
 	clnt->opts.down_ctx = clnt;
@@ -469,6 +490,7 @@ int orfs_clnt_create(const struct orfs_conn_opts *opts, struct orfs_clnt **clntp
 
 	ret = orfs_conn_open(&clnt->opts, &conn);
 	if (ret) {
+		orfs_auth_tfm_free(clnt->opts.auth_tfm);
 		kfree(clnt);
 		return ret;
 	}
@@ -542,6 +564,7 @@ void orfs_clnt_destroy(struct orfs_clnt *clnt)
 	for (i = 0; i < clnt->opts.nconnect; i++)
 		if (clnt->conns[i])
 			orfs_conn_put(clnt->conns[i]);
+	orfs_auth_tfm_free(clnt->opts.auth_tfm);
 	kfree(clnt);
 }
 

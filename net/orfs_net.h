@@ -21,6 +21,7 @@
 struct orfs_conn;
 struct orfs_clnt;
 struct orfs_recv;
+struct crypto_shash;
 
 /**
  * struct orfs_conn_opts - what a connection, and a client, is asked to be
@@ -49,6 +50,12 @@ struct orfs_recv;
  * @busy_poll: microseconds a caller spins waiting for its reply (and for
  *	an RDMA READ of its data) before it sleeps, 0 to sleep at once; see
  *	orfs_wait_spin().  Read with READ_ONCE: it changes on remount
+ * @secret: client only, for orfs_clnt_create(): the shared secret
+ *	(secret=), or NULL; it keys @auth_tfm and the client keeps no pointer
+ * @secret_len: its length
+ * @auth_tfm: the mount's "hmac(sha256)" transform keyed with the secret,
+ *	or NULL for none: every connection then does the shared-secret
+ *	handshake (net/auth.c) before it is used
  */
 struct orfs_conn_opts {
 	struct sockaddr_storage	dst;
@@ -71,6 +78,9 @@ struct orfs_conn_opts {
 	bool			soft;
 	unsigned int		keepalive;
 	u32			busy_poll;
+	const u8		*secret;
+	u32			secret_len;
+	struct crypto_shash	*auth_tfm;
 };
 
 /**

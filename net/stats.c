@@ -56,6 +56,7 @@ static const char * const orfs_op_names[ORFS_OP_MAX] = {
 	[ORFS_OP_SETXATTR]	= "setxattr",
 	[ORFS_OP_LISTXATTR]	= "listxattr",
 	[ORFS_OP_REMOVEXATTR]	= "removexattr",
+	[ORFS_OP_AUTH]		= "auth",
 };
 
 const char *orfs_counter_name(enum orfs_counter c)

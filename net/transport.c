@@ -24,6 +24,11 @@
  * ADDR_RESOLVED (allocate PD, CQ, QP and buffers) -> ROUTE_RESOLVED
  * (connect with struct orfs_conn_req as private data) -> ESTABLISHED
  * (check struct orfs_conn_rep) or REJECTED (decode struct orfs_conn_rej).
+ * A mount with a shared secret then does the handshake before the
+ * connection is handed to its owner: the connect request carries the
+ * client's nonce, the accept must carry the server's (checked in
+ * orfs_established()), the client's proof is the first request and the
+ * server's proof comes back in its reply (orfs_conn_auth()).
  */
 #define pr_fmt(fmt) "orfs: " fmt
 
@@ -32,12 +37,19 @@
 #include <linux/sched/signal.h>
 #include <linux/inet.h>
 #include <linux/kref.h>
+#include <linux/random.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
+#include "orfs_auth.h"
 #include "xprt.h"
 
 #define CREATE_TRACE_POINTS
 #include "orfs_trace.h"
+
+/* The sequence number of AUTH requests, which no other request gets: the
+ * client's counter would need 2^48 requests to reach it.
+ */
+#define ORFS_AUTH_SEQ		((1ULL << 48) - 1)
 
 /* Runs disc_work: tearing a QP down must not wait behind other work. */
 static struct workqueue_struct *orfs_xprt_wq;
@@ -109,7 +121,8 @@ static struct orfs_slot *orfs_slot_by_xid(struct orfs_conn *conn, u64 xid)
  * @err: errno given to requests waiting for a reply
  *
  * The first time a live connection goes down, the owner's down callback
- * runs (opts.down), so that it can reconnect.
+ * runs (opts.down), so that it can reconnect; not while orfs_conn_open()
+ * still holds it (it then fails and the owner gets the error instead).
  *
  * Context: any; takes conn->lock.
  */
@@ -121,7 +134,7 @@ void orfs_conn_fail(struct orfs_conn *conn, int err)
 
 	trace_orfs_conn_state(conn, "down", err);
 	spin_lock_irqsave(&conn->lock, flags);
-	was_up = conn->state == ORFS_CONN_UP;
+	was_up = conn->state == ORFS_CONN_UP && conn->opened;
 	conn->state = ORFS_CONN_DOWN;
 	for (i = 0; conn->slots && i < conn->nslots; i++) {
 		struct orfs_slot *s = &conn->slots[i];
@@ -558,19 +571,24 @@ static int orfs_connect(struct orfs_conn *conn)
 {
 	struct ib_device *dev = orfs_dev(conn);
 	struct rdma_conn_param param = {};
-	struct orfs_conn_req req = {};
+	struct orfs_conn_req *req = &conn->req;
 
-	req.magic = cpu_to_le32(ORFS_MAGIC);
-	req.min_version = cpu_to_le16(ORFS_PROTO_MIN_VERSION);
-	req.max_version = cpu_to_le16(ORFS_PROTO_VERSION);
-	req.inline_size = cpu_to_le32(conn->opts.inline_size);
-	req.credits = cpu_to_le16(conn->opts.credits);
-	req.max_sge = cpu_to_le16(min_t(u32, dev->attrs.max_send_sge, U16_MAX));
-	req.client_id = cpu_to_le64(conn->opts.client_id);
-	req.io_size = cpu_to_le32(conn->io_pages << PAGE_SHIFT);
+	memset(req, 0, sizeof(*req));
+	req->magic = cpu_to_le32(ORFS_MAGIC);
+	req->min_version = cpu_to_le16(ORFS_PROTO_MIN_VERSION);
+	req->max_version = cpu_to_le16(ORFS_PROTO_VERSION);
+	req->inline_size = cpu_to_le32(conn->opts.inline_size);
+	req->credits = cpu_to_le16(conn->opts.credits);
+	req->max_sge = cpu_to_le16(min_t(u32, dev->attrs.max_send_sge, U16_MAX));
+	req->client_id = cpu_to_le64(conn->opts.client_id);
+	req->io_size = cpu_to_le32(conn->io_pages << PAGE_SHIFT);
+	if (conn->opts.auth_tfm) {
+		req->flags = cpu_to_le32(ORFS_CF_AUTH);
+		get_random_bytes(req->nonce, sizeof(req->nonce));
+	}
 
-	param.private_data = &req;
-	param.private_data_len = sizeof(req);
+	param.private_data = req;
+	param.private_data_len = sizeof(*req);
 	param.initiator_depth = min_t(int, ORFS_RD_ATOM_MAX, dev->attrs.max_qp_init_rd_atom);
 	param.responder_resources = min_t(int, ORFS_RD_ATOM_MAX, dev->attrs.max_qp_rd_atom);
 	param.retry_count = 7;
@@ -628,6 +646,32 @@ static int orfs_alloc_grants(struct orfs_conn *conn)
 	return 0;
 }
 
+/**
+ * orfs_established_auth() - the handshake's part of checking an accept
+ * @conn: the connection; conn->rep holds the accept
+ *
+ * A mount with a secret refuses a server that does not take part in the
+ * handshake (one without --secret-file, or an impostor); a mount without
+ * one refuses an accept that asks for the handshake it did not offer.
+ *
+ * Context: process (rdma_cm handler).
+ * Return: 0, -EACCES or -EPROTO.
+ */
+static int orfs_established_auth(struct orfs_conn *conn)
+{
+	bool auth = le32_to_cpu(conn->rep.flags) & ORFS_CF_AUTH;
+
+	if (!conn->opts.auth_tfm && auth) {
+		pr_err("server asks for a shared-secret handshake we did not offer\n");
+		return -EPROTO;
+	}
+	if (conn->opts.auth_tfm && !auth) {
+		pr_err_ratelimited("server did not prove the shared secret (it has none: orfsd --secret-file)\n");
+		return -EACCES;
+	}
+	return 0;
+}
+
 /* Checks the server's accept data and shrinks the slot count to its grant. */
 static int orfs_established(struct orfs_conn *conn, const struct rdma_cm_event *ev)
 {
@@ -635,12 +679,16 @@ static int orfs_established(struct orfs_conn *conn, const struct rdma_cm_event *
 	u8 len = ev->param.conn.private_data_len;
 	unsigned long flags;
 	u32 granted;
+	int ret;
 
 	if (!pd || orfs_conn_rep_check(pd, len, conn->opts.inline_size)) {
 		pr_err("server sent malformed accept data (%u bytes)\n", len);
 		return -EPROTO;
 	}
 	memcpy(&conn->rep, pd, sizeof(conn->rep));
+	ret = orfs_established_auth(conn);
+	if (ret)
+		return ret;
 	conn->inline_size = le32_to_cpu(conn->rep.inline_size);
 	granted = le16_to_cpu(conn->rep.credits);
 	if (orfs_alloc_grants(conn) || orfs_rc_init(conn))
@@ -764,17 +812,68 @@ static void orfs_conn_free(struct orfs_conn *conn)
 }
 
 /**
+ * orfs_conn_auth() - the shared-secret handshake: the first request
+ * @conn: a connection just established with a server that takes part
+ *
+ * Sends the client's proof (AUTH) and checks the server's in the reply.
+ *
+ * Context: process; sleeps until the reply (at most opts.timeo).
+ * Return: 0; -EACCES if the server refused our proof (it then
+ * disconnects) or did not prove the secret itself; a transport error.
+ */
+static int orfs_conn_auth(struct orfs_conn *conn)
+{
+	const struct orfs_auth_rep *ar;
+	struct orfs_auth_req q;
+	struct orfs_msg msg = {
+		.opcode = ORFS_OP_AUTH, .body = &q, .body_len = sizeof(q),
+	};
+	struct orfs_reply rep;
+	int ret;
+
+	ret = orfs_auth_proof(conn->opts.auth_tfm, 1, conn->req.nonce,
+			      conn->rep.auth_nonce, conn->opts.client_id, q.proof);
+	if (!ret)
+		ret = orfs_conn_call(conn, &msg, ORFS_AUTH_SEQ, 0, conn->opts.timeo,
+				     &rep);
+	memzero_explicit(&q, sizeof(q));
+	if (ret) {
+		if (ret == -EACCES)
+			pr_err_ratelimited("server rejected our secret\n");
+		else
+			pr_err_ratelimited("shared-secret handshake failed: %d\n", ret);
+		return ret;
+	}
+	/* orfs_hdr_check() saw the whole orfs_auth_rep. */
+	ar = rep.body;
+	ret = orfs_auth_check_server(conn->opts.auth_tfm, conn->req.nonce,
+				     conn->rep.auth_nonce, conn->opts.client_id,
+				     ar->proof);
+	orfs_reply_put(&rep);
+	if (ret == -EACCES)
+		pr_err_ratelimited("server did not prove the shared secret\n");
+	else if (ret)
+		pr_err_ratelimited("cannot check the server's shared-secret proof: %d\n",
+				   ret);
+	return ret;
+}
+
+/**
  * orfs_conn_open() - connect to orfsd
  * @opts: address and parameters
  * @connp: filled with the connection
  *
+ * With opts->auth_tfm the shared-secret handshake completes before the
+ * connection is returned, so no other request ever goes first.
+ *
  * Context: process; sleeps until the connection is up or has failed.
  * Return: 0, or a negative errno (-EHOSTUNREACH, -ECONNREFUSED, -ETIMEDOUT,
- * -EPROTONOSUPPORT, -EACCES, -EPERM, -EPROTO, -EINTR ...).
+ * -EPROTONOSUPPORT, -EACCES, -EPROTO, -EINTR ...).
  */
 int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp)
 {
 	struct orfs_conn *conn;
+	unsigned long flags;
 	long left;
 	int ret;
 
@@ -819,7 +918,20 @@ int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp)
 	ret = conn->cm_error;
 	if (ret)
 		goto out_free;
+	if (conn->opts.auth_tfm) {
+		ret = orfs_conn_auth(conn);
+		if (ret)
+			goto out_free;
+	}
 
+	/* Still up: from now on its owner hears when it goes down. */
+	spin_lock_irqsave(&conn->lock, flags);
+	conn->opened = conn->state == ORFS_CONN_UP;
+	spin_unlock_irqrestore(&conn->lock, flags);
+	if (!conn->opened) {
+		ret = -ENOTCONN;
+		goto out_free;
+	}
 	*connp = conn;
 	return 0;
 

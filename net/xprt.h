@@ -161,7 +161,7 @@ struct orfs_grant {
  * @pd: protection domain; only its local_dma_lkey is used
  * @cq: one CQ for sends and receives, polled in softirq
  * @qp: the RC queue pair (cm_id->qp)
- * @lock: protects @state, @slot_free, @grant_free and every slot's
+ * @lock: protects @state, @opened, @slot_free, @grant_free and every slot's
  *	@xid, @rx and @error
  * @state: enum orfs_conn_state
  * @slot_free: bitmap of free slots
@@ -169,6 +169,11 @@ struct orfs_grant {
  *	connection to die
  * @cm_done: completed when connection set-up has succeeded or failed
  * @cm_error: set-up result
+ * @opened: orfs_conn_open() has returned this connection to its owner:
+ *	from then on (and only then) going down calls opts.down.  Set under
+ *	@lock
+ * @req: the connect request sent (its nonce and client id are part of the
+ *	shared-secret proofs)
  * @nslots: requests that may be in flight (credits)
  * @nrecv: receive buffers posted (@nslots + 1)
  * @rx_size: bytes in each receive buffer
@@ -212,6 +217,8 @@ struct orfs_conn {
 
 	struct completion	cm_done;
 	int			cm_error;
+	bool			opened;
+	struct orfs_conn_req	req;
 
 	u32			nslots;
 	u32			nrecv;

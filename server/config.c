@@ -40,6 +40,13 @@ void orfs_usage(FILE *f)
 "                          (repeatable, or comma-separated); the others are\n"
 "                          rejected.  Default: every address may connect\n"
 "  --read-only[=yes|no]    export read-only: modifying requests get EROFS\n"
+"  --secret-file FILE      require every client to prove this shared secret\n"
+"                          (HMAC-SHA256 challenge-response at connect; mount\n"
+"                          option secretfile= on the client).  The secret is\n"
+"                          the file's bytes less one trailing newline, %u..%u\n"
+"                          of them; the file must be owned by root (or by\n"
+"                          orfsd's user) and not accessible by group or\n"
+"                          others.  Default: no secret, no handshake\n"
 "  -f, --foreground[=yes|no]\n"
 "                          stay in the foreground and log to stderr\n"
 "                          (default: daemonize once listening, log to syslog)\n"
@@ -93,7 +100,8 @@ void orfs_usage(FILE *f)
 "finishes the requests in flight (at most %u s), syncs the export,\n"
 "disconnects the clients and exits with status 0; SIGUSR1 logs the\n"
 "statistics.  Startup errors exit 1.\n",
-		ORFS_DEFAULT_PORT, ORFS_INLINE_MIN, ORFS_INLINE_MAX,
+		ORFS_DEFAULT_PORT, ORFS_SECRET_MIN, ORFS_SECRET_MAX,
+		ORFS_INLINE_MIN, ORFS_INLINE_MAX,
 		ORFS_INLINE_MAX, ORFS_CREDITS_MAX, ORFS_CREDITS_DEFAULT,
 		ORFS_ARENA_DEFAULT >> 20, ORFS_IO_MAX >> 20,
 		ORFS_GRANT_SIZE_DEFAULT >> 20, ORFS_GRANTS_MAX,
@@ -233,6 +241,7 @@ enum {
 	OPT_DIRECT_IO,
 	OPT_POLL,
 	OPT_CONTROL,
+	OPT_SECRET_FILE,
 };
 
 /*
@@ -261,6 +270,7 @@ static const struct option long_opts[] = {
 	{ "pidfile",	required_argument,	NULL, OPT_PIDFILE },
 	{ "allow",	required_argument,	NULL, OPT_ALLOW },
 	{ "read-only",	optional_argument,	NULL, OPT_READ_ONLY },
+	{ "secret-file", required_argument,	NULL, OPT_SECRET_FILE },
 	{ "config",	required_argument,	NULL, OPT_CONFIG },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ "version",	no_argument,		NULL, OPT_VERSION },
@@ -485,6 +495,14 @@ static int apply_opt(struct orfs_config *cfg, struct parse_state *ps,
 		return 0;
 	case OPT_PIDFILE:
 		cfg->pidfile = arg;
+		return 0;
+	case OPT_SECRET_FILE:
+		if (!*arg) {
+			snprintf(msg, msg_len, "invalid %ssecret-file '' (a path)",
+				 dash);
+			return -EINVAL;
+		}
+		cfg->secret_file = arg;
 		return 0;
 	case OPT_ALLOW:
 		/* The command line's list replaces the file's. */
@@ -803,7 +821,8 @@ static void set_defaults(struct orfs_config *cfg)
  * orfs_config_default_file if it exists.  Options given on the command
  * line override the file's; a command line --allow replaces the file's
  * allow-list.  Logs a message for every error ("FILE:LINE: problem" for
- * the file).  --help and --version skip the file and the checks.
+ * the file).  --help and --version skip the file and the checks.  The
+ * --secret-file that wins is read last, into cfg->secret.
  *
  * Return: 0, after which orfs_config_free() must be called, or -EINVAL
  * (nothing to free).
@@ -842,6 +861,12 @@ int orfs_config_parse(struct orfs_config *cfg, int argc, char **argv)
 		goto out;
 	}
 	err = check_ports(cfg, &ps);
+	if (!err && cfg->secret_file) {
+		err = orfs_secret_load(cfg->secret_file, &cfg->secret, msg,
+				       sizeof(msg));
+		if (err)
+			log_err("%s", msg);
+	}
 out:
 	free(opts);
 	if (err) {
@@ -851,10 +876,15 @@ out:
 	return 0;
 }
 
-/* Free what orfs_config_parse() allocated (the file's text, the allow-list). */
+/*
+ * Free what orfs_config_parse() allocated (the file's text, the allow-list)
+ * and wipe the secret.
+ */
 void orfs_config_free(struct orfs_config *cfg)
 {
 	orfs_acl_clear(&cfg->acl);
+	orfs_secret_wipe(&cfg->secret);
+	cfg->secret_file = NULL;
 	free(cfg->file_text);
 	cfg->file_text = NULL;
 	cfg->export_path = NULL;

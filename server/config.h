@@ -12,6 +12,7 @@
 
 #include "acl.h"
 #include "arena.h"
+#include "auth.h"
 #include "log.h"
 
 #define ORFSD_VERSION	"0.1"
@@ -64,6 +65,9 @@ extern const char *orfs_config_default_file;
  * @pidfile: --pidfile FILE, or NULL
  * @acl: --allow ADDR[/PREFIX] entries (empty: every address may connect)
  * @read_only: --read-only: modifying requests get EROFS
+ * @secret_file: --secret-file FILE, or NULL
+ * @secret: the secret read from @secret_file (len 0: none); wiped by
+ *	orfs_config_free()
  * @config_file: --config FILE, or NULL
  * @config_used: the config file read, or NULL if none
  * @file_text: its contents, split into lines (owned)
@@ -93,6 +97,8 @@ struct orfs_config {
 	const char		*pidfile;
 	struct orfs_acl		acl;
 	bool			read_only;
+	const char		*secret_file;
+	struct orfs_secret	secret;
 	const char		*config_file;
 	const char		*config_used;
 	char			*file_text;

@@ -282,6 +282,7 @@ int main(int argc, char **argv)
 	scfg.credits = cfg.credits;
 	scfg.drc = drc;
 	scfg.acl = &cfg.acl;
+	scfg.secret = cfg.secret.len ? &cfg.secret : NULL;
 
 	if (!cfg.foreground)
 		notify_fd = daemon_fork();
@@ -328,6 +329,10 @@ int main(int argc, char **argv)
 		 cfg.config_used ? ", config " : "",
 		 cfg.config_used ? cfg.config_used : "");
 	log_allow_list(&cfg.acl, scfg.addr_str);
+	if (scfg.secret)
+		log_info("clients must prove the shared secret of %s", cfg.secret_file);
+	else
+		log_info("no shared secret (--secret-file): clients are not authenticated");
 
 	ret = orfs_server_run(srv) ? 1 : 0;
 	log_info("exiting");

@@ -53,6 +53,17 @@ static int op_null(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	return 0;
 }
 
+/*
+ * AUTH on a connection that needs none (the server has no secret) or has
+ * already authenticated: the handshake is over.  A pending one is answered
+ * by orfs_auth_check() before dispatch.
+ */
+static int op_auth(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		   struct orfs_reply *r)
+{
+	return -EINVAL;
+}
+
 /* ---- helpers shared by the ops ---- */
 
 /* Fill @fh and @attr for the object open at @fd with attributes @st. */
@@ -459,6 +470,7 @@ static const struct {
 	[ORFS_OP_SETXATTR]	= { .name = "SETXATTR", .fn = orfs_op_setxattr },
 	[ORFS_OP_LISTXATTR]	= { .name = "LISTXATTR", .fn = orfs_op_listxattr },
 	[ORFS_OP_REMOVEXATTR]	= { .name = "REMOVEXATTR", .fn = orfs_op_removexattr },
+	[ORFS_OP_AUTH]		= { .name = "AUTH", .fn = op_auth },
 };
 
 const char *orfs_op_name(uint16_t opcode)
@@ -627,6 +639,10 @@ struct orfs_unifier *orfs_ctx_uni(const struct orfs_req_ctx *ctx)
  *	then called with the reply length once it is in @a->rep, and @a,
  *	its request and its reply buffer must stay untouched until then
  *
+ * On a connection that has not proved the shared secret (ctx->auth not
+ * ORFS_AUTH_OK), nothing runs: AUTH is checked and anything else gets
+ * EACCES (orfs_auth_check()).
+ *
  * On a read-only export, a modifying request (orfs_op_modifies()) gets
  * EROFS before its body is decoded, and is not cached.
  *
@@ -659,8 +675,13 @@ uint32_t orfs_req_start(struct orfs_areq *a, bool *pending)
 	a->r = (struct orfs_reply){ .buf = a->rep, .size = a->rep_size };
 
 	err = orfs_hdr_check(h, a->len, 0);
-	if (err && err != -EOPNOTSUPP)
+	if (err && err != -EOPNOTSUPP) {
+		if (ctx->auth && ctx->auth->state == ORFS_AUTH_PENDING)
+			/* garbage before AUTH fails the handshake */
+			orfs_auth_check(ctx->auth, NULL, err, ctx->peer,
+					ctx->stats, NULL);
 		return reply_bad_header(ctx, a->req, a->len, err, a->rep);
+	}
 	opcode = orfs_cpu16(h->opcode);
 	xid = orfs_cpu64(h->xid);
 	if (orfs_cpu16(h->flags) & ORFS_HF_CREDIT_ONLY) {
@@ -669,6 +690,13 @@ uint32_t orfs_req_start(struct orfs_areq *a, bool *pending)
 		return 0;
 	}
 	ORFS_STAT_ADD(ctx->stats, requests, 1);
+	if (ctx->auth && ctx->auth->state != ORFS_AUTH_OK) {
+		err = orfs_auth_check(ctx->auth, h, err, ctx->peer, ctx->stats,
+				      reply_body(&a->r));
+		if (!err)
+			a->r.body_len = sizeof(struct orfs_auth_rep);
+		return encode_reply(ctx, opcode, xid, err, &a->r);
+	}
 	if (err) {
 		log_ratelimited(ORFS_LOG_WARN, "%s: unknown opcode %u (xid %llu)",
 				ctx->peer, opcode, (unsigned long long)xid);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "auth.h"
 #include "drc.h"
 #include "export.h"
 #include "orfs_proto.h"
@@ -53,6 +54,9 @@ struct orfs_cred {
  * @zero_copy: the transport can RDMA-write a REMOTE READ's data straight
  *	from cache blocks (struct orfs_rdata in the request); else the data
  *	is copied into the staging buffer
+ * @auth: the connection's shared-secret handshake (auth.c), or NULL when
+ *	the server has no secret.  Until it is ORFS_AUTH_OK only AUTH is
+ *	answered (orfs_auth_check()); orfs_req_start() updates it
  */
 struct orfs_req_ctx {
 	const struct orfs_export	*exp;
@@ -69,6 +73,7 @@ struct orfs_req_ctx {
 	struct orfs_unifier		*uni;
 	struct orfs_stats		*stats;
 	bool				zero_copy;
+	struct orfs_auth		*auth;
 };
 
 

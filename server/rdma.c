@@ -79,6 +79,15 @@
  * shutdown.  A freed connection's memory outlives the current epoll batch
  * (zombie list), so a stale event for it in the same batch is harmless.
  *
+ * Shared secret (--secret-file, auth.c): a connect request without
+ * ORFS_CF_AUTH is rejected (ORFS_REJ_AUTH); any other is accepted with the
+ * server's nonce and proof in the accept, and its connection runs no
+ * request before a right AUTH.  A connection whose handshake failed (wrong
+ * proof, another request first) gets EACCES replies and is disconnected
+ * once its reply has gone out (conn_auth_failed()); one that has not
+ * authenticated within ORFS_AUTH_TIMEOUT_SECS is disconnected by the loop
+ * (auth_sweep()).
+ *
  * SIGTERM/SIGINT: drain.  New connect requests are rejected and requests
  * received from then on are dropped unexecuted (the client sends them
  * again to the next server); every request already executing or queued
@@ -262,6 +271,8 @@ struct msgbuf {
  * @nsend_free: send buffers on @send_free
  * @closing: closed while @disk_busy: on the server's closing list, its
  *	resources released when the last disk I/O completes
+ * @auth: the shared-secret handshake (@ctx.auth points here when the
+ *	server has a secret)
  *
  * Only the event-loop thread touches a connection, so it has no lock.
  */
@@ -307,6 +318,7 @@ struct orfs_conn {
 	uint32_t		disk_busy;
 	uint32_t		nsend_free;
 	bool			closing;
+	struct orfs_auth	auth;
 };
 
 /**
@@ -332,6 +344,9 @@ struct orfs_conn {
  * @ctl_fd: the --control listening socket, or -1
  * @ctl_src: epoll tag for @ctl_fd
  * @busy_turns: loop turns since the last epoll_wait() (busy polling)
+ * @auth_watch: connections may still be waiting for their AUTH: the loop
+ *	wakes at least every second to drop those past their deadline
+ * @auth_next_ms: CLOCK_MONOTONIC ms of the next such check
  *
  * Only the event-loop thread touches it, so it has no lock.
  */
@@ -357,7 +372,11 @@ struct orfs_server {
 	int				ctl_fd;
 	struct ep_src			ctl_src;
 	uint32_t			busy_turns;
+	bool				auth_watch;
+	uint64_t			auth_next_ms;
 };
+
+static uint64_t now_ms(void);
 
 static int set_nonblock(int fd)
 {
@@ -778,6 +797,15 @@ static uint32_t remote_read_bytes(const u8 *rep, uint32_t n,
 
 static void conn_run_pending(struct orfs_conn *conn);
 
+/*
+ * Has @conn failed the shared-secret handshake?  It is then disconnected
+ * as soon as the EACCES reply that says so has gone out.
+ */
+static bool conn_auth_failed(const struct orfs_conn *conn)
+{
+	return conn->ctx.auth && conn->auth.state == ORFS_AUTH_FAILED;
+}
+
 /* Give back the REMOTE slot a REMOTE READ took when it started, if any. */
 static void conn_put_remote_slot(struct orfs_conn *conn, struct msgbuf *rb)
 {
@@ -835,7 +863,7 @@ static void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 		conn_put_remote_slot(conn, rb);
 		rdata_release(rd);
 		send_buf_put(conn, sb);
-		if (nchain < 0)
+		if (nchain < 0 || conn_auth_failed(conn))
 			conn_fail(conn);
 		return;
 	}
@@ -1086,6 +1114,10 @@ static void conn_send_done(struct orfs_conn *conn, struct msgbuf *sb,
 		if (wc->status != IBV_WC_WR_FLUSH_ERR)
 			log_warn("%s: send completion failed: %s", conn->peer,
 				 ibv_wc_status_str(wc->status));
+		conn_fail(conn);
+		return;
+	}
+	if (conn_auth_failed(conn)) {
 		conn_fail(conn);
 		return;
 	}
@@ -1475,31 +1507,33 @@ static int conn_setup(struct orfs_conn *conn)
 	return 0;
 }
 
-/* Accept @conn with the negotiated parameters. */
+/*
+ * Accept @conn with the negotiated parameters; @rep already holds the
+ * handshake's part (orfs_auth_accept()) and is filled in here.
+ */
 static int conn_accept(struct orfs_conn *conn, uint16_t version,
 		       const struct rdma_conn_param *req_param,
-		       const struct ibv_device_attr *attr)
+		       const struct ibv_device_attr *attr,
+		       struct orfs_conn_rep *rep)
 {
 	struct rdma_conn_param p;
-	struct orfs_conn_rep rep;
 
-	memset(&rep, 0, sizeof(rep));
-	rep.magic = orfs_le32(ORFS_MAGIC);
-	rep.version = orfs_le16(version);
-	rep.credits = orfs_le16(conn->ctx.credits);
-	rep.inline_size = orfs_le32(conn->ctx.inline_size);
-	rep.max_sge = orfs_le16((uint16_t)min_u32((uint32_t)attr->max_sge, 0xffff));
-	rep.boot_id = orfs_le64(conn->srv->boot_id);
+	rep->magic = orfs_le32(ORFS_MAGIC);
+	rep->version = orfs_le16(version);
+	rep->credits = orfs_le16(conn->ctx.credits);
+	rep->inline_size = orfs_le32(conn->ctx.inline_size);
+	rep->max_sge = orfs_le16((uint16_t)min_u32((uint32_t)attr->max_sge, 0xffff));
+	rep->boot_id = orfs_le64(conn->srv->boot_id);
 	if (conn->ngrants) {
-		rep.grants = orfs_le16((uint16_t)conn->ngrants);
-		rep.grant_size = orfs_le32(conn->ctx.grant_size);
-		rep.grant_addr = orfs_le64((uint64_t)(uintptr_t)conn->ctx.grant_base);
-		rep.grant_rkey = orfs_le32(conn->dev->arena_mr->rkey);
+		rep->grants = orfs_le16((uint16_t)conn->ngrants);
+		rep->grant_size = orfs_le32(conn->ctx.grant_size);
+		rep->grant_addr = orfs_le64((uint64_t)(uintptr_t)conn->ctx.grant_base);
+		rep->grant_rkey = orfs_le32(conn->dev->arena_mr->rkey);
 	}
 
 	memset(&p, 0, sizeof(p));
-	p.private_data = &rep;
-	p.private_data_len = sizeof(rep);
+	p.private_data = rep;
+	p.private_data_len = sizeof(*rep);
 	/* RDMA READs the client may issue to us / we may issue to it. */
 	p.responder_resources = (uint8_t)min_u32(min_u32(req_param->initiator_depth,
 							 (uint32_t)attr->max_qp_rd_atom),
@@ -1522,9 +1556,10 @@ static int conn_accept(struct orfs_conn *conn, uint16_t version,
  * @plen: bytes of private data received
  *
  * Checks the peer's address against the allow-list (NOT_ALLOWED, before
- * the private data is even looked at), validates the request, builds the
- * connection and accepts, or rejects with struct orfs_conn_rej and
- * destroys @id.
+ * the private data is even looked at), validates the request, checks that
+ * a server with a secret gets a client that offers the handshake (AUTH),
+ * builds the connection and accepts, or rejects with struct orfs_conn_rej
+ * and destroys @id.
  */
 static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 			       const struct rdma_conn_param *req_param,
@@ -1532,8 +1567,11 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 {
 	struct ibv_device_attr attr;
 	struct ibv_port_attr pattr;
+	struct orfs_conn_rep rep;
 	struct orfs_conn *conn;
 	char peer[sizeof(conn->peer)];
+	uint8_t ns[ORFS_AUTH_NONCE_LEN];
+	struct orfs_auth auth;
 	uint16_t version = 0;
 	int reason, err;
 
@@ -1555,6 +1593,26 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 		reject_destroy(srv, id, reason);
 		return;
 	}
+	memset(&rep, 0, sizeof(rep));
+	if (srv->cfg.secret &&
+	    getrandom(ns, sizeof(ns), 0) != (ssize_t)sizeof(ns)) {
+		log_warn("%s: rejected: no random bytes for the handshake: %s",
+			 peer, strerror(errno));
+		reject_destroy(srv, id, ORFS_REJ_RESOURCES);
+		return;
+	}
+	if (orfs_auth_accept(srv->cfg.secret, pdata, ns, &auth, &rep)) {
+		log_ratelimited(ORFS_LOG_WARN,
+				"%s: rejected: the client offers no shared secret (this server requires one)",
+				peer);
+		srv->cfg.stats->auth_failures++;
+		reject_destroy(srv, id, ORFS_REJ_AUTH);
+		return;
+	}
+	if (!srv->cfg.secret && (orfs_cpu32(pdata->flags) & ORFS_CF_AUTH))
+		log_ratelimited(ORFS_LOG_WARN,
+				"%s: the client has a shared secret but this server has none (--secret-file): it will refuse the connection",
+				peer);
 
 	conn = calloc(1, sizeof(*conn));
 	if (!conn) {
@@ -1575,6 +1633,12 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 	conn->ctx.client_id = orfs_cpu64(pdata->client_id);
 	memcpy(conn->peer, peer, sizeof(peer));
 	conn->ctx.peer = conn->peer;
+	conn->auth = auth;
+	if (srv->cfg.secret) {
+		conn->ctx.auth = &conn->auth;
+		conn->auth.deadline_ms = now_ms() + ORFS_AUTH_TIMEOUT_SECS * 1000ULL;
+		srv->auth_watch = true;
+	}
 	id->context = conn;
 
 	if (ibv_query_device(id->verbs, &attr) ||
@@ -1594,7 +1658,7 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 		err = conn_setup(conn);
 	if (err)
 		goto fail;
-	err = conn_accept(conn, version, req_param, &attr);
+	err = conn_accept(conn, version, req_param, &attr, &rep);
 	if (err) {
 		log_warn("%s: rdma_accept: %s", peer, strerror(-err));
 		conn_release(conn);
@@ -1606,10 +1670,11 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 	srv->nconns++;
 	srv->cfg.stats->conns = srv->nconns;
 	srv->cfg.stats->conns_total++;
-	log_debug("%s: accepted (version %u, credits %u, inline %u, %u staging buffers, client id %016llx, %u server RDMA requests at once, send queue %u, RDMA READ depth %u)",
+	log_debug("%s: accepted (version %u, credits %u, inline %u, %u staging buffers, client id %016llx, %u server RDMA requests at once, send queue %u, RDMA READ depth %u%s)",
 		  peer, version, conn->ctx.credits, conn->ctx.inline_size,
 		  conn->ngrants, (unsigned long long)conn->ctx.client_id,
-		  conn->remote_max, conn->sq_size, conn->initiator_depth);
+		  conn->remote_max, conn->sq_size, conn->initiator_depth,
+		  conn->ctx.auth ? ", AUTH pending" : "");
 	return;
 
 fail:
@@ -2099,19 +2164,57 @@ fail:
 
 /*
  * How long epoll_wait() may sleep: not at all when busy polling or when
- * disk completions are waiting; until the drain deadline when draining.
+ * disk completions are waiting; until the drain deadline when draining;
+ * at most a second while a connection may still owe its AUTH.
  */
 static int loop_timeout(struct orfs_server *srv)
 {
 	uint64_t now;
+	int t = -1;
 
 	if (srv->cfg.busy_poll || orfs_disk_has_ready(srv->cfg.uni->disk))
 		return 0;
+	if (srv->auth_watch)
+		t = 1000;
 	if (!srv->stopping)
-		return -1;
+		return t;
 	now = now_ms();
-	return now >= srv->drain_deadline ? 0 :
+	if (now >= srv->drain_deadline)
+		return 0;
+	return t >= 0 && (uint64_t)t < srv->drain_deadline - now ? t :
 	       (int)(srv->drain_deadline - now);
+}
+
+/*
+ * Drop the connections that have not proved the shared secret within
+ * ORFS_AUTH_TIMEOUT_SECS (they hold staging buffers and queues); at most
+ * once a second, and only while some may be waiting.
+ */
+static void auth_sweep(struct orfs_server *srv)
+{
+	uint64_t now = now_ms();
+	bool waiting = false;
+	struct orfs_conn *c;
+
+	if (now < srv->auth_next_ms)
+		return;
+	srv->auth_next_ms = now + 1000;
+	for (c = srv->conns; c; c = c->next) {
+		if (!c->ctx.auth || c->auth.state != ORFS_AUTH_PENDING ||
+		    c->state > CONN_ESTABLISHED)
+			continue;
+		if (now < c->auth.deadline_ms) {
+			waiting = true;
+			continue;
+		}
+		log_ratelimited(ORFS_LOG_WARN,
+				"%s: authentication failed: no AUTH within %u s; disconnecting",
+				c->peer, ORFS_AUTH_TIMEOUT_SECS);
+		c->auth.state = ORFS_AUTH_FAILED;
+		srv->cfg.stats->auth_failures++;
+		conn_fail(c);
+	}
+	srv->auth_watch = waiting;
 }
 
 /* Handle one epoll event. */
@@ -2191,6 +2294,8 @@ int orfs_server_run(struct orfs_server *srv)
 		if (orfs_disk_has_ready(disk))
 			orfs_disk_reap(disk);
 		orfs_disk_kick(disk);
+		if (srv->auth_watch)
+			auth_sweep(srv);
 		free_zombies(srv);
 		if (srv->stopping && !srv->stop)
 			drain_check(srv);

@@ -10,6 +10,7 @@
 
 #include "acl.h"
 #include "arena.h"
+#include "auth.h"
 #include "drc.h"
 #include "export.h"
 #include "stats.h"
@@ -29,6 +30,7 @@
  * @drc: the duplicate-request cache every connection shares, or NULL
  * @acl: the allow-list (empty or NULL: every address may connect); read
  *	only while the server runs
+ * @secret: --secret-file: every client must prove it (auth.c), or NULL
  * @arena: the registered arena staging buffers are granted from, or NULL
  *	for inline I/O only
  * @uni: the block cache and disk engine (required: its disk engine's
@@ -48,6 +50,7 @@ struct orfs_server_cfg {
 	uint16_t			credits;
 	struct orfs_drc			*drc;
 	const struct orfs_acl		*acl;
+	const struct orfs_secret	*secret;
 	struct orfs_arena		*arena;
 	struct orfs_unifier		*uni;
 	struct orfs_stats		*stats;

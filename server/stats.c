@@ -98,6 +98,8 @@ static void put_requests(struct stats_out *o, const struct orfs_stats *st)
 	put(o, "connections", st->conns);
 	put(o, "connections_total", st->conns_total);
 	put(o, "connections_rejected", st->conns_rejected);
+	put(o, "auth_ok", st->auth_ok);
+	put(o, "auth_failures", st->auth_failures);
 	put(o, "requests", st->requests);
 	put(o, "requests_disk", st->requests_disk);
 	put(o, "requests_dropped", st->requests_dropped);

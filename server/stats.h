@@ -47,6 +47,10 @@
  * @direct_refused: O_DIRECT opens or I/Os refused by the filesystem, after
  *	which buffered I/O was used
  * @drained: requests finished during a SIGTERM drain
+ * @auth_ok: connections that proved the shared secret (AUTH)
+ * @auth_failures: clients refused by the shared-secret handshake: no
+ *	secret offered at connect, a wrong proof, another request before
+ *	AUTH, or no AUTH in time
  */
 struct orfs_stats {
 	uint64_t	start;
@@ -70,6 +74,8 @@ struct orfs_stats {
 	uint64_t	cache_bypass;
 	uint64_t	direct_refused;
 	uint64_t	drained;
+	uint64_t	auth_ok;
+	uint64_t	auth_failures;
 };
 
 /* Add @n to counter @field of @st, which may be NULL (no statistics). */

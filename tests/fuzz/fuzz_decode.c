@@ -30,6 +30,12 @@
  *  - a retransmission (ORFS_HF_RETRANSMIT) of a non-idempotent request,
  *    sent again, is answered from the duplicate-request cache with the
  *    very same reply;
+ *  - on a connection that has not proved the shared secret (an input whose
+ *    xid slot is FUZZ_AUTH_SLOT, see fuzz_fixture.h), only an AUTH with the
+ *    right proof succeeds, and its reply carries the server's proof; every
+ *    other message that gets a reply gets
+ *    EACCES (EBADMSG or EPROTO for a bad header), executes nothing, and
+ *    leaves the handshake failed;
  *  - no file descriptor leaks;
  *  - nothing is created in, removed from or renamed into the directories
  *    outside the export.  (A non-directory outside the export is reachable
@@ -86,6 +92,9 @@ static uint8_t *rep, *rep2;
 static uint8_t *grant_base;
 #endif
 static unsigned long since_reset;
+/* The handshake of the FUZZ_AUTH_SLOT inputs' connection. */
+static struct orfs_secret auth_secret;
+static struct orfs_auth auth;
 /*
  * export/big (FUZZ_BIG_N files, the bulk of the tree) is kept across a
  * rebuild unless the input named it by handle (big_touched) or it is no
@@ -147,6 +156,23 @@ static uint16_t raw16(const uint8_t *p, size_t off)
 
 	memcpy(&v, p + off, sizeof(v));
 	return orfs_cpu16(v);
+}
+
+/* Is @req (@len bytes) for the connection that has not authenticated? */
+static bool auth_gated(const uint8_t *req, size_t len)
+{
+	return len >= 16 && raw16(req, offsetof(struct orfs_hdr, xid)) == FUZZ_AUTH_SLOT;
+}
+
+/* A connection that has just been accepted: AUTH pending. */
+static void auth_reset(void)
+{
+	memset(&auth, 0, sizeof(auth));
+	auth.secret = &auth_secret;
+	auth.state = ORFS_AUTH_PENDING;
+	memset(auth.nc, FUZZ_AUTH_NC, sizeof(auth.nc));
+	memset(auth.ns, FUZZ_AUTH_NS, sizeof(auth.ns));
+	auth.client_id = FUZZ_CLIENT_ID;
 }
 
 /* ---- the scratch tree ---- */
@@ -596,6 +622,45 @@ static void check_reply(const uint8_t *req, uint32_t len, const uint8_t *r,
 		check_success(req, len, h);
 }
 
+/*
+ * The oracle of a FUZZ_AUTH_SLOT input: success only for the right AUTH;
+ * any other reply is a refusal, after which the handshake has failed.
+ */
+static void check_auth(const uint8_t *req, uint32_t len, const uint8_t *r,
+		       uint32_t n)
+{
+	const struct orfs_hdr *q = (const struct orfs_hdr *)req;
+	const struct orfs_hdr *h = (const struct orfs_hdr *)r;
+	uint32_t status;
+	bool right;
+
+	right = !orfs_hdr_check(q, len, 0) &&
+		!(orfs_cpu16(q->flags) & ORFS_HF_CREDIT_ONLY) &&
+		orfs_cpu16(q->opcode) == ORFS_OP_AUTH &&
+		orfs_cpu32(q->body_len) == sizeof(struct orfs_auth_req) &&
+		!q->data_len &&
+		!memcmp(orfs_body(q), FUZZ_AUTH_PROOF, ORFS_AUTH_PROOF_LEN);
+	if (!n) {
+		if (right)
+			bug("no reply to the right AUTH");
+		return;
+	}
+	status = orfs_cpu32(h->status);
+	if (right) {
+		if (status || auth.state != ORFS_AUTH_OK)
+			bug("the right AUTH got status %u, handshake state %d", status,
+			    auth.state);
+		if (memcmp(orfs_body(h), FUZZ_AUTH_SERVER_PROOF, ORFS_AUTH_PROOF_LEN))
+			bug("the AUTH reply does not carry the server's proof");
+		return;
+	}
+	if (status != EACCES && status != EBADMSG && status != EPROTO)
+		bug("%s (not the right AUTH) on an unauthenticated connection got status %u, not EACCES",
+		    orfs_op_name(orfs_cpu16(q->opcode)), status);
+	if (auth.state != ORFS_AUTH_FAILED)
+		bug("a refused message left the handshake in state %d", auth.state);
+}
+
 /* ---- handle substitution ---- */
 
 /* Offsets in the body of @op's handles. */
@@ -760,6 +825,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	ctx.credits = 32;
 	ctx.peer = "fuzz-client";
 	ctx.client_id = FUZZ_CLIENT_ID;
+	auth_secret.len = strlen(FUZZ_AUTH_KEY);
+	memcpy(auth_secret.key, FUZZ_AUTH_KEY, auth_secret.len);
 #ifdef ORFS_IO_GRANT
 	grant_base = malloc(FUZZ_GRANTS * FUZZ_GRANT_SIZE);
 	if (!grant_base)
@@ -777,7 +844,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t *req;
 	uint32_t n, n2;
 	uint16_t op = 0, flags = 0;
-	bool again;
+	bool again, gated;
 	int fd0, fd1;
 
 	/* The transport receives at most ORFS_META_MAX + inline bytes. */
@@ -794,12 +861,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size >= 20)
 		flags = raw16(req, offsetof(struct orfs_hdr, flags));
 
+	gated = auth_gated(req, size);
+	if (gated) {
+		auth_reset();
+		ctx.auth = &auth;
+	}
 	fd0 = lowest_free_fd();
 	n = orfs_handle_request(&ctx, req, (uint32_t)size, rep, rep_size);
+	ctx.auth = NULL;
 	check_reply(req, (uint32_t)size, rep, n);
+	if (gated)
+		check_auth(req, (uint32_t)size, rep, n);
 
 	/* A retransmission of a cached opcode: sent again, the same reply. */
-	again = !orfs_hdr_check((const struct orfs_hdr *)req, (uint32_t)size, 0) &&
+	again = !gated &&
+		!orfs_hdr_check((const struct orfs_hdr *)req, (uint32_t)size, 0) &&
 		(flags & ORFS_HF_RETRANSMIT) && !(flags & ORFS_HF_CREDIT_ONLY) &&
 		orfs_drc_cacheable(op);
 	if (again) {

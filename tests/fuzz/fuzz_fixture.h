@@ -64,4 +64,26 @@ enum fuzz_obj {
 #define FUZZ_INLINE_DEFAULT	4096U
 #define FUZZ_CLIENT_ID		0x0f0f0f0f12345678ULL
 
+/*
+ * The shared-secret handshake (server/auth.c).  A request whose xid slot
+ * (xid & 0xffff) is FUZZ_AUTH_SLOT runs on a connection that has not yet
+ * authenticated: secret FUZZ_AUTH_KEY, client nonce FUZZ_AUTH_NC bytes,
+ * server nonce FUZZ_AUTH_NS bytes, client id FUZZ_CLIENT_ID.  Only an AUTH
+ * carrying FUZZ_AUTH_PROOF (their client proof, computed with Python's
+ * hmac) may succeed there, and its reply must carry FUZZ_AUTH_SERVER_PROOF;
+ * everything else must get EACCES (or the header errors) and execute
+ * nothing.
+ */
+#define FUZZ_AUTH_SLOT		0xa7U
+#define FUZZ_AUTH_KEY		"orfs fuzz shared secret 0123456789"
+#define FUZZ_AUTH_NC		0x11
+#define FUZZ_AUTH_NS		0x22
+#define FUZZ_AUTH_PROOF		"\x83\x05\x7b\xde\x5a\xf6\x1f\x66\x95\x68\x40\x95" \
+				"\x3f\x21\x69\x42\x55\x30\xda\x04\xa9\x50\x32\x9a" \
+				"\xcc\xb2\x15\x46\x42\x5d\xb5\xc6"
+/* The server's proof the right AUTH's reply must carry. */
+#define FUZZ_AUTH_SERVER_PROOF	"\xe3\x07\xc2\x79\x51\xa9\xdd\x53\x0c\x53\x4e\xf6" \
+				"\x85\xda\x7a\x84\x80\xf8\xb1\xba\xdb\x5c\x5b\xd4" \
+				"\x26\x5e\x6c\xdf\x82\xcb\xa2\x0e"
+
 #endif /* ORFS_FUZZ_FIXTURE_H */

@@ -126,6 +126,9 @@ static void fuzz_conn_rep(const uint8_t *p, uint32_t len, uint32_t asked)
 	    il < ORFS_INLINE_MIN || il > ORFS_INLINE_MAX || il > asked ||
 	    !r->credits || orfs_cpu16(r->credits) > ORFS_CREDITS_MAX)
 		bug("orfs_conn_rep_check() accepted a bad accept");
+	if (orfs_cpu32(r->flags) & ~ORFS_CF_KNOWN)
+		bug("orfs_conn_rep_check() accepted unknown flags %#x",
+		    orfs_cpu32(r->flags));
 #ifdef ORFS_GRANTS_MAX
 	/* staging buffers: a client indexes them without further checks */
 	if (r->grants) {

@@ -404,6 +404,39 @@ static void seed_misc(void)
 	put("fuzz_decode", "short-5", MSG, 5);
 }
 
+/*
+ * AUTH: on the connection that has not authenticated (xid slot
+ * FUZZ_AUTH_SLOT) with the right proof, a wrong one, a truncated one, and
+ * other requests before it; and on an ordinary connection, where AUTH has
+ * nothing to do.
+ */
+static void seed_auth(void)
+{
+	struct orfs_hdr *h = (struct orfs_hdr *)MSG;
+	struct orfs_auth_req a;
+	struct orfs_fh_req q;
+	uint32_t n;
+
+	memcpy(a.proof, FUZZ_AUTH_PROOF, sizeof(a.proof));
+	n = build(ORFS_OP_AUTH, 0, &a, sizeof(a), NULL, NULL, NULL, 0);
+	put("fuzz_decode", "auth-no-secret", MSG, n);
+	h->xid = orfs_le64((orfs_cpu64(h->xid) & ~0xffffULL) | FUZZ_AUTH_SLOT);
+	put("fuzz_decode", "auth-right", MSG, n);
+	MSG[sizeof(*h) + 5] ^= 0x40;
+	put("fuzz_decode", "auth-wrong", MSG, n);
+	MSG[sizeof(*h) + 5] ^= 0x40;
+	h->body_len = orfs_le32(sizeof(a) - 1);
+	put("fuzz_decode", "auth-short", MSG, n - 1);
+
+	q.fh = mark(OBJ_FILE);
+	n = build(ORFS_OP_GETATTR, 0, &q, sizeof(q), NULL, NULL, NULL, 0);
+	h->xid = orfs_le64((orfs_cpu64(h->xid) & ~0xffffULL) | FUZZ_AUTH_SLOT);
+	put("fuzz_decode", "auth-getattr-first", MSG, n);
+	n = build(ORFS_OP_NULL, ORFS_HF_CREDIT_ONLY, NULL, 0, NULL, NULL, NULL, 0);
+	h->xid = orfs_le64((orfs_cpu64(h->xid) & ~0xffffULL) | FUZZ_AUTH_SLOT);
+	put("fuzz_decode", "auth-credit-first", MSG, n);
+}
+
 /* ---- fuzz_proto: 12 bytes of parameters, then the payload ---- */
 
 static void proto(const char *name, uint32_t asked, uint32_t server_max,
@@ -436,6 +469,11 @@ static void seed_proto(void)
 	cr.client_id = orfs_le64(FUZZ_CLIENT_ID);
 	proto("conn-req", 4096, 65536, 0, &cr, sizeof(cr));
 	proto("conn-req-padded", 4096, 8192, 0, &cr, 56);
+	cr.flags = orfs_le32(ORFS_CF_AUTH);
+	memset(cr.nonce, FUZZ_AUTH_NC, sizeof(cr.nonce));
+	proto("conn-req-auth", 4096, 65536, 0, &cr, sizeof(cr));
+	cr.flags = 0;
+	memset(cr.nonce, 0, sizeof(cr.nonce));
 
 	cp.magic = orfs_le32(ORFS_MAGIC);
 	cp.version = orfs_le16(1);
@@ -443,6 +481,15 @@ static void seed_proto(void)
 	cp.inline_size = orfs_le32(4096);
 	cp.max_sge = orfs_le16(4);
 	proto("conn-rep", 4096, 65536, 0, &cp, sizeof(cp));
+	cp.flags = orfs_le32(ORFS_CF_AUTH);
+	memset(cp.auth_nonce, FUZZ_AUTH_NS, sizeof(cp.auth_nonce));
+	proto("conn-rep-auth", 4096, 65536, 0, &cp, sizeof(cp));
+	cj.magic = orfs_le32(ORFS_MAGIC);
+	cj.reason = orfs_le16(ORFS_REJ_AUTH);
+	proto("conn-rej-auth", 4096, 4096, 0, &cj, sizeof(cj));
+	memset(&cj, 0, sizeof(cj));
+	memset(cp.auth_nonce, 0, sizeof(cp.auth_nonce));
+	cp.flags = 0;
 #ifdef ORFS_GRANTS_MAX
 	cr.io_size = orfs_le32(1U << 20);
 	proto("conn-req-io", 65536, 65536, 0, &cr, sizeof(cr));
@@ -521,6 +568,7 @@ int main(int argc, char **argv)
 	seed_setattr();
 	seed_xattr();
 	seed_misc();
+	seed_auth();
 	seed_proto();
 	printf("gen_corpus: %u seeds in %s\n", nwritten, outdir);
 	return 0;

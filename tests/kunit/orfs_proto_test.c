@@ -79,6 +79,7 @@ static const struct orfs_test_op orfs_test_ops[] = {
 	{ ORFS_OP_SETXATTR, 80,  0,   "SETXATTR" },
 	{ ORFS_OP_LISTXATTR, 80, 8,   "LISTXATTR" },
 	{ ORFS_OP_REMOVEXATTR, 80, 0, "REMOVEXATTR" },
+	{ ORFS_OP_AUTH,     32,  32,  "AUTH" },
 };
 
 /**
@@ -988,11 +989,13 @@ static void orfs_conn_req_test_malformed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, sizeof(*r), &v),
 			ORFS_REJ_MALFORMED);
 
-	/* v1 defines no connection flags. */
+	/* Unknown connection flags; ORFS_CF_AUTH is known. */
 	r = orfs_test_conn_req(test, 1, 1);
-	r->flags = orfs_le32(1);
+	r->flags = orfs_le32(~ORFS_CF_KNOWN);
 	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, sizeof(*r), &v),
 			ORFS_REJ_MALFORMED);
+	r->flags = orfs_le32(ORFS_CF_AUTH);
+	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, sizeof(*r), &v), 0);
 
 	/* RDMA I/O size: up to ORFS_IO_MAX. */
 	r = orfs_test_conn_req(test, 1, 1);
@@ -1037,7 +1040,8 @@ static void orfs_conn_req_test_versions(struct kunit *test)
 
 static struct orfs_conn_rep *orfs_test_conn_rep(struct kunit *test)
 {
-	struct orfs_conn_rep *r = kunit_kzalloc(test, 56, GFP_KERNEL);
+	/* rdma_cm delivers 196 bytes of accept data on IB and RoCE. */
+	struct orfs_conn_rep *r = kunit_kzalloc(test, 196, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r);
 	r->magic = orfs_le32(ORFS_MAGIC);
@@ -1056,7 +1060,10 @@ static void orfs_conn_rep_test_valid(struct kunit *test)
 	struct orfs_conn_rep *r = orfs_test_conn_rep(test);
 
 	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), 0);
-	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, 56, 65536), 0);
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, 196, 65536), 0);
+	r->flags = orfs_le32(ORFS_CF_AUTH);
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), 0);
+	r->flags = 0;
 	r->inline_size = orfs_le32(ORFS_INLINE_MIN);
 	r->credits = orfs_le16(1);
 	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), 0);
@@ -1089,6 +1096,12 @@ static void orfs_conn_rep_test_invalid(struct kunit *test)
 			-EPROTO);
 	/* More than the client asked for. */
 	r->inline_size = orfs_le32(8192);
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
+
+	/* Accepts of the 48-byte layout before the handshake; unknown flags. */
+	r = orfs_test_conn_rep(test);
+	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, 48, 4096), -EPROTO);
+	r->flags = orfs_le32(~ORFS_CF_KNOWN);
 	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
 
 	r = orfs_test_conn_rep(test);
@@ -1245,7 +1258,7 @@ static void orfs_rej_errno_test(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, orfs_rej_errno(ORFS_REJ_VERSION), -EPROTONOSUPPORT);
 	KUNIT_EXPECT_EQ(test, orfs_rej_errno(ORFS_REJ_NOT_ALLOWED), -EACCES);
-	KUNIT_EXPECT_EQ(test, orfs_rej_errno(ORFS_REJ_AUTH), -EPERM);
+	KUNIT_EXPECT_EQ(test, orfs_rej_errno(ORFS_REJ_AUTH), -EACCES);
 	KUNIT_EXPECT_EQ(test, orfs_rej_errno(ORFS_REJ_RESOURCES), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, orfs_rej_errno(ORFS_REJ_MALFORMED), -EPROTO);
 	KUNIT_EXPECT_EQ(test, orfs_rej_errno(ORFS_REJ_UNKNOWN), -ECONNREFUSED);
@@ -1253,6 +1266,8 @@ static void orfs_rej_errno_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, orfs_rej_errno(0xffff), -ECONNREFUSED);
 	KUNIT_EXPECT_STREQ(test, orfs_rej_str(ORFS_REJ_VERSION),
 			   "protocol version mismatch");
+	KUNIT_EXPECT_STREQ(test, orfs_rej_str(ORFS_REJ_AUTH),
+			   "server requires a shared secret");
 	KUNIT_EXPECT_STREQ(test, orfs_rej_str(0xffff), "connection refused");
 }
 

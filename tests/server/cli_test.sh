@@ -54,7 +54,7 @@ for o in --export --listen --port --foreground -f --inline --credits \
 	 --drc-entries --drc-per-client --log-level --pidfile --help --version \
 	 --config --allow --read-only --cache-size --grant-size --grants \
 	 --staging-size --cache-block-size --io-engine --direct-io --poll --control \
-	 SIGUSR1 "config file"; do
+	 --secret-file SIGUSR1 "config file"; do
 	grep -qF -- "$o" "$T/out" || missing="$missing $o"
 done
 if [ "$st" -eq 0 ] && [ -z "$missing" ]; then
@@ -118,6 +118,17 @@ check "bad --io-engine" 1 "invalid --io-engine 'aio'" -- --export /tmp --io-engi
 check "bad --staging-size" 1 "invalid --staging-size '1Q'" -- --export /tmp --staging-size 1Q
 check "bad --poll" 1 "invalid --poll 'spin'" -- --export /tmp --poll spin
 check "bad --direct-io" 1 "invalid --direct-io 'maybe'" -- --export /tmp --direct-io=maybe
+printf '0123456789abcdef0123\n' >"$T/secret"
+chmod 644 "$T/secret"
+check "secret file readable by others" 1 "orfsd: secret file $T/secret: group or others may access it (mode 0644); chmod 600 it" \
+	-- --export /tmp --secret-file "$T/secret"
+chmod 600 "$T/secret"
+printf 'short\n' >"$T/short"
+chmod 600 "$T/short"
+check "secret file too short" 1 "orfsd: secret file $T/short: 5 bytes; a secret needs at least 16" \
+	-- --export /tmp --secret-file "$T/short"
+check "missing secret file" 1 "orfsd: secret file $T/none: No such file or directory" \
+	-- --export /tmp --secret-file "$T/none"
 check "cache too large for memory" 1 "cache too large for memory" \
 	-- --export /tmp -f --cache-size 900G
 check "cache smaller than a staging buffer" 1 "cannot hold one" \

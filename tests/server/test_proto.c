@@ -526,8 +526,12 @@ static void test_conn_req_malformed(void **state)
 	r.magic = orfs_le32(0x12345678);
 	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), ORFS_REJ_MALFORMED);
 	mkconn(&r, 1, 1);
-	r.flags = orfs_le32(1);
+	r.flags = orfs_le32(~(uint32_t)ORFS_CF_KNOWN);
 	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), ORFS_REJ_MALFORMED);
+	/* ORFS_CF_AUTH is known: the server decides (auth.c). */
+	mkconn(&r, 1, 1);
+	r.flags = orfs_le32(ORFS_CF_AUTH);
+	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), 0);
 }
 
 static void test_negotiate_inline(void **state)
