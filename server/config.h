@@ -12,6 +12,7 @@
 
 #include "acl.h"
 #include "arena.h"
+#include "cred.h"
 #include "log.h"
 
 #define ORFSD_VERSION	"0.1"
@@ -64,6 +65,8 @@ extern const char *orfs_config_default_file;
  * @pidfile: --pidfile FILE, or NULL
  * @acl: --allow ADDR[/PREFIX] entries (empty: every address may connect)
  * @read_only: --read-only: modifying requests get EROFS
+ * @squash: --root-squash / --no-root-squash, --all-squash, --anon-uid,
+ *	--anon-gid (default: root squash to 65534:65534)
  * @config_file: --config FILE, or NULL
  * @config_used: the config file read, or NULL if none
  * @file_text: its contents, split into lines (owned)
@@ -93,6 +96,7 @@ struct orfs_config {
 	const char		*pidfile;
 	struct orfs_acl		acl;
 	bool			read_only;
+	struct orfs_squash	squash;
 	const char		*config_file;
 	const char		*config_used;
 	char			*file_text;

@@ -14,6 +14,17 @@
  * ops_io.c holds the data and attribute operations, ops_ns.c the ones that
  * change the namespace, ops_xattr.c the extended attributes.
  *
+ * Identities: every request carries its caller's (struct orfs_ucred),
+ * which orfs_req_cred() maps as the export says (root squash).  Handles
+ * are decoded as root (open_by_handle_at() needs CAP_DAC_READ_SEARCH); the
+ * system calls that act for the caller then run under its identity
+ * between orfs_cred_enter() and orfs_cred_leave() (cred.c), so the kernel
+ * checks them: LOOKUP's openat() (search permission), READDIR's open
+ * (read permission), the namespace changes, SETATTR and the extended
+ * attributes.  READ and WRITE are checked by orfsd itself
+ * (orfs_cred_access()).  NULL, MOUNT, GETATTR, STATFS, READLINK and COMMIT
+ * need no permission beyond holding the handle and run as root, as in NFS.
+ *
  * READ, WRITE and COMMIT may wait for the disk: orfs_req_start() then
  * returns with the request pending, and the op finishes it later with
  * orfs_areq_complete(), which encodes the reply and calls the caller's
@@ -93,6 +104,27 @@ int orfs_req_name(const struct orfs_hdr *h, uint32_t off, uint32_t len,
 	memcpy(name->s, p, len);
 	name->s[len] = '\0';
 	return 0;
+}
+
+/* The export's squash settings; none without an export (fuzzing). */
+const struct orfs_squash *orfs_ctx_squash(const struct orfs_req_ctx *ctx)
+{
+	static const struct orfs_squash none;
+
+	return ctx->exp ? &ctx->exp->squash : &none;
+}
+
+/**
+ * orfs_req_cred() - the identity a request executes under
+ * @ctx: the request context (its export says how to squash)
+ * @h: the request; its credential passed orfs_hdr_check()
+ * @c: filled with the credential, squashed
+ */
+void orfs_req_cred(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		   struct orfs_cred *c)
+{
+	orfs_cred_decode(&h->cred, c);
+	orfs_cred_squash(c, orfs_ctx_squash(ctx));
 }
 
 /**
@@ -175,19 +207,28 @@ static int op_lookup(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	const struct orfs_lookup_req *q = orfs_body(h);
 	struct orfs_lookup_rep *rep = reply_body(r);
 	struct orfs_name name;
+	struct orfs_cred cred;
 	struct stat st;
 	int dfd, fd, err;
 
 	err = orfs_req_name(h, sizeof(*q), orfs_cpu32(q->name_len), &name);
 	if (err)
 		return err;
+	orfs_req_cred(ctx, h, &cred);
 	dfd = orfs_open_dir(ctx, &q->dir, &st);
 	if (dfd < 0)
 		return dfd;
-	/* O_PATH|O_NOFOLLOW opens a final symlink itself, not its target. */
-	fd = openat(dfd, name.s, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	/*
+	 * O_PATH|O_NOFOLLOW opens a final symlink itself, not its target.
+	 * Under the caller's identity: it needs search permission in @dfd.
+	 */
+	err = orfs_cred_enter(&cred);
+	fd = err ? err : openat(dfd, name.s, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1)
+		fd = -errno;
+	orfs_cred_leave();
 	if (fd < 0) {
-		err = -errno;
+		err = fd;
 		goto out_dir;
 	}
 	err = orfs_export_stat(fd, &st);
@@ -353,6 +394,7 @@ static int op_readdir(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	uint64_t cookie = orfs_cpu64(q->cookie);
 	uint32_t data_off = orfs_data_offset(sizeof(*rep));
 	struct readdir_state s = { .dfd = -1 };
+	struct orfs_cred cred;
 	struct stat st;
 	int pfd, err;
 
@@ -369,8 +411,16 @@ static int op_readdir(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		close(pfd);
 		return -ENOTDIR;
 	}
-	s.dfd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	err = s.dfd < 0 ? -errno : 0;
+	/*
+	 * Listing needs read permission: reopened under the caller's
+	 * identity (through /proc/self/fd, which needs no search permission
+	 * in the directory itself, as opendir() does not).
+	 */
+	orfs_req_cred(ctx, h, &cred);
+	err = orfs_cred_enter(&cred);
+	s.dfd = err ? err : orfs_fd_reopen(pfd, &st, O_RDONLY | O_DIRECTORY);
+	orfs_cred_leave();
+	err = s.dfd < 0 ? s.dfd : 0;
 	close(pfd);
 	if (err)
 		return err;
