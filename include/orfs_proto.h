@@ -472,8 +472,13 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_setattr_req) == 112);
  * @dir: parent directory
  * @mode: type and permission bits (type ignored for CREATE/MKDIR/SYMLINK)
  * @flags: ORFS_CR_*
- * @uid: owner of the new object
- * @gid: group of the new object
+ * @uid: owner of the new object: the caller's fsuid.  The server squashes
+ *	it like the request's credential, creates the object under that
+ *	credential and gives it to another owner only if the credential may
+ *	(root); else EPERM
+ * @gid: group of the new object: the caller's fsgid, or the directory's
+ *	group in a set-group-ID directory (squashed, and changed under the
+ *	credential, likewise)
  * @rdev_major: MKNOD of a device only
  * @rdev_minor: MKNOD of a device only
  * @name_len: bytes of name that follow the body
