@@ -5,46 +5,57 @@
  * Every request carries the caller's fsuid, fsgid and up to 16
  * supplementary groups (struct orfs_ucred, checked by orfs_hdr_check()).
  * orfsd trusts them as an NFS server trusts AUTH_SYS, maps them
- * (orfs_cred_squash(): root squash, all squash) and executes the request's
- * file system calls under the result, so that the kernel applies its own
- * permission rules (search and write permission on directories, the sticky
- * bit, chown and chmod by the owner only, POSIX ACLs ...):
+ * (orfs_cred_squash(): root squash, all squash) and makes the system calls
+ * that act for the caller under the result, so that the kernel applies its
+ * own rules (write and search permission in directories, the sticky bit,
+ * chown and chmod by the owner only, protected_hardlinks, POSIX ACLs ...).
  *
- *	fd = orfs_fh_open(...);		as root: open_by_handle_at() needs
- *					CAP_DAC_READ_SEARCH
- *	err = orfs_cred_enter(&cred);	this thread's fsuid, fsgid, groups
- *	... mkdirat(), unlinkat(), fchownat() ...
- *	orfs_cred_leave();		fsuid 0 again
+ * Not in the event-loop thread, though: the kernel's verbs and rdma_cm
+ * character devices refuse a write() from a task whose credentials are no
+ * longer the very ones the device was opened with (ib_safe_file_access():
+ * f_cred == current_cred()), and any setfsuid() makes new credentials, even
+ * one back to the old ids.  So a second thread, the identity thread, makes
+ * those calls, and the event loop hands them to it and waits:
  *
- * The switch is per thread: setfsuid() and setfsgid() are per-thread
- * system calls, and the groups are set with the raw setgroups system call
- * (glibc's setgroups() changes every thread of the process).  A non-zero
- * fsuid drops CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER,
- * CAP_CHOWN, CAP_FSETID and CAP_MKNOD from the effective set, and fsuid 0
- * raises them again; CAP_SETUID and CAP_SETGID stay, so the thread can
- * always switch back.  The identity in force is cached per thread: the
- * groups and the fsgid are only set when they differ from the previous
- * request's, and orfs_cred_leave() only puts the fsuid back to 0.  A
- * request of a non-root user thus costs two setfsuid() calls; one of root
- * (not squashed) none.
+ *	fd = orfs_fh_open(...);			event loop, as root:
+ *						open_by_handle_at() needs
+ *						CAP_DAC_READ_SEARCH
+ *	err = orfs_cred_run(&cred, fn, &args);	identity thread: its fsuid,
+ *						fsgid and groups become
+ *						@cred, then fn(&args)
+ *
+ * The identity thread only ever acts for clients, so it never has to go
+ * back to root: it keeps the identity of the last call, and a call for the
+ * same identity makes no setgroups(), setfsgid() or setfsuid() at all.
+ * setfsuid() and setfsgid() are per-thread system calls, and the groups are
+ * set with the raw setgroups system call (glibc's setgroups() changes every
+ * thread of the process).  A non-zero fsuid drops CAP_DAC_OVERRIDE,
+ * CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_CHOWN, CAP_FSETID and CAP_MKNOD from
+ * the thread's effective set, and fsuid 0 raises them again; CAP_SETUID and
+ * CAP_SETGID stay.  Descriptors are shared by the threads, so a function
+ * run there works on the event loop's O_PATH descriptors, through
+ * /proc/self/fd too.
  *
  * Capabilities outside that set stay effective under any identity: orfsd
  * refuses trusted.* extended attributes to non-root identities itself
  * (CAP_SYS_ADMIN), and CAP_SYS_RESOURCE still lets writes use the blocks a
  * filesystem reserves for root.
  *
- * READ and WRITE do not switch: orfsd opens the backing file itself, so it
- * checks the request's identity against the file's mode, owner and group
- * (orfs_cred_access()), with nfsd's owner override: the owner may read and
- * write whatever the mode says, because a file created with mode 0444 must
- * stay writable through the descriptor its creator opened it with (the
- * client already checked the open).  A denial is checked again by the
- * kernel under the identity, so that POSIX ACLs granting more than the
+ * The hot paths make no hand-off: READ and WRITE go through descriptors
+ * orfsd opens as root, LOOKUP and READDIR resolve as root, and orfsd
+ * checks the identity against the object's mode, owner and group itself
+ * (orfs_cred_access()), with nfsd's owner override for READ and WRITE (the
+ * owner may read and write whatever the mode says: a file created 0444 must
+ * stay writable through the descriptor its creator opened it with, and the
+ * client already checked the open).  Only a refusal is checked again by the
+ * kernel in the identity thread, so that POSIX ACLs granting more than the
  * mode bits are honoured.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
@@ -56,19 +67,58 @@
 #include "log.h"
 
 /**
- * struct cred_state - the identity this thread's file system calls use
- * @known: @c is what is in force; false until the first switch (the
- *	process's own fsgid and groups are then in force)
- * @c: fsuid (0 after orfs_cred_leave()), fsgid and groups
+ * struct cred_worker - the identity thread and the call it is making
+ * @call_lock: serializes callers of orfs_cred_run() (one call at a time)
+ * @lock: protects every field below
+ * @posted: a call is waiting for the thread (signals it)
+ * @finished: the thread finished the call (signals the caller)
+ * @started: the thread runs in this process (reset in a fork child)
+ * @atfork: the fork handler is registered
+ * @thread: the thread
+ * @c: the call's identity
+ * @fn: the call's function
+ * @arg: its argument
+ * @has_call: @c, @fn and @arg hold a call the thread has not taken
+ * @done: the call is finished and @ret holds its result
+ * @ret: what the call returned
+ */
+struct cred_worker {
+	pthread_mutex_t		call_lock;
+	pthread_mutex_t		lock;
+	pthread_cond_t		posted;
+	pthread_cond_t		finished;
+	bool			started;
+	bool			atfork;
+	pthread_t		thread;
+	const struct orfs_cred	*c;
+	orfs_cred_fn		fn;
+	void			*arg;
+	bool			has_call;
+	bool			done;
+	int			ret;
+};
+
+static struct cred_worker worker = {
+	.call_lock = PTHREAD_MUTEX_INITIALIZER,
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.posted = PTHREAD_COND_INITIALIZER,
+	.finished = PTHREAD_COND_INITIALIZER,
+};
+
+/**
+ * struct cred_state - the identity the identity thread's calls use now
+ * @known: @c is in force; false until the first switch (the process's
+ *	fsuid 0, fsgid and groups are then in force)
+ * @c: fsuid, fsgid and groups
  *
- * Thread-local: each thread switches only itself.
+ * Used by the identity thread only.
  */
 struct cred_state {
 	bool		known;
 	struct orfs_cred c;
 };
 
-static __thread struct cred_state cur;
+static struct cred_state cur;
 
 /* The default squash settings: root squash to 65534/65534. */
 void orfs_squash_default(struct orfs_squash *sq)
@@ -162,7 +212,7 @@ static bool same_groups(const struct orfs_cred *a, const struct orfs_cred *b)
 	       !memcmp(a->groups, b->groups, a->ngroups * sizeof(a->groups[0]));
 }
 
-/* setgroups(2) for this thread only. */
+/* setgroups(2) for the calling thread only. */
 static int thread_setgroups(const struct orfs_cred *c)
 {
 	gid_t g[ORFS_NGROUPS_MAX];
@@ -176,19 +226,18 @@ static int thread_setgroups(const struct orfs_cred *c)
 }
 
 /**
- * orfs_cred_enter() - make this thread's file system calls run as @c
+ * cred_switch() - make the identity thread's file system calls run as @c
  * @c: the identity (squashed already)
  *
- * The groups and the fsgid are set only if they differ from what is in
- * force, then the fsuid.  Every call must be followed by
- * orfs_cred_leave() before the thread decodes a handle or does anything
- * else that needs root, even when this fails.
+ * The groups, the fsgid and the fsuid are set only where they differ from
+ * what is in force.  setfsuid() and setfsgid() cannot report failure; they
+ * only fail without CAP_SETUID/CAP_SETGID, which orfs_cred_probe() rules
+ * out at startup.
  *
- * Context: the thread executing a request.
- * Return: 0, or the negative errno of setgroups (EPERM without
- * CAP_SETGID, which orfs_cred_probe() rules out at startup).
+ * Context: the identity thread.
+ * Return: 0, or the negative errno of setgroups.
  */
-int orfs_cred_enter(const struct orfs_cred *c)
+static int cred_switch(const struct orfs_cred *c)
 {
 	int err;
 
@@ -215,71 +264,166 @@ int orfs_cred_enter(const struct orfs_cred *c)
 	return 0;
 }
 
-/**
- * orfs_cred_leave() - give this thread root's file system powers back
- *
- * Only the fsuid returns to 0 (which restores CAP_DAC_READ_SEARCH and the
- * others); the fsgid and the groups stay for the next request, which
- * changes nothing for a thread whose fsuid is 0.
- *
- * Context: the thread executing a request.
- */
-void orfs_cred_leave(void)
+/* The identity thread: takes a call, switches, runs it, reports, forever. */
+static void *cred_thread(void *unused)
 {
-	if (cur.known && cur.c.uid == 0)
-		return;
-	setfsuid(0);
-	cur.c.uid = 0;
+	const struct orfs_cred *c;
+	orfs_cred_fn fn;
+	void *arg;
+	int ret;
+
+	for (;;) {
+		pthread_mutex_lock(&worker.lock);
+		while (!worker.has_call)
+			pthread_cond_wait(&worker.posted, &worker.lock);
+		c = worker.c;
+		fn = worker.fn;
+		arg = worker.arg;
+		worker.has_call = false;
+		pthread_mutex_unlock(&worker.lock);
+
+		ret = cred_switch(c);
+		if (!ret)
+			ret = fn(arg);
+
+		pthread_mutex_lock(&worker.lock);
+		worker.ret = ret;
+		worker.done = true;
+		pthread_cond_signal(&worker.finished);
+		pthread_mutex_unlock(&worker.lock);
+	}
+	return NULL;
+}
+
+/*
+ * In the child of a fork() (daemonizing): the thread did not come along,
+ * and nobody is in a call (orfsd forks before serving).
+ */
+static void cred_atfork_child(void)
+{
+	pthread_mutex_init(&worker.call_lock, NULL);
+	pthread_mutex_init(&worker.lock, NULL);
+	pthread_cond_init(&worker.posted, NULL);
+	pthread_cond_init(&worker.finished, NULL);
+	worker.started = false;
+	worker.has_call = false;
+	worker.done = false;
+	cur.known = false;
+}
+
+/*
+ * Start the identity thread, with every signal blocked (the event loop
+ * takes signals through a signalfd).  Called with worker.call_lock held.
+ */
+static int cred_start(void)
+{
+	sigset_t all, old;
+	int err;
+
+	if (worker.started)
+		return 0;
+	if (!worker.atfork) {
+		err = pthread_atfork(NULL, NULL, cred_atfork_child);
+		if (err)
+			return -err;
+		worker.atfork = true;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&worker.thread, NULL, cred_thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		log_err("cannot start the identity thread: %s", strerror(err));
+		return -err;
+	}
+	pthread_detach(worker.thread);
+	worker.started = true;
+	return 0;
 }
 
 /**
- * orfs_cred_probe() - can this process switch identities?
+ * orfs_cred_run() - call @fn(@arg) under the identity @c
+ * @c: the identity (squashed already)
+ * @fn: the function: it makes the system calls that act for the client and
+ *	returns 0 or a negative errno; it may use the caller's descriptors,
+ *	but must not touch state the caller's thread uses meanwhile (the
+ *	caller waits, so its stack and the request are safe)
+ * @arg: its argument
  *
- * Switches the calling thread to 65534/65534 with one supplementary group
- * and checks that each id took effect, then restores the fsuid, fsgid and
- * groups the thread had.  orfsd refuses to start if this fails: requests
- * would otherwise execute as root.
+ * The call runs in the identity thread, which takes @c first (and keeps it
+ * for the next call); the calling thread's own identity never changes, so
+ * its verbs and rdma_cm descriptors stay usable.  The thread is started on
+ * the first call (again after a fork).
+ *
+ * Context: any thread but the identity thread; sleeps until @fn returns.
+ * Return: what @fn returned, or a negative errno if the identity could not
+ * be taken (setgroups) or the thread not started; @fn did not run then.
+ */
+int orfs_cred_run(const struct orfs_cred *c, orfs_cred_fn fn, void *arg)
+{
+	int ret;
+
+	pthread_mutex_lock(&worker.call_lock);
+	ret = cred_start();
+	if (ret) {
+		pthread_mutex_unlock(&worker.call_lock);
+		return ret;
+	}
+	pthread_mutex_lock(&worker.lock);
+	worker.c = c;
+	worker.fn = fn;
+	worker.arg = arg;
+	worker.done = false;
+	worker.has_call = true;
+	pthread_cond_signal(&worker.posted);
+	while (!worker.done)
+		pthread_cond_wait(&worker.finished, &worker.lock);
+	ret = worker.ret;
+	pthread_mutex_unlock(&worker.lock);
+	pthread_mutex_unlock(&worker.call_lock);
+	return ret;
+}
+
+/* The probe's identity and what the identity thread saw under it. */
+static const struct orfs_cred probe_cred = {
+	.uid = ORFS_ANON_ID_DEFAULT, .gid = ORFS_ANON_ID_DEFAULT,
+	.ngroups = 1, .groups = { ORFS_ANON_ID_DEFAULT },
+};
+
+/* In the identity thread: did probe_cred take effect? */
+static int probe_fn(void *unused)
+{
+	gid_t now[2];
+	int n;
+
+	if (setfsuid((uid_t)-1) != (int)probe_cred.uid ||
+	    setfsgid((gid_t)-1) != (int)probe_cred.gid)
+		return -EPERM;
+	n = getgroups(2, now);
+	if (n != 1 || now[0] != probe_cred.groups[0])
+		return -EPERM;
+	return 0;
+}
+
+/**
+ * orfs_cred_probe() - can this process act under the clients' identities?
+ *
+ * Runs a call as 65534:65534 with one supplementary group and checks, in
+ * the identity thread, that each id took effect.  orfsd refuses to start if
+ * this fails: requests would otherwise run as root.
  *
  * Return: 0, or -EPERM after logging what failed.
  */
 int orfs_cred_probe(void)
 {
-	struct orfs_cred probe = {
-		.uid = ORFS_ANON_ID_DEFAULT, .gid = ORFS_ANON_ID_DEFAULT,
-		.ngroups = 1, .groups = { ORFS_ANON_ID_DEFAULT },
-	};
-	gid_t *saved, now[2];
-	int nsaved, n, uid, gid, err = 0;
+	int err = orfs_cred_run(&probe_cred, probe_fn, NULL);
 
-	nsaved = getgroups(0, NULL);
-	saved = calloc((size_t)(nsaved > 0 ? nsaved : 1), sizeof(*saved));
-	if (nsaved < 0 || !saved || getgroups(nsaved, saved) != nsaved) {
-		log_err("getgroups: %s", strerror(saved ? errno : ENOMEM));
-		free(saved);
+	if (err) {
+		log_err("cannot execute requests under the clients' identities (setfsuid, setfsgid, setgroups: %s): orfsd must run as root",
+			strerror(-err));
 		return -EPERM;
 	}
-	cur.known = false;
-	if (orfs_cred_enter(&probe)) {
-		err = -EPERM;
-	} else {
-		uid = setfsuid(-1);
-		gid = setfsgid(-1);
-		n = getgroups(2, now);
-		if (uid != (int)probe.uid || gid != (int)probe.gid || n != 1 ||
-		    now[0] != probe.groups[0])
-			err = -EPERM;
-	}
-	orfs_cred_leave();
-	if (setfsuid(-1) != 0)
-		err = -EPERM;
-	setfsgid(getegid());
-	if (syscall(SYS_setgroups, (size_t)nsaved, saved) < 0)
-		err = -EPERM;
-	free(saved);
-	cur.known = false;
-	if (err)
-		log_err("cannot execute requests under the clients' identities (setfsuid, setfsgid, setgroups failed): orfsd must run as root");
-	return err;
+	return 0;
 }
 
 /* Permission bits @mode grants @c on a file owned by @uid:@gid. */
@@ -293,22 +437,32 @@ static unsigned int granted_bits(const struct orfs_cred *c, mode_t mode,
 	return mode & 7;
 }
 
-/* The kernel's verdict for @c on the object @fd holds (ACLs included). */
-static int kernel_access(const struct orfs_cred *c, int fd, int mask)
-{
-#ifdef SYS_faccessat2
-	char path[ORFS_PROC_FD_LEN];
-	int err;
+/* faccessat2()'s arguments, for the identity thread. */
+struct access_args {
+	char	path[ORFS_PROC_FD_LEN];
+	int	mask;
+};
 
-	orfs_proc_fd_path(fd, path);
-	err = orfs_cred_enter(c);
-	if (!err && syscall(SYS_faccessat2, AT_FDCWD, path, mask, AT_EACCESS) < 0)
-		err = -errno;
-	orfs_cred_leave();
-	return err;
+static int access_fn(void *arg)
+{
+	struct access_args *a = arg;
+
+#ifdef SYS_faccessat2
+	if (syscall(SYS_faccessat2, AT_FDCWD, a->path, a->mask, AT_EACCESS) < 0)
+		return -errno;
+	return 0;
 #else
 	return -EACCES;
 #endif
+}
+
+/* The kernel's verdict for @c on the object @fd holds (ACLs included). */
+static int kernel_access(const struct orfs_cred *c, int fd, int mask)
+{
+	struct access_args a = { .mask = mask };
+
+	orfs_proc_fd_path(fd, a.path);
+	return orfs_cred_run(c, access_fn, &a);
 }
 
 /**
@@ -326,8 +480,8 @@ static int kernel_access(const struct orfs_cred *c, int fd, int mask)
  * and @fd is given, the kernel is asked under @c (faccessat2 with
  * AT_EACCESS), which honours POSIX ACLs.
  *
- * Context: the thread executing a request, as root (between requests'
- * orfs_cred_enter() calls).
+ * Context: the thread executing a request (not the identity thread);
+ * sleeps only when the kernel is asked.
  * Return: 0, or -EACCES (or the kernel's errno, e.g. -EROFS).
  */
 int orfs_cred_access(const struct orfs_cred *c, int fd, const struct stat *st,

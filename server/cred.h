@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * orfsd request identities: the credential a request carries (struct
- * orfs_ucred), root squashing, the per-thread switch of the filesystem
- * identity, and the permission checks orfsd makes itself.
+ * orfs_ucred), root squashing, the identity thread that makes system calls
+ * for the clients under their identities (orfs_cred_run()), and the
+ * permission checks orfsd makes itself.
  */
 #ifndef ORFSD_CRED_H
 #define ORFSD_CRED_H
@@ -65,8 +66,10 @@ static inline bool orfs_cred_is_root(const struct orfs_cred *c)
 	return c->uid == 0;
 }
 
-int orfs_cred_enter(const struct orfs_cred *c);
-void orfs_cred_leave(void);
+/* What orfs_cred_run() calls: 0 or a negative errno. */
+typedef int (*orfs_cred_fn)(void *arg);
+
+int orfs_cred_run(const struct orfs_cred *c, orfs_cred_fn fn, void *arg);
 int orfs_cred_probe(void);
 int orfs_cred_access(const struct orfs_cred *c, int fd, const struct stat *st,
 		     int mask, unsigned int flags);

@@ -16,14 +16,15 @@
  *
  * Identities: every request carries its caller's (struct orfs_ucred),
  * which orfs_req_cred() maps as the export says (root squash).  Handles
- * are decoded as root (open_by_handle_at() needs CAP_DAC_READ_SEARCH); the
- * system calls that act for the caller then run under its identity
- * between orfs_cred_enter() and orfs_cred_leave() (cred.c), so the kernel
- * checks them: LOOKUP's openat() (search permission), READDIR's open
- * (read permission), the namespace changes, SETATTR and the extended
- * attributes.  READ and WRITE are checked by orfsd itself
- * (orfs_cred_access()).  NULL, MOUNT, GETATTR, STATFS, READLINK and COMMIT
- * need no permission beyond holding the handle and run as root, as in NFS.
+ * are decoded as root (open_by_handle_at() needs CAP_DAC_READ_SEARCH).  The
+ * system calls that change something for the caller (the namespace
+ * changes, SETATTR's owner, mode and times, the extended attributes) run
+ * under its identity in the identity thread (orfs_cred_run(), cred.c), so
+ * the kernel checks them.  The hot paths check in this thread
+ * (orfs_cred_access()): LOOKUP search permission in the directory, READDIR
+ * read permission, READ and WRITE the file's.  NULL, MOUNT, GETATTR,
+ * STATFS, READLINK and COMMIT need no permission beyond holding the handle,
+ * as in NFS.
  *
  * READ, WRITE and COMMIT may wait for the disk: orfs_req_start() then
  * returns with the request pending, and the op finishes it later with
@@ -218,17 +219,14 @@ static int op_lookup(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	dfd = orfs_open_dir(ctx, &q->dir, &st);
 	if (dfd < 0)
 		return dfd;
-	/*
-	 * O_PATH|O_NOFOLLOW opens a final symlink itself, not its target.
-	 * Under the caller's identity: it needs search permission in @dfd.
-	 */
-	err = orfs_cred_enter(&cred);
-	fd = err ? err : openat(dfd, name.s, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1)
-		fd = -errno;
-	orfs_cred_leave();
+	/* The caller needs search permission in the directory. */
+	err = orfs_cred_access(&cred, dfd, &st, X_OK, 0);
+	if (err)
+		goto out_dir;
+	/* O_PATH|O_NOFOLLOW opens a final symlink itself, not its target. */
+	fd = openat(dfd, name.s, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		err = fd;
+		err = -errno;
 		goto out_dir;
 	}
 	err = orfs_export_stat(fd, &st);
@@ -411,16 +409,15 @@ static int op_readdir(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		close(pfd);
 		return -ENOTDIR;
 	}
-	/*
-	 * Listing needs read permission: reopened under the caller's
-	 * identity (through /proc/self/fd, which needs no search permission
-	 * in the directory itself, as opendir() does not).
-	 */
+	/* Listing needs read permission in the directory. */
 	orfs_req_cred(ctx, h, &cred);
-	err = orfs_cred_enter(&cred);
-	s.dfd = err ? err : orfs_fd_reopen(pfd, &st, O_RDONLY | O_DIRECTORY);
-	orfs_cred_leave();
-	err = s.dfd < 0 ? s.dfd : 0;
+	err = orfs_cred_access(&cred, pfd, &st, R_OK, 0);
+	if (err) {
+		close(pfd);
+		return err;
+	}
+	s.dfd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err = s.dfd < 0 ? -errno : 0;
 	close(pfd);
 	if (err)
 		return err;

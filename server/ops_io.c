@@ -18,8 +18,9 @@
  * execute the file (exec needs its pages).  A WRITE or truncate by anyone
  * but root clears set-user-ID (and group-executable set-group-ID), as the
  * kernel's file_remove_privs() does.  The other SETATTR changes (owner,
- * mode, times) run under the identity, for the kernel to check.  READLINK
- * and COMMIT need no permission.
+ * mode, times) run under the identity in the identity thread
+ * (orfs_cred_run()), for the kernel to check.  READLINK and COMMIT need no
+ * permission.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -997,6 +998,29 @@ static int setattr_times(int fd, const struct orfs_setattr_req *q,
 	return 0;
 }
 
+/* What the identity thread needs for SETATTR's owner, mode and times. */
+struct setattr_call {
+	int				fd;
+	const struct orfs_setattr_req	*q;
+};
+
+/* In the identity thread: owner, then mode, then times (as asked). */
+static int setattr_ids_fn(void *arg)
+{
+	const struct setattr_call *k = arg;
+	uint32_t valid = orfs_cpu32(k->q->valid);
+	int err = 0;
+
+	if (valid & (ORFS_SA_UID | ORFS_SA_GID))
+		err = setattr_owner(k->fd, k->q, valid);
+	if (!err && (valid & ORFS_SA_MODE))
+		err = orfs_fd_chmod(k->fd, orfs_cpu32(k->q->mode));
+	if (!err && (valid & (ORFS_SA_ATIME | ORFS_SA_MTIME |
+			      ORFS_SA_ATIME_NOW | ORFS_SA_MTIME_NOW)))
+		err = setattr_times(k->fd, k->q, valid);
+	return err;
+}
+
 /**
  * setattr_apply() - make the changes a SETATTR asks for
  * @fd: the object (O_PATH)
@@ -1011,7 +1035,8 @@ static int setattr_times(int fd, const struct orfs_setattr_req *q,
  * earlier changes made.
  *
  * The size is changed as root once orfs_cred_access() allows writing (with
- * the owner override, as WRITE), the rest under @c: chown() by the owner
+ * the owner override, as WRITE), the rest under @c in the identity thread:
+ * chown() by the owner
  * to one of its groups only (EPERM else), chmod() by the owner only,
  * explicit times by the owner only, the current time by the owner or a
  * writer (EACCES else).
@@ -1034,16 +1059,7 @@ static int setattr_apply(int fd, struct stat *st,
 	}
 	if (err || !(valid & ~ORFS_SA_SIZE))
 		return err;
-	err = orfs_cred_enter(c);
-	if (!err && (valid & (ORFS_SA_UID | ORFS_SA_GID)))
-		err = setattr_owner(fd, q, valid);
-	if (!err && (valid & ORFS_SA_MODE))
-		err = orfs_fd_chmod(fd, orfs_cpu32(q->mode));
-	if (!err && (valid & (ORFS_SA_ATIME | ORFS_SA_MTIME |
-			      ORFS_SA_ATIME_NOW | ORFS_SA_MTIME_NOW)))
-		err = setattr_times(fd, q, valid);
-	orfs_cred_leave();
-	return err;
+	return orfs_cred_run(c, setattr_ids_fn, &(struct setattr_call){ fd, q });
 }
 
 /*

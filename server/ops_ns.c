@@ -11,7 +11,8 @@
  * O_EXCL|O_NOFOLLOW first, and LINK names its source by descriptor.
  *
  * Handles are decoded as root; the changes themselves are made under the
- * request's identity (orfs_cred_enter()), so the kernel applies its rules:
+ * request's identity, in the identity thread (orfs_cred_run()), so the
+ * kernel applies its rules:
  * write and search permission in the directory, the sticky bit, the
  * protected_hardlinks rules for LINK.  A new object therefore belongs to
  * the (squashed) caller from the start.  If the request names another
@@ -318,6 +319,37 @@ static void undo_create(int dfd, int fd, const struct create_args *a)
 			 a->name.s, strerror(errno));
 }
 
+/**
+ * struct create_call - what the identity thread needs for a creation
+ * @dfd: the directory
+ * @dst: its attributes
+ * @a: the request
+ * @created: set if a new object was made
+ * @fd: set to the object's descriptor
+ */
+struct create_call {
+	int				dfd;
+	const struct stat		*dst;
+	const struct create_args	*a;
+	bool				created;
+	int				fd;
+};
+
+/*
+ * In the identity thread: make the object and give it its owner and mode.
+ * Returns 0 or the error of set_owner_mode() (k->fd is then the new
+ * object, which the caller removes); a failed make_object() is k->fd < 0.
+ */
+static int create_fn(void *arg)
+{
+	struct create_call *k = arg;
+
+	k->fd = make_object(k->dfd, k->a, &k->created);
+	if (k->fd < 0 || !k->created)
+		return 0;
+	return set_owner_mode(k->fd, k->dst, k->a);
+}
+
 /*
  * CREATE, MKDIR, MKNOD, SYMLINK: make the object under the request's
  * identity, give it its owner and mode, reply with its handle and
@@ -331,10 +363,10 @@ int orfs_op_create(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	const struct orfs_create_req *q = orfs_body(h);
 	struct orfs_lookup_rep *rep = orfs_reply_body(r);
 	const struct orfs_squash *sq = orfs_ctx_squash(ctx);
+	struct create_call k = { .fd = -1 };
 	struct orfs_cred cred;
 	struct create_args a;
 	struct stat dst, st;
-	bool created = false;
 	int dfd, fd, err;
 
 	err = create_decode(h, &a);
@@ -346,20 +378,20 @@ int orfs_op_create(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	dfd = orfs_open_dir(ctx, &q->dir, &dst);
 	if (dfd < 0)
 		return dfd;
-	err = orfs_cred_enter(&cred);
-	fd = err ? err : make_object(dfd, &a, &created);
-	if (fd >= 0 && created)
-		err = set_owner_mode(fd, &dst, &a);
-	orfs_cred_leave();
+	k.dfd = dfd;
+	k.dst = &dst;
+	k.a = &a;
+	err = orfs_cred_run(&cred, create_fn, &k);
+	fd = k.fd;
 	if (fd < 0) {
-		err = fd;
+		err = err ? err : fd;
 		goto out_dir;
 	}
 	if (!err)
 		err = orfs_export_stat(fd, &st);
 	if (!err)
 		err = orfs_encode_obj(ctx, fd, &st, &rep->fh, &rep->attr);
-	if (err && created)
+	if (err && k.created)
 		undo_create(dfd, fd, &a);
 	close(fd);
 	if (!err)
@@ -409,6 +441,20 @@ static void forget_key(const struct orfs_req_ctx *ctx, uint64_t key)
 		orfs_uni_forget(orfs_ctx_uni(ctx), key);
 }
 
+/* unlinkat()'s arguments, for the identity thread. */
+struct unlink_call {
+	int		dfd;
+	const char	*name;
+	int		flags;
+};
+
+static int unlink_fn(void *arg)
+{
+	const struct unlink_call *k = arg;
+
+	return unlinkat(k->dfd, k->name, k->flags) < 0 ? -errno : 0;
+}
+
 /*
  * UNLINK and RMDIR: unlinkat() of one name under the request's identity;
  * its errno passes through (ENOENT, EISDIR, ENOTDIR, ENOTEMPTY, EBUSY for
@@ -437,10 +483,8 @@ int orfs_op_remove(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		return dfd;
 	if (!flags)
 		key = doomed_key(ctx, dfd, name.s);
-	err = orfs_cred_enter(&cred);
-	if (!err && unlinkat(dfd, name.s, flags) < 0)
-		err = -errno;
-	orfs_cred_leave();
+	err = orfs_cred_run(&cred, unlink_fn,
+			    &(struct unlink_call){ dfd, name.s, flags });
 	if (!err)
 		forget_key(ctx, key);
 	close(dfd);
@@ -461,6 +505,24 @@ static int rename_flags(uint32_t flags, unsigned int *out)
 		*out |= RENAME_NOREPLACE;
 	if (flags & ORFS_RN_EXCHANGE)
 		*out |= RENAME_EXCHANGE;
+	return 0;
+}
+
+/* renameat2()'s arguments, for the identity thread. */
+struct rename_call {
+	int		odfd;
+	const char	*oldname;
+	int		ndfd;
+	const char	*newname;
+	unsigned int	flags;
+};
+
+static int rename_fn(void *arg)
+{
+	const struct rename_call *k = arg;
+
+	if (renameat2(k->odfd, k->oldname, k->ndfd, k->newname, k->flags) < 0)
+		return -errno;
 	return 0;
 }
 
@@ -507,10 +569,8 @@ int orfs_op_rename(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	/* A replaced target may be deleted; an exchanged one survives. */
 	if (!(flags & RENAME_EXCHANGE))
 		key = doomed_key(ctx, ndfd, newn.s);
-	err = orfs_cred_enter(&cred);
-	if (!err && renameat2(odfd, oldn.s, ndfd, newn.s, flags) < 0)
-		err = -errno;
-	orfs_cred_leave();
+	err = orfs_cred_run(&cred, rename_fn, &(struct rename_call){
+				odfd, oldn.s, ndfd, newn.s, flags });
 	if (!err)
 		forget_key(ctx, key);
 	close(ndfd);
@@ -520,6 +580,22 @@ out_old:
 }
 
 /* ---- LINK ---- */
+
+/* linkat()'s arguments, for the identity thread. */
+struct link_call {
+	char		path[ORFS_PROC_FD_LEN];
+	int		dfd;
+	const char	*name;
+};
+
+static int link_fn(void *arg)
+{
+	const struct link_call *k = arg;
+
+	if (linkat(AT_FDCWD, k->path, k->dfd, k->name, AT_SYMLINK_FOLLOW) < 0)
+		return -errno;
+	return 0;
+}
 
 /*
  * LINK: a new name for the object @fh names, made under the request's
@@ -536,7 +612,7 @@ int orfs_op_link(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 {
 	const struct orfs_link_req *q = orfs_body(h);
 	struct orfs_attr_rep *rep = orfs_reply_body(r);
-	char path[ORFS_PROC_FD_LEN];
+	struct link_call k;
 	struct orfs_name name;
 	struct orfs_cred cred;
 	struct stat st, dst;
@@ -560,11 +636,10 @@ int orfs_op_link(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		err = dfd;
 		goto out;
 	}
-	orfs_proc_fd_path(fd, path);
-	err = orfs_cred_enter(&cred);
-	if (!err && linkat(AT_FDCWD, path, dfd, name.s, AT_SYMLINK_FOLLOW) < 0)
-		err = -errno;
-	orfs_cred_leave();
+	orfs_proc_fd_path(fd, k.path);
+	k.dfd = dfd;
+	k.name = name.s;
+	err = orfs_cred_run(&cred, link_fn, &k);
 	close(dfd);
 	if (!err)
 		err = orfs_export_stat(fd, &st);

@@ -20,7 +20,8 @@
  * file (ENODATA for reading one), EOPNOTSUPP where the filesystem has no
  * such namespace (user.* on tmpfs before Linux 6.6).
  *
- * The calls run under the request's identity (orfs_cred_enter()), so the
+ * The calls run under the request's identity, in the identity thread
+ * (orfs_cred_run()), so the
  * kernel checks user.* attributes like the file's data: reading needs
  * read permission, changing write permission (EACCES), and only the owner
  * may change those of a file in a sticky directory (EPERM).  trusted.*
@@ -161,6 +162,56 @@ static int xattr_reply_size_check(const struct orfs_req_ctx *ctx,
 	return 0;
 }
 
+/**
+ * struct xattr_call - one xattr system call, for the identity thread
+ * @path: the object's /proc/self/fd link
+ * @name: the attribute (NULL for LISTXATTR)
+ * @buf: GETXATTR, LISTXATTR: where the value or list goes;
+ *	SETXATTR: the value
+ * @size: the size of @buf
+ * @flags: SETXATTR: XATTR_CREATE or XATTR_REPLACE
+ * @n: GETXATTR, LISTXATTR: set to the bytes returned
+ */
+struct xattr_call {
+	const char	*path;
+	const char	*name;
+	void		*buf;
+	size_t		size;
+	int		flags;
+	ssize_t		n;
+};
+
+static int getxattr_fn(void *arg)
+{
+	struct xattr_call *k = arg;
+
+	k->n = getxattr(k->path, k->name, k->buf, k->size);
+	return k->n < 0 ? -errno : 0;
+}
+
+static int listxattr_fn(void *arg)
+{
+	struct xattr_call *k = arg;
+
+	k->n = listxattr(k->path, k->buf, k->size);
+	return k->n < 0 ? -errno : 0;
+}
+
+static int setxattr_fn(void *arg)
+{
+	const struct xattr_call *k = arg;
+
+	return setxattr(k->path, k->name, k->buf, k->size, k->flags) < 0 ?
+	       -errno : 0;
+}
+
+static int removexattr_fn(void *arg)
+{
+	const struct xattr_call *k = arg;
+
+	return removexattr(k->path, k->name) < 0 ? -errno : 0;
+}
+
 /* ---- GETXATTR ---- */
 
 /*
@@ -176,6 +227,7 @@ int orfs_op_getxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	uint32_t size = orfs_cpu32(q->size);
 	char path[ORFS_PROC_FD_LEN];
 	struct xattr_name name;
+	struct xattr_call k;
 	struct orfs_cred cred;
 	ssize_t n = -1;
 	int fd, err;
@@ -191,12 +243,11 @@ int orfs_op_getxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	fd = xattr_open(ctx, &q->fh, path);
 	if (fd < 0)
 		return fd;
-	err = orfs_cred_enter(&cred);
-	if (!err) {
-		n = getxattr(path, name.s, size ? r->buf + data_off : NULL, size);
-		err = n < 0 ? -errno : 0;
-	}
-	orfs_cred_leave();
+	k = (struct xattr_call){ .path = path, .name = name.s,
+				 .buf = size ? r->buf + data_off : NULL,
+				 .size = size };
+	err = orfs_cred_run(&cred, getxattr_fn, &k);
+	n = k.n;
 	close(fd);
 	if (err)
 		return err;
@@ -253,6 +304,7 @@ int orfs_op_listxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	uint32_t data_off = orfs_data_offset(sizeof(*rep));
 	uint32_t size = orfs_cpu32(q->size);
 	char path[ORFS_PROC_FD_LEN];
+	struct xattr_call k;
 	struct orfs_cred cred;
 	char *list;
 	ssize_t n = -1;
@@ -272,13 +324,10 @@ int orfs_op_listxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		err = fd;
 		goto out;
 	}
-	err = orfs_cred_enter(&cred);
-	if (!err) {
-		n = listxattr(path, list, ORFS_XATTR_LIST_MAX);
-		if (n < 0)
-			err = -errno;
-	}
-	orfs_cred_leave();
+	k = (struct xattr_call){ .path = path, .buf = list,
+				 .size = ORFS_XATTR_LIST_MAX };
+	err = orfs_cred_run(&cred, listxattr_fn, &k);
+	n = k.n;
 	close(fd);
 	if (err)
 		goto out;
@@ -317,6 +366,7 @@ int orfs_op_setxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	uint32_t flags = orfs_cpu32(q->flags);
 	char path[ORFS_PROC_FD_LEN];
 	struct xattr_name name;
+	struct xattr_call k;
 	struct orfs_cred cred;
 	int fd, err, xflags = 0;
 
@@ -340,11 +390,10 @@ int orfs_op_setxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	if (fd < 0)
 		return fd;
 	/* With no data, orfs_data() may point past the message: not used. */
-	err = orfs_cred_enter(&cred);
-	if (!err && setxattr(path, name.s, size ? orfs_data(h) : "", size,
-			     xflags) < 0)
-		err = -errno;
-	orfs_cred_leave();
+	k = (struct xattr_call){ .path = path, .name = name.s,
+				 .buf = size ? (void *)orfs_data(h) : "",
+				 .size = size, .flags = xflags };
+	err = orfs_cred_run(&cred, setxattr_fn, &k);
 	close(fd);
 	return err;
 }
@@ -358,6 +407,7 @@ int orfs_op_removexattr(const struct orfs_req_ctx *ctx,
 	const struct orfs_xattr_req *q = orfs_body(h);
 	char path[ORFS_PROC_FD_LEN];
 	struct xattr_name name;
+	struct xattr_call k;
 	struct orfs_cred cred;
 	int fd, err;
 
@@ -372,10 +422,8 @@ int orfs_op_removexattr(const struct orfs_req_ctx *ctx,
 	fd = xattr_open(ctx, &q->fh, path);
 	if (fd < 0)
 		return fd;
-	err = orfs_cred_enter(&cred);
-	if (!err && removexattr(path, name.s) < 0)
-		err = -errno;
-	orfs_cred_leave();
+	k = (struct xattr_call){ .path = path, .name = name.s };
+	err = orfs_cred_run(&cred, removexattr_fn, &k);
 	close(fd);
 	return err;
 }

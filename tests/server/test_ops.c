@@ -92,6 +92,7 @@ static uint8_t *repbuf;
 
 /* The credential req_start() puts in every request: root unless a test says. */
 static struct orfs_ucred test_cred;
+static int start_ngroups;	/* the test process's supplementary groups */
 
 /* ---- fixture ---- */
 
@@ -211,6 +212,7 @@ static int group_setup(void **state)
 	orfs_log_set_level(getenv("ORFS_TEST_DEBUG") ? ORFS_LOG_DEBUG :
 			   ORFS_LOG_ERROR);
 	umask(027);
+	start_ngroups = getgroups(0, NULL);
 	reqbuf = aligned_alloc(8, REP_SIZE);
 	repbuf = aligned_alloc(8, REP_SIZE);
 	if (!reqbuf || !repbuf)
@@ -4258,10 +4260,18 @@ static void as_root(void)
 	as_id(0, 0, 0, NULL);
 }
 
-/* Every request gives the thread root's file system identity back. */
+/*
+ * The thread executing requests never changes its identity (verbs and
+ * rdma_cm refuse a thread whose credentials changed): the identity thread
+ * makes the calls that act for clients.
+ */
 static void assert_thread_root(void)
 {
+	gid_t g[64];
+
 	assert_int_equal(setfsuid((uid_t)-1), 0);
+	assert_int_equal(setfsgid((gid_t)-1), (int)getegid());
+	assert_int_equal(getgroups(64, g), start_ngroups);
 }
 
 static void chmod_rw(const char *rel, mode_t mode)
