@@ -68,8 +68,9 @@
 
 /**
  * struct cred_worker - the identity thread and the call it is making
- * @call_lock: serializes callers of orfs_cred_run() (one call at a time)
- * @lock: protects every field below
+ * @call_lock: serializes callers of orfs_cred_run() (one call at a time);
+ *	protects @started, @atfork and @thread
+ * @lock: protects @c, @fn, @arg, @has_call, @done and @ret
  * @posted: a call is waiting for the thread (signals it)
  * @finished: the thread finished the call (signals the caller)
  * @started: the thread runs in this process (reset in a fork child)
