@@ -179,6 +179,7 @@ static int orfs_readdir(struct file *file, struct dir_context *ctx)
 	struct orfs_readdir_req req = { .dir = ORFS_I(dir)->fh };
 	struct orfs_msg msg = {
 		.opcode = ORFS_OP_READDIR, .body = &req, .body_len = sizeof(req),
+		.cred = file->f_cred,
 	};
 	const struct orfs_readdir_rep *rr;
 	struct orfs_reply rep;

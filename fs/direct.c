@@ -308,6 +308,8 @@ static ssize_t orfs_dio_call(struct orfs_dio *dio, u32 i, u32 n, loff_t pos,
 		.body = &req, .body_len = sizeof(req),
 		.bvec = &dio->frags[i], .nr_bvec = n, .direct = true,
 		.uaddr = dio->fva[i], .mm = dio->mm,
+		/* Also on orfs_io_wq: the opener's identity, not the kworker's. */
+		.cred = dio->iocb->ki_filp->f_cred,
 	};
 	struct orfs_reply rep;
 	u32 k, bytes = 0, got;

@@ -12,6 +12,7 @@
  */
 #define pr_fmt(fmt) "orfs: " fmt
 
+#include <linux/cred.h>
 #include <linux/pagemap.h>
 #include <linux/writeback.h>
 #include <linux/highmem.h>
@@ -20,23 +21,92 @@
 
 static int orfs_read_folio(struct file *file, struct folio *folio);
 
+/* The identity I/O through @file is made with: its opener's. */
+static const struct cred *orfs_file_cred(struct file *file)
+{
+	return file ? file->f_cred : NULL;
+}
+
+/**
+ * orfs_wb_cred_set() - remember the credential of a writable open
+ * @inode: the file
+ * @file: a new open of it for writing
+ *
+ * Write-back (and the laundering of pages) has no caller of its own: it
+ * runs on a kworker, or in whatever task forces it.  Its WRITEs carry the
+ * credential of the file's last writable opener, as NFS uses an open
+ * context.  Pages dirtied through several opens by different users go out
+ * under the last one's identity.
+ *
+ * Context: process; takes inode->i_lock.
+ */
+static void orfs_wb_cred_set(struct inode *inode, struct file *file)
+{
+	struct orfs_inode_info *oi = ORFS_I(inode);
+	const struct cred *old;
+
+	if (READ_ONCE(oi->wb_cred) == file->f_cred)
+		return;
+	get_cred(file->f_cred);
+	spin_lock(&inode->i_lock);
+	old = oi->wb_cred;
+	oi->wb_cred = file->f_cred;
+	spin_unlock(&inode->i_lock);
+	put_cred(old);
+}
+
+/**
+ * orfs_wb_cred_get() - the credential write-back of @inode uses
+ * @inode: the file
+ *
+ * Context: any; takes inode->i_lock.
+ * Return: a reference (drop it with put_cred()), or NULL if the file was
+ * never opened for writing (the calling task's credential is then used).
+ */
+static const struct cred *orfs_wb_cred_get(struct inode *inode)
+{
+	const struct cred *cred;
+
+	spin_lock(&inode->i_lock);
+	cred = get_cred(ORFS_I(inode)->wb_cred);
+	spin_unlock(&inode->i_lock);
+	return cred;
+}
+
+/**
+ * orfs_wb_cred_drop() - forget the write-back credential of an inode
+ * @inode: an inode being evicted
+ *
+ * Context: process.
+ */
+void orfs_wb_cred_drop(struct inode *inode)
+{
+	struct orfs_inode_info *oi = ORFS_I(inode);
+
+	put_cred(oi->wb_cred);
+	oi->wb_cred = NULL;
+}
+
 /**
  * orfs_read_page() - fill one locked page-cache page from the server
  * @inode: the file
  * @folio: a locked, single-page folio
+ * @cred: whose READ it is (NULL: the calling task's)
  *
  * Bytes past end of file are zeroed.
  *
  * Context: process; sleeps on the network.
  * Return: 0 or a negative errno.
  */
-static int orfs_read_page(struct inode *inode, struct folio *folio)
+static int orfs_read_page(struct inode *inode, struct folio *folio,
+			  const struct cred *cred)
 {
 	struct orfs_clnt *clnt = orfs_clnt_of(inode);
 	u32 chunk = min_t(u32, orfs_clnt_inline_size(clnt), PAGE_SIZE);
 	struct orfs_io_req req = { .fh = ORFS_I(inode)->fh };
 	struct orfs_msg msg = {
 		.opcode = ORFS_OP_READ, .body = &req, .body_len = sizeof(req),
+		.cred = cred,
 	};
 	const struct orfs_read_rep *rr;
 	loff_t pos = folio_pos(folio);
@@ -106,6 +176,7 @@ struct workqueue_struct *orfs_io_wq;
  * @nr: pages in use
  * @max: capacity
  * @len: write-back: bytes to write from the last page (the others are whole)
+ * @cred: whose request it is (a reference), NULL for the running task's
  * @pages: the pages (readahead: locked folios; write-back: under
  *	writeback, each with a reference held)
  * @bv: one fragment per page, for the transport
@@ -120,26 +191,41 @@ struct orfs_batch {
 	u32			nr;
 	u32			max;
 	u32			len;
+	const struct cred	*cred;
 	struct page		**pages;
 	struct bio_vec		*bv;
 };
 
-/* A batch for @max pages in one allocation; NULL if memory is short. */
-static struct orfs_batch *orfs_batch_alloc(struct inode *inode, u32 max)
+/*
+ * A batch for @max pages in one allocation, on behalf of @cred (a reference
+ * the batch takes over); NULL if memory is short (the reference is then
+ * dropped).
+ */
+static struct orfs_batch *orfs_batch_alloc(struct inode *inode, u32 max,
+					   const struct cred *cred)
 {
 	struct orfs_batch *b;
 
 	b = kmalloc(sizeof(*b) + max * (sizeof(*b->bv) + sizeof(*b->pages)),
 		    GFP_NOFS);
-	if (!b)
+	if (!b) {
+		put_cred(cred);
 		return NULL;
+	}
 	b->inode = inode;
 	b->nr = 0;
 	b->max = max;
 	b->len = PAGE_SIZE;
+	b->cred = cred;
 	b->bv = (struct bio_vec *)(b + 1);
 	b->pages = (struct page **)(b->bv + max);
 	return b;
+}
+
+static void orfs_batch_free(struct orfs_batch *b)
+{
+	put_cred(b->cred);
+	kfree(b);
 }
 
 static void orfs_bvec_page(struct bio_vec *bv, struct page *page, u32 len)
@@ -155,6 +241,7 @@ static void orfs_bvec_page(struct bio_vec *bv, struct page *page, u32 len)
  * @pages: single-page folios at consecutive indices, locked
  * @bv: room for @nr fragments
  * @nr: how many
+ * @cred: whose READ it is (NULL: the calling task's)
  *
  * The transport lands the data in the pages, inline or by RDMA READ.  Each
  * folio is marked up to date (bytes past end of file zeroed) and unlocked;
@@ -165,12 +252,12 @@ static void orfs_bvec_page(struct bio_vec *bv, struct page *page, u32 len)
  * Return: 0 or a negative errno.
  */
 static int orfs_read_pages(struct inode *inode, struct page **pages,
-			   struct bio_vec *bv, u32 nr)
+			   struct bio_vec *bv, u32 nr, const struct cred *cred)
 {
 	struct orfs_io_req req = { .fh = ORFS_I(inode)->fh };
 	struct orfs_msg msg = {
 		.opcode = ORFS_OP_READ, .body = &req, .body_len = sizeof(req),
-		.bvec = bv, .nr_bvec = nr,
+		.bvec = bv, .nr_bvec = nr, .cred = cred,
 	};
 	const struct orfs_read_rep *rr;
 	struct orfs_reply rep = {};
@@ -207,8 +294,8 @@ static void orfs_read_work(struct work_struct *work)
 {
 	struct orfs_batch *b = container_of(work, struct orfs_batch, work);
 
-	orfs_read_pages(b->inode, b->pages, b->bv, b->nr);
-	kfree(b);
+	orfs_read_pages(b->inode, b->pages, b->bv, b->nr, b->cred);
+	orfs_batch_free(b);
 }
 
 static void orfs_batch_submit(struct orfs_batch *b, work_func_t fn)
@@ -223,7 +310,8 @@ static void orfs_batch_submit(struct orfs_batch *b, work_func_t fn)
  *
  * Each request's folios stay locked until its batch has run on
  * orfs_io_wq, like a block device's bios.  If no batch can be allocated,
- * the folio is read synchronously on its own.
+ * the folio is read synchronously on its own.  The READs carry the
+ * credential of the file's opener (of the reading task without a file).
  *
  * Context: process; may sleep.
  */
@@ -232,20 +320,23 @@ static void orfs_readahead(struct readahead_control *rac)
 	struct inode *inode = rac->mapping->host;
 	u32 max = orfs_batch_pages(inode, false);
 	u32 left = readahead_count(rac);
+	const struct cred *cred = orfs_file_cred(rac->file);
 	struct orfs_batch *b = NULL;
 	struct folio *folio;
 
 	if (!max) {
 		/* Inline threshold below a page: one folio at a time. */
 		while ((folio = readahead_folio(rac)))
-			orfs_read_folio(NULL, folio);
+			orfs_read_folio(rac->file, folio);
 		return;
 	}
+	if (!cred)
+		cred = current_cred();
 	while ((folio = readahead_folio(rac))) {
 		if (!b) {
-			b = orfs_batch_alloc(inode, min(max, left));
+			b = orfs_batch_alloc(inode, min(max, left), get_cred(cred));
 			if (!b) {
-				orfs_read_folio(NULL, folio);
+				orfs_read_folio(rac->file, folio);
 				left--;
 				continue;
 			}
@@ -269,8 +360,8 @@ static int orfs_read_folio(struct file *file, struct folio *folio)
 	int ret;
 
 	if (orfs_batch_pages(inode, false))
-		return orfs_read_pages(inode, &page, &bv, 1);
-	ret = orfs_read_page(inode, folio);
+		return orfs_read_pages(inode, &page, &bv, 1, orfs_file_cred(file));
+	ret = orfs_read_page(inode, folio, orfs_file_cred(file));
 	if (!ret)
 		folio_mark_uptodate(folio);
 	folio_unlock(folio);
@@ -312,18 +403,20 @@ int orfs_write_call(struct inode *inode, const struct orfs_msg *msg)
  * @inode: the file
  * @page: the page, under writeback
  * @len: bytes from the start of the page
+ * @cred: whose WRITE it is (NULL: the calling task's)
  *
  * Context: process; sleeps on the network.
  * Return: 0 or a negative errno (-ENOSPC, -EDQUOT, -EIO ...).
  */
-static int orfs_write_page(struct inode *inode, struct page *page, u32 len)
+static int orfs_write_page(struct inode *inode, struct page *page, u32 len,
+			   const struct cred *cred)
 {
 	u32 chunk = min_t(u32, orfs_clnt_inline_size(orfs_clnt_of(inode)), PAGE_SIZE);
 	struct orfs_io_req req = { .fh = ORFS_I(inode)->fh };
 	struct bio_vec bv;
 	struct orfs_msg msg = {
 		.opcode = ORFS_OP_WRITE, .body = &req, .body_len = sizeof(req),
-		.bvec = &bv, .nr_bvec = 1,
+		.bvec = &bv, .nr_bvec = 1, .cred = cred,
 	};
 	loff_t pos = page_offset(page);
 	u32 done = 0, n;
@@ -352,6 +445,7 @@ static int orfs_writepage_single(struct page *page, struct writeback_control *wb
 	struct inode *inode = folio->mapping->host;
 	loff_t isize = i_size_read(inode);
 	loff_t pos = folio_pos(folio);
+	const struct cred *cred;
 	int ret;
 
 	if (pos >= isize) {
@@ -360,7 +454,10 @@ static int orfs_writepage_single(struct page *page, struct writeback_control *wb
 	}
 	folio_start_writeback(folio);
 	folio_unlock(folio);
-	ret = orfs_write_page(inode, page, min_t(loff_t, PAGE_SIZE, isize - pos));
+	cred = orfs_wb_cred_get(inode);
+	ret = orfs_write_page(inode, page, min_t(loff_t, PAGE_SIZE, isize - pos),
+			      cred);
+	put_cred(cred);
 	if (ret)
 		mapping_set_error(folio->mapping, ret);
 	folio_end_writeback(folio);
@@ -381,7 +478,7 @@ static void orfs_write_pages(struct orfs_batch *b)
 	struct orfs_io_req req = { .fh = ORFS_I(inode)->fh };
 	struct orfs_msg msg = {
 		.opcode = ORFS_OP_WRITE, .body = &req, .body_len = sizeof(req),
-		.bvec = b->bv, .nr_bvec = b->nr,
+		.bvec = b->bv, .nr_bvec = b->nr, .cred = b->cred,
 	};
 	u32 i, count = 0;
 	int ret;
@@ -409,7 +506,7 @@ static void orfs_write_work(struct work_struct *work)
 	struct orfs_batch *b = container_of(work, struct orfs_batch, work);
 
 	orfs_write_pages(b);
-	kfree(b);
+	orfs_batch_free(b);
 }
 
 /**
@@ -449,7 +546,8 @@ static int orfs_writepage_one(struct page *page, struct writeback_control *wbc,
 		  page->index != b->pages[b->nr - 1]->index + 1))
 		orfs_wb_submit(c);
 	if (!c->b) {
-		c->b = orfs_batch_alloc(c->inode, c->max);
+		c->b = orfs_batch_alloc(c->inode, c->max,
+					orfs_wb_cred_get(c->inode));
 		if (!c->b)	/* memory is short: this page on its own, now */
 			return orfs_writepage_single(page, wbc, NULL);
 	}
@@ -508,7 +606,7 @@ static int orfs_write_begin(struct file *file, struct address_space *mapping,
 			folio_zero_segments(folio, 0, off, off + len, PAGE_SIZE);
 		} else {
 			/* Read-modify-write of a partial page. */
-			ret = orfs_read_page(inode, folio);
+			ret = orfs_read_page(inode, folio, orfs_file_cred(file));
 			if (ret) {
 				folio_unlock(folio);
 				folio_put(folio);
@@ -555,10 +653,14 @@ static int orfs_launder_folio(struct folio *folio)
 	loff_t pos = folio_pos(folio);
 	int ret = 0;
 
+	const struct cred *cred;
+
 	if (folio_clear_dirty_for_io(folio) && pos < isize) {
 		folio_start_writeback(folio);
+		cred = orfs_wb_cred_get(inode);
 		ret = orfs_write_page(inode, &folio->page,
-				      min_t(loff_t, PAGE_SIZE, isize - pos));
+				      min_t(loff_t, PAGE_SIZE, isize - pos), cred);
+		put_cred(cred);
 		folio_end_writeback(folio);
 	}
 	return ret;
@@ -581,6 +683,9 @@ const struct address_space_operations orfs_aops = {
  * @inode: the inode
  * @file: the file being opened
  *
+ * An open for writing makes its opener's credential the one write-back
+ * uses (orfs_wb_cred_set()).
+ *
  * Context: process; sleeps on the network.
  */
 static int orfs_file_open(struct inode *inode, struct file *file)
@@ -593,7 +698,10 @@ static int orfs_file_open(struct inode *inode, struct file *file)
 	ret = orfs_revalidate_mapping(inode);
 	if (ret)
 		return ret;
-	return generic_file_open(inode, file);
+	ret = generic_file_open(inode, file);
+	if (!ret && (file->f_mode & FMODE_WRITE))
+		orfs_wb_cred_set(inode, file);
+	return ret;
 }
 
 /* Close-to-open: flush on close, and report write-back errors there. */
@@ -609,11 +717,13 @@ static int orfs_file_flush(struct file *file, fl_owner_t id)
 	return ret;
 }
 
-static int orfs_commit(struct inode *inode)
+static int orfs_commit(struct file *file)
 {
+	struct inode *inode = file_inode(file);
 	struct orfs_fh_req req = { .fh = ORFS_I(inode)->fh };
 	struct orfs_msg msg = {
 		.opcode = ORFS_OP_COMMIT, .body = &req, .body_len = sizeof(req),
+		.cred = file->f_cred,
 	};
 	struct orfs_reply rep;
 	int ret;
@@ -635,11 +745,10 @@ static int orfs_commit(struct inode *inode)
  */
 static int orfs_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 {
-	struct inode *inode = file_inode(file);
 	int ret, ret2;
 
 	ret = file_write_and_wait_range(file, start, end);
-	ret2 = orfs_commit(inode);
+	ret2 = orfs_commit(file);
 	return ret ? ret : ret2;
 }
 

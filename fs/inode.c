@@ -23,6 +23,7 @@ struct inode *orfs_alloc_inode(struct super_block *sb)
 	oi->change = 0;
 	oi->attr_timeo = 0;
 	oi->flags = 0;
+	oi->wb_cred = NULL;
 	return &oi->vfs_inode;
 }
 
@@ -377,6 +378,13 @@ static bool orfs_iattr_to_req(const struct iattr *ia, struct orfs_setattr_req *r
  * Dirty pages are written back before a size change so the server's file
  * and the page cache agree on what lies below the new size.
  *
+ * A mode change that only clears set-user-ID or set-group-ID after a write
+ * or truncate by a non-owner (ATTR_KILL_SUID/SGID) is not sent: the server
+ * clears those bits itself when it executes the WRITE or the size change
+ * under that caller's identity, and a chmod by a non-owner would be
+ * refused (EPERM), as NFS does.  A change through an open file
+ * (ftruncate) is made with the opener's credential.
+ *
  * Context: process, inode locked; sleeps on the network.
  */
 int orfs_setattr(orfs_idmap_t *idmap, struct dentry *dentry, struct iattr *ia)
@@ -393,6 +401,10 @@ int orfs_setattr(orfs_idmap_t *idmap, struct dentry *dentry, struct iattr *ia)
 	ret = setattr_prepare(idmap, dentry, ia);
 	if (ret)
 		return ret;
+	if (ia->ia_valid & (ATTR_KILL_SUID | ATTR_KILL_SGID))
+		ia->ia_valid &= ~ATTR_MODE;
+	if ((ia->ia_valid & ATTR_FILE) && ia->ia_file)
+		msg.cred = ia->ia_file->f_cred;
 	if (!orfs_iattr_to_req(ia, &req))
 		return 0;
 	if (ia->ia_valid & ATTR_SIZE) {

@@ -132,6 +132,9 @@ enum {
  *	acregmin/acdirmin up to the max while the file does not change, and
  *	falls back to the min when it does (as NFS does)
  * @flags: ORFS_INO_* bits, atomic
+ * @wb_cred: the credential of the last open for writing, with a reference,
+ *	or NULL: write-back's WRITEs carry it (fs/file.c).  Protected by the
+ *	inode's i_lock
  * @vfs_inode: the VFS inode
  */
 struct orfs_inode_info {
@@ -140,6 +143,7 @@ struct orfs_inode_info {
 	u64			change;
 	unsigned long		attr_timeo;
 	unsigned long		flags;
+	const struct cred	*wb_cred;
 	struct inode		vfs_inode;
 };
 
@@ -183,6 +187,7 @@ extern const struct file_operations orfs_file_operations;
 
 extern struct workqueue_struct *orfs_io_wq;
 int orfs_write_call(struct inode *inode, const struct orfs_msg *msg);
+void orfs_wb_cred_drop(struct inode *inode);
 int orfs_io_init(void);
 void orfs_io_exit(void);
 

@@ -381,6 +381,7 @@ static void orfs_evict_inode(struct inode *inode)
 {
 	truncate_inode_pages_final(&inode->i_data);
 	clear_inode(inode);
+	orfs_wb_cred_drop(inode);
 }
 
 /* umount -f: stop waiting for a server that may never answer. */

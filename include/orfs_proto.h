@@ -64,6 +64,9 @@ typedef uint8_t u8;
 /*
  * Room for the header and the largest fixed body plus a name or path tail.
  * A receive buffer is ORFS_META_MAX + the negotiated inline threshold.
+ * With the 112-byte header: MOUNT needs 112 + 8 + ORFS_PATH_MAX = 888,
+ * RENAME 112 + 144 + 2 * 255 = 766, and a SYMLINK's name and target
+ * together may take 1024 - 112 - 96 = 816 bytes (longer: ENAMETOOLONG).
  */
 #define ORFS_META_MAX		1024U
 #define ORFS_NAME_MAX		255U
@@ -72,6 +75,7 @@ typedef uint8_t u8;
 #define ORFS_CREDITS_MAX	256U
 #define ORFS_FH_DATA		48U
 #define ORFS_IO_MAX		(4U << 20)	/* largest READ/WRITE by RDMA */
+#define ORFS_NGROUPS_MAX	16U	/* supplementary groups in a credential */
 #define ORFS_GRANTS_MAX		64U	/* staging buffers per connection */
 
 /* Opcodes.  Numbers are wire ABI: never renumber, only append. */
@@ -120,6 +124,32 @@ enum orfs_opcode {
 #define ORFS_HF_KNOWN		(ORFS_HF_REPLY | ORFS_HF_CREDIT_ONLY | ORFS_HF_RETRANSMIT)
 
 /**
+ * struct orfs_ucred - the identity a request is made by (like AUTH_SYS)
+ * @uid: the caller's fsuid, as seen from the client's initial user
+ *	namespace
+ * @gid: the caller's fsgid
+ * @ngroups: entries of @groups in use, 0..ORFS_NGROUPS_MAX; a client whose
+ *	caller has more supplementary groups sends the first 16
+ * @reserved0: zero
+ * @reserved1: zero
+ * @groups: the caller's supplementary groups; unused entries are zero
+ *
+ * Carried by every request in struct orfs_hdr.  The server trusts it, as an
+ * NFS server trusts AUTH_SYS: it maps it (root squash) and executes the
+ * request under the result.  No id is ever 0xffffffff ((uid_t)-1 means
+ * "unchanged" to setfsuid() and chown()).  All zero in a reply.
+ */
+struct orfs_ucred {
+	__le32	uid;
+	__le32	gid;
+	__le16	ngroups;
+	__le16	reserved0;
+	__le32	reserved1;
+	__le32	groups[ORFS_NGROUPS_MAX];
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_ucred) == 80);
+
+/**
  * struct orfs_hdr - header at the start of every SEND
  * @magic: ORFS_MAGIC
  * @version: protocol version negotiated at connect
@@ -135,19 +165,22 @@ enum orfs_opcode {
  * @status: in a reply, 0 or a positive Linux errno; 0 in a request
  * @body_len: bytes of body after the header
  * @data_len: bytes of inline data after the 8-aligned end of the body
+ * @cred: request: the caller's identity (orfs_ucred_check()); reply and
+ *	CREDIT_ONLY message from the server: all zero
  */
 struct orfs_hdr {
-	__le32	magic;
-	__le16	version;
-	__le16	opcode;
-	__le64	xid;
-	__le16	credits;
-	__le16	flags;
-	__le32	status;
-	__le32	body_len;
-	__le32	data_len;
+	__le32			magic;
+	__le16			version;
+	__le16			opcode;
+	__le64			xid;
+	__le16			credits;
+	__le16			flags;
+	__le32			status;
+	__le32			body_len;
+	__le32			data_len;
+	struct orfs_ucred	cred;
 };
-ORFS_STATIC_ASSERT(sizeof(struct orfs_hdr) == 32);
+ORFS_STATIC_ASSERT(sizeof(struct orfs_hdr) == 112);
 
 /**
  * struct orfs_fh - opaque file handle
@@ -466,8 +499,13 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_setattr_req) == 112);
  * @dir: parent directory
  * @mode: type and permission bits (type ignored for CREATE/MKDIR/SYMLINK)
  * @flags: ORFS_CR_*
- * @uid: owner of the new object
- * @gid: group of the new object
+ * @uid: owner of the new object: the caller's fsuid.  The server squashes
+ *	it like the request's credential, creates the object under that
+ *	credential and gives it to another owner only if the credential may
+ *	(root); else EPERM
+ * @gid: group of the new object: the caller's fsgid, or the directory's
+ *	group in a set-group-ID directory (squashed, and changed under the
+ *	credential, likewise)
  * @rdev_major: MKNOD of a device only
  * @rdev_minor: MKNOD of a device only
  * @name_len: bytes of name that follow the body
@@ -803,13 +841,47 @@ static inline int orfs_op_modifies(uint16_t opcode)
 }
 
 /**
+ * orfs_ucred_check() - validate the credential of a request
+ * @c: the credential
+ *
+ * ngroups at most ORFS_NGROUPS_MAX, unused groups and the reserved fields
+ * zero, and no id 0xffffffff.
+ *
+ * Return: 0 or -EBADMSG.
+ */
+static inline int orfs_ucred_check(const struct orfs_ucred *c)
+{
+	uint32_t n = orfs_cpu16(c->ngroups), i;
+
+	if (n > ORFS_NGROUPS_MAX || c->reserved0 || c->reserved1)
+		return -EBADMSG;
+	if (orfs_cpu32(c->uid) == 0xffffffffU || orfs_cpu32(c->gid) == 0xffffffffU)
+		return -EBADMSG;
+	for (i = 0; i < ORFS_NGROUPS_MAX; i++) {
+		if (i < n ? orfs_cpu32(c->groups[i]) == 0xffffffffU :
+			    c->groups[i] != 0)
+			return -EBADMSG;
+	}
+	return 0;
+}
+
+/* Is a reply's credential all zero, as it must be? */
+static inline int orfs_ucred_is_zero(const struct orfs_ucred *c)
+{
+	static const struct orfs_ucred zero;
+
+	return !memcmp(c, &zero, sizeof(zero));
+}
+
+/**
  * orfs_hdr_check() - validate a received message header
  * @h: the message, at least @len bytes readable
  * @len: bytes received
  * @reply: true if the receiver expects a reply (client), false for a request
  *
  * Checks magic, version, flags, opcode and that body and inline data lie
- * inside @len.  A reply with a non-zero status may omit its body.
+ * inside @len, and the credential: valid in a request (orfs_ucred_check()),
+ * zero in a reply.  A reply with a non-zero status may omit its body.
  *
  * Return: 0, or -EBADMSG / -EPROTO / -EOPNOTSUPP.
  */
@@ -841,6 +913,8 @@ static inline int orfs_hdr_check(const struct orfs_hdr *h, uint32_t len, int rep
 	if (!reply && h->status)
 		return -EBADMSG;
 	if (reply && (flags & ORFS_HF_RETRANSMIT))
+		return -EBADMSG;
+	if (reply ? !orfs_ucred_is_zero(&h->cred) : orfs_ucred_check(&h->cred) != 0)
 		return -EBADMSG;
 	/*
 	 * Error replies carry no body, and may answer an opcode the client

@@ -121,6 +121,12 @@ struct orfs_dseg {
  *	holes included, and the data is these runs inside it, in file
  *	order; NULL when the data is @bvec itself
  * @nr_dseg: entries in @dseg, at most ORFS_RSEG_MAX
+ * @cred: the identity the request is made by (struct orfs_ucred on the
+ *	wire), which the server checks permissions against; NULL for the
+ *	calling task's (current_cred()).  Requests run for someone else on a
+ *	workqueue (readahead, write-back, asynchronous O_DIRECT) name that
+ *	someone's: the opener's file->f_cred, or the inode's write-back
+ *	credential.  The caller keeps a reference for the call
  */
 struct orfs_msg {
 	u16			opcode;
@@ -135,6 +141,7 @@ struct orfs_msg {
 	struct mm_struct	*mm;
 	const struct orfs_dseg	*dseg;
 	u32			nr_dseg;
+	const struct cred	*cred;
 };
 
 /**

@@ -32,6 +32,7 @@
  */
 #define pr_fmt(fmt) "orfs: " fmt
 
+#include <linux/cred.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/sched/signal.h>
@@ -1322,6 +1323,27 @@ static u32 orfs_msg_bytes(const struct orfs_msg *msg)
 }
 
 /**
+ * orfs_ucred_fill() - put a task credential on the wire
+ * @w: the header's credential
+ * @cred: the credential
+ *
+ * fsuid, fsgid and the first ORFS_NGROUPS_MAX supplementary groups, as
+ * seen from the initial user namespace (an id with no mapping there goes
+ * as the overflow id, never as -1).
+ */
+static void orfs_ucred_fill(struct orfs_ucred *w, const struct cred *cred)
+{
+	const struct group_info *gi = cred->group_info;
+	u32 i, n = gi ? min_t(u32, gi->ngroups, ORFS_NGROUPS_MAX) : 0;
+
+	w->uid = cpu_to_le32(from_kuid_munged(&init_user_ns, cred->fsuid));
+	w->gid = cpu_to_le32(from_kgid_munged(&init_user_ns, cred->fsgid));
+	w->ngroups = cpu_to_le16(n);
+	for (i = 0; i < n; i++)
+		w->groups[i] = cpu_to_le32(from_kgid_munged(&init_user_ns, gi->gid[i]));
+}
+
+/**
  * orfs_post_request() - post a request's SEND, after an RDMA WRITE chain
  * @conn: the connection
  * @slot: the request's slot
@@ -1333,8 +1355,9 @@ static u32 orfs_msg_bytes(const struct orfs_msg *msg)
  * With @g, the body's orfs_io_req is marked ORFS_IO_GRANT and names it; a
  * WRITE's pages are RDMA-written into it by a chain posted in front of the
  * SEND.  Without, a WRITE's pages are gathered into the SEND itself.
+ * The header carries msg->cred, or the calling task's credential.
  *
- * Context: any; does not sleep.
+ * Context: process (the task making the call); does not sleep.
  */
 static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 			     const struct orfs_msg *msg, u16 hflags,
@@ -1388,6 +1411,7 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 
 	orfs_hdr_init(h, msg->opcode, slot->xid, hflags, body_len, data_len);
 	h->credits = cpu_to_le16(conn->nrecv);
+	orfs_ucred_fill(&h->cred, msg->cred ? msg->cred : current_cred());
 	memcpy(h + 1, msg->body, msg->body_len);
 	if (msg->tail_len)
 		memcpy((u8 *)(h + 1) + msg->body_len, msg->tail, msg->tail_len);

@@ -47,6 +47,15 @@ void orfs_usage(FILE *f)
 "                          of them; the file must be owned by root (or by\n"
 "                          orfsd's user) and not accessible by group or\n"
 "                          others.  Default: no secret, no handshake\n"
+"  --root-squash[=yes|no]  execute requests of the clients' root (uid 0) as\n"
+"                          --anon-uid, and with gid 0 as --anon-gid\n"
+"                          (default yes)\n"
+"  --no-root-squash        trust the clients' root: the same as\n"
+"                          --root-squash=no\n"
+"  --all-squash[=yes|no]   execute every request as --anon-uid/--anon-gid,\n"
+"                          without supplementary groups (default no)\n"
+"  --anon-uid N            the uid squashed requests run as (default %u)\n"
+"  --anon-gid N            the gid squashed requests run as (default %u)\n"
 "  -f, --foreground[=yes|no]\n"
 "                          stay in the foreground and log to stderr\n"
 "                          (default: daemonize once listening, log to syslog)\n"
@@ -96,11 +105,16 @@ void orfs_usage(FILE *f)
 "The command line overrides the file; a command line --allow replaces the\n"
 "file's allow-list.\n"
 "\n"
+"Requests execute under the uid, gid and (up to 16) groups the client\n"
+"sends, squashed as above: the server trusts the clients' claims, as an\n"
+"NFS server trusts AUTH_SYS, so combine it with --allow.\n"
+"\n"
 "Runs as root (file handles need CAP_DAC_READ_SEARCH).  SIGTERM or SIGINT\n"
 "finishes the requests in flight (at most %u s), syncs the export,\n"
 "disconnects the clients and exits with status 0; SIGUSR1 logs the\n"
 "statistics.  Startup errors exit 1.\n",
 		ORFS_DEFAULT_PORT, ORFS_SECRET_MIN, ORFS_SECRET_MAX,
+		ORFS_ANON_ID_DEFAULT, ORFS_ANON_ID_DEFAULT,
 		ORFS_INLINE_MIN, ORFS_INLINE_MAX,
 		ORFS_INLINE_MAX, ORFS_CREDITS_MAX, ORFS_CREDITS_DEFAULT,
 		ORFS_ARENA_DEFAULT >> 20, ORFS_IO_MAX >> 20,
@@ -242,11 +256,17 @@ enum {
 	OPT_POLL,
 	OPT_CONTROL,
 	OPT_SECRET_FILE,
+	OPT_ROOT_SQUASH,
+	OPT_NO_ROOT_SQUASH,
+	OPT_ALL_SQUASH,
+	OPT_ANON_UID,
+	OPT_ANON_GID,
 };
 
 /*
- * has_arg of --foreground and --read-only is optional: "--read-only=no"
- * lets the command line undo "read-only = yes" in the config file.
+ * has_arg of --foreground, --read-only and the squash flags is optional:
+ * "--read-only=no" lets the command line undo "read-only = yes" in the
+ * config file.
  */
 static const struct option long_opts[] = {
 	{ "export",	required_argument,	NULL, OPT_EXPORT },
@@ -271,6 +291,11 @@ static const struct option long_opts[] = {
 	{ "allow",	required_argument,	NULL, OPT_ALLOW },
 	{ "read-only",	optional_argument,	NULL, OPT_READ_ONLY },
 	{ "secret-file", required_argument,	NULL, OPT_SECRET_FILE },
+	{ "root-squash", optional_argument,	NULL, OPT_ROOT_SQUASH },
+	{ "no-root-squash", optional_argument,	NULL, OPT_NO_ROOT_SQUASH },
+	{ "all-squash",	optional_argument,	NULL, OPT_ALL_SQUASH },
+	{ "anon-uid",	required_argument,	NULL, OPT_ANON_UID },
+	{ "anon-gid",	required_argument,	NULL, OPT_ANON_GID },
 	{ "config",	required_argument,	NULL, OPT_CONFIG },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ "version",	no_argument,		NULL, OPT_VERSION },
@@ -372,6 +397,32 @@ static int apply_opt(struct orfs_config *cfg, struct parse_state *ps,
 	case OPT_READ_ONLY:
 		if (parse_bool(arg, &cfg->read_only))
 			goto bad_bool;
+		return 0;
+	case OPT_ROOT_SQUASH:
+		if (parse_bool(arg, &cfg->squash.root))
+			goto bad_bool;
+		return 0;
+	case OPT_NO_ROOT_SQUASH:
+		if (parse_bool(arg, &cfg->squash.root))
+			goto bad_bool;
+		cfg->squash.root = !cfg->squash.root;
+		return 0;
+	case OPT_ALL_SQUASH:
+		if (parse_bool(arg, &cfg->squash.all))
+			goto bad_bool;
+		return 0;
+	case OPT_ANON_UID:
+	case OPT_ANON_GID:
+		/* (uid_t)-1 means "unchanged" to setfsuid() and chown(). */
+		if (parse_num(arg, 0, 0xfffffffeUL, &v)) {
+			snprintf(msg, msg_len, "invalid %s%s '%s' (0..4294967294)",
+				 dash, opt_name(c), arg);
+			return -EINVAL;
+		}
+		if (c == OPT_ANON_UID)
+			cfg->squash.anon_uid = (uint32_t)v;
+		else
+			cfg->squash.anon_gid = (uint32_t)v;
 		return 0;
 	case OPT_INLINE:
 		if (parse_num(arg, ORFS_INLINE_MIN, ORFS_INLINE_MAX, &v)) {
@@ -809,6 +860,7 @@ static void set_defaults(struct orfs_config *cfg)
 	cfg->drc_entries = ORFS_DRC_ENTRIES_DEFAULT;
 	cfg->drc_per_client = ORFS_DRC_PER_CLIENT_DEFAULT;
 	cfg->log_level = ORFS_LOG_INFO;
+	orfs_squash_default(&cfg->squash);
 }
 
 /**

@@ -13,6 +13,7 @@
 #include "acl.h"
 #include "arena.h"
 #include "auth.h"
+#include "cred.h"
 #include "log.h"
 
 #define ORFSD_VERSION	"0.1"
@@ -68,6 +69,8 @@ extern const char *orfs_config_default_file;
  * @secret_file: --secret-file FILE, or NULL
  * @secret: the secret read from @secret_file (len 0: none); wiped by
  *	orfs_config_free()
+ * @squash: --root-squash / --no-root-squash, --all-squash, --anon-uid,
+ *	--anon-gid (default: root squash to 65534:65534)
  * @config_file: --config FILE, or NULL
  * @config_used: the config file read, or NULL if none
  * @file_text: its contents, split into lines (owned)
@@ -99,6 +102,7 @@ struct orfs_config {
 	bool			read_only;
 	const char		*secret_file;
 	struct orfs_secret	secret;
+	struct orfs_squash	squash;
 	const char		*config_file;
 	const char		*config_used;
 	char			*file_text;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "cred.h"
 #include "orfs_proto.h"
 
 /*
@@ -38,6 +39,9 @@
  *	handles; otherwise directories are checked by walking ".."
  * @read_only: --read-only: every modifying request gets EROFS before it
  *	is decoded (set by main() after orfs_export_open())
+ * @squash: how the identities requests carry are mapped (--root-squash,
+ *	--all-squash, --anon-uid, --anon-gid; set by main() after
+ *	orfs_export_open(), which leaves it all zero: no squashing)
  *
  * Immutable after orfs_export_open(), so it may be shared by threads.
  */
@@ -48,6 +52,7 @@ struct orfs_export {
 	ino_t	ino;
 	bool	whole_fs;
 	bool	read_only;
+	struct orfs_squash	squash;
 };
 
 int orfs_export_open(struct orfs_export *exp, const char *path);

@@ -225,6 +225,19 @@ static struct orfs_cache *cache_setup(const struct orfs_arena *arena,
 	return c;
 }
 
+/* Say how the identities of requests are mapped. */
+static void log_squash(const struct orfs_squash *sq)
+{
+	if (sq->all)
+		log_info("all squash: every request runs as %u:%u",
+			 sq->anon_uid, sq->anon_gid);
+	else if (sq->root)
+		log_info("root squash: requests of uid 0 run as uid %u, of gid 0 as gid %u",
+			 sq->anon_uid, sq->anon_gid);
+	else
+		log_info("no root squash: the clients' root is root here");
+}
+
 int main(int argc, char **argv)
 {
 	struct orfs_server_cfg scfg;
@@ -262,9 +275,12 @@ int main(int argc, char **argv)
 	if (orfs_config_addr(&cfg, &scfg.addr, &scfg.addr_len, scfg.addr_str,
 			     sizeof(scfg.addr_str)))
 		goto out_config;
+	if (orfs_cred_probe())
+		goto out_config;
 	if (orfs_export_open(&exp, cfg.export_path))
 		goto out_config;
 	exp.read_only = cfg.read_only;
+	exp.squash = cfg.squash;
 	if (cfg.pidfile) {
 		pidfile = abs_path(cfg.pidfile);	/* the daemon changes to "/" */
 		if (!pidfile) {
@@ -333,6 +349,7 @@ int main(int argc, char **argv)
 		log_info("clients must prove the shared secret of %s", cfg.secret_file);
 	else
 		log_info("no shared secret (--secret-file): clients are not authenticated");
+	log_squash(&cfg.squash);
 
 	ret = orfs_server_run(srv) ? 1 : 0;
 	log_info("exiting");

@@ -14,6 +14,18 @@
  * ops_io.c holds the data and attribute operations, ops_ns.c the ones that
  * change the namespace, ops_xattr.c the extended attributes.
  *
+ * Identities: every request carries its caller's (struct orfs_ucred),
+ * which orfs_req_cred() maps as the export says (root squash).  Handles
+ * are decoded as root (open_by_handle_at() needs CAP_DAC_READ_SEARCH).  The
+ * system calls that change something for the caller (the namespace
+ * changes, SETATTR's owner, mode and times, the extended attributes) run
+ * under its identity in the identity thread (orfs_cred_run(), cred.c), so
+ * the kernel checks them.  The hot paths check in this thread
+ * (orfs_cred_access()): LOOKUP search permission in the directory, READDIR
+ * read permission, READ and WRITE the file's.  NULL, MOUNT, GETATTR,
+ * STATFS, READLINK and COMMIT need no permission beyond holding the handle,
+ * as in NFS.
+ *
  * READ, WRITE and COMMIT may wait for the disk: orfs_req_start() then
  * returns with the request pending, and the op finishes it later with
  * orfs_areq_complete(), which encodes the reply and calls the caller's
@@ -106,6 +118,27 @@ int orfs_req_name(const struct orfs_hdr *h, uint32_t off, uint32_t len,
 	return 0;
 }
 
+/* The export's squash settings; none without an export (fuzzing). */
+const struct orfs_squash *orfs_ctx_squash(const struct orfs_req_ctx *ctx)
+{
+	static const struct orfs_squash none;
+
+	return ctx->exp ? &ctx->exp->squash : &none;
+}
+
+/**
+ * orfs_req_cred() - the identity a request executes under
+ * @ctx: the request context (its export says how to squash)
+ * @h: the request; its credential passed orfs_hdr_check()
+ * @c: filled with the credential, squashed
+ */
+void orfs_req_cred(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		   struct orfs_cred *c)
+{
+	orfs_cred_decode(&h->cred, c);
+	orfs_cred_squash(c, orfs_ctx_squash(ctx));
+}
+
 /**
  * orfs_open_dir() - decode a directory handle
  * @ctx: the request context
@@ -186,15 +219,21 @@ static int op_lookup(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	const struct orfs_lookup_req *q = orfs_body(h);
 	struct orfs_lookup_rep *rep = reply_body(r);
 	struct orfs_name name;
+	struct orfs_cred cred;
 	struct stat st;
 	int dfd, fd, err;
 
 	err = orfs_req_name(h, sizeof(*q), orfs_cpu32(q->name_len), &name);
 	if (err)
 		return err;
+	orfs_req_cred(ctx, h, &cred);
 	dfd = orfs_open_dir(ctx, &q->dir, &st);
 	if (dfd < 0)
 		return dfd;
+	/* The caller needs search permission in the directory. */
+	err = orfs_cred_access(&cred, dfd, &st, X_OK, 0);
+	if (err)
+		goto out_dir;
 	/* O_PATH|O_NOFOLLOW opens a final symlink itself, not its target. */
 	fd = openat(dfd, name.s, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
@@ -364,6 +403,7 @@ static int op_readdir(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	uint64_t cookie = orfs_cpu64(q->cookie);
 	uint32_t data_off = orfs_data_offset(sizeof(*rep));
 	struct readdir_state s = { .dfd = -1 };
+	struct orfs_cred cred;
 	struct stat st;
 	int pfd, err;
 
@@ -379,6 +419,13 @@ static int op_readdir(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	if (!S_ISDIR(st.st_mode)) {
 		close(pfd);
 		return -ENOTDIR;
+	}
+	/* Listing needs read permission in the directory. */
+	orfs_req_cred(ctx, h, &cred);
+	err = orfs_cred_access(&cred, pfd, &st, R_OK, 0);
+	if (err) {
+		close(pfd);
+		return err;
 	}
 	s.dfd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	err = s.dfd < 0 ? -errno : 0;

@@ -17,25 +17,10 @@
 #include "unifier.h"
 
 /**
- * struct orfs_cred - the identity a request executes as
- * @uid: user id
- * @gid: group id
- *
- * v1 executes every request as root (the server's own identity) and only
- * carries this structure; permission checks and root squashing will switch
- * fsuid/fsgid to it around each operation.
- */
-struct orfs_cred {
-	uint32_t	uid;
-	uint32_t	gid;
-};
-
-/**
  * struct orfs_req_ctx - what a request runs against
  * @exp: the export
  * @inline_size: the connection's negotiated inline threshold
  * @credits: requests the client may have in flight (goes in every reply)
- * @cred: the identity the request executes as
  * @peer: the client's address, for log messages
  * @drc: the duplicate-request cache shared by all connections, or NULL
  * @client_id: the client id from the connect request (0: none given, the
@@ -62,7 +47,6 @@ struct orfs_req_ctx {
 	const struct orfs_export	*exp;
 	uint32_t			inline_size;
 	uint16_t			credits;
-	struct orfs_cred		cred;
 	const char			*peer;
 	struct orfs_drc			*drc;
 	uint64_t			client_id;

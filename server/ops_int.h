@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "cred.h"
 #include "ops.h"
 #include "orfs_proto.h"
 
@@ -44,6 +45,9 @@ struct orfs_name {
 
 int orfs_req_name(const struct orfs_hdr *h, uint32_t off, uint32_t len,
 		  struct orfs_name *name);
+void orfs_req_cred(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		   struct orfs_cred *c);
+const struct orfs_squash *orfs_ctx_squash(const struct orfs_req_ctx *ctx);
 int orfs_encode_obj(const struct orfs_req_ctx *ctx, int fd,
 		    const struct stat *st, struct orfs_fh *fh,
 		    struct orfs_attr *attr);

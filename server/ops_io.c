@@ -9,6 +9,18 @@
  * through /proc/self/fd (orfs_fd_reopen()), never by path, so it is the
  * very inode the handle named.  FIFOs, sockets and devices are never
  * opened: that could block the server or touch a device.
+ *
+ * Permissions: orfsd opens the file as root, so READ, WRITE and a SETATTR
+ * of the size are checked against the request's identity by
+ * orfs_cred_access(), with nfsd's rules: the owner may always read and
+ * write (the client checked the open; a file created 0444 stays writable
+ * through its creator's descriptor), and a READ is allowed to whoever may
+ * execute the file (exec needs its pages).  A WRITE or truncate by anyone
+ * but root clears set-user-ID (and group-executable set-group-ID), as the
+ * kernel's file_remove_privs() does.  The other SETATTR changes (owner,
+ * mode, times) run under the identity in the identity thread
+ * (orfs_cred_run()), for the kernel to check.  READLINK and COMMIT need no
+ * permission.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -415,25 +427,72 @@ static void io_complete(struct io_state *s, int err)
 	orfs_areq_complete(a, io_end(s, err));
 }
 
-/*
- * Decode the handle and open its regular file for @flags (O_RDONLY or
- * O_WRONLY), with O_DIRECT if @want_direct and the filesystem allows it.
- * Fills @st and s->fd, s->direct, s->pre_size.  Return 0 or a negative
- * errno (-EISDIR, -EINVAL for other non-regular files, handle errors).
+/**
+ * io_access() - may @c read (@flags O_RDONLY) or write (O_WRONLY) a file?
+ * @c: the request's identity
+ * @fd: the file (O_PATH)
+ * @st: its attributes
+ * @flags: the open flags the request needs
+ *
+ * Return: 0 or -EACCES (see the top of this file for the rules).
  */
-static int io_open(struct io_state *s, const struct orfs_fh *fh, int flags,
-		   bool want_direct, struct stat *st)
+static int io_access(const struct orfs_cred *c, int fd, const struct stat *st,
+		     int flags)
+{
+	int err;
+
+	if (flags == O_WRONLY)
+		return orfs_cred_access(c, fd, st, W_OK, ORFS_ACC_OWNER_OVERRIDE);
+	err = orfs_cred_access(c, fd, st, R_OK, ORFS_ACC_OWNER_OVERRIDE);
+	if (err == -EACCES && orfs_cred_access(c, -1, st, X_OK, 0) == 0)
+		err = 0;
+	return err;
+}
+
+/**
+ * kill_priv() - clear the set-ID bits a WRITE or truncate by @c clears
+ * @c: the request's identity
+ * @fd: the file (any descriptor)
+ * @st: its attributes; refreshed if the mode changes
+ *
+ * Return: 0 or a negative errno.
+ */
+static int kill_priv(const struct orfs_cred *c, int fd, struct stat *st)
+{
+	mode_t kill = orfs_cred_kill_priv(c, st);
+	int err;
+
+	if (!kill)
+		return 0;
+	err = orfs_fd_chmod(fd, st->st_mode & 07777 & ~kill);
+	if (!err)
+		err = orfs_export_stat(fd, st);
+	return err;
+}
+
+/*
+ * Decode the handle, check that @c may read or write it, and open its
+ * regular file for @flags (O_RDONLY or O_WRONLY), with O_DIRECT if
+ * @want_direct and the filesystem allows it.  Fills @st and s->fd,
+ * s->direct, s->pre_size.  Return 0 or a negative errno (-EISDIR, -EINVAL
+ * for other non-regular files, -EACCES, handle errors).
+ */
+static int io_open(struct io_state *s, const struct orfs_cred *c,
+		   const struct orfs_fh *fh, int flags, bool want_direct,
+		   struct stat *st)
 {
 	int pfd, fd;
 
 	pfd = orfs_fh_open(s->a->ctx->exp, fh, st);
 	if (pfd < 0)
 		return pfd;
-	if (S_ISREG(st->st_mode))
+	if (!S_ISREG(st->st_mode))
+		fd = not_regular_errno(st);
+	else
+		fd = io_access(c, pfd, st, flags);
+	if (!fd)
 		fd = orfs_uni_reopen(s->u, pfd, st, flags, want_direct,
 				     &s->direct);
-	else
-		fd = not_regular_errno(st);
 	close(pfd);
 	if (fd < 0)
 		return fd;
@@ -629,6 +688,7 @@ int orfs_op_read(struct orfs_areq *a, const struct orfs_hdr *h)
 {
 	const struct orfs_io_req *q = orfs_body(h);
 	uint32_t data_off = orfs_data_offset(sizeof(struct orfs_read_rep));
+	struct orfs_cred cred;
 	struct io_state *s;
 	struct stat st;
 	uint32_t nseg;
@@ -638,6 +698,7 @@ int orfs_op_read(struct orfs_areq *a, const struct orfs_hdr *h)
 	err = read_check(a->ctx, h, &buf, &nseg);
 	if (err)
 		return err;
+	orfs_req_cred(a->ctx, h, &cred);
 	if (!buf && orfs_cpu32(q->count) > a->r.size - data_off)
 		return -EIO;		/* transport bug: buffer below inline */
 	s = io_state_new(a, q, buf, nseg);
@@ -645,7 +706,7 @@ int orfs_op_read(struct orfs_areq *a, const struct orfs_hdr *h)
 		return -ENOMEM;
 	if (!buf)
 		s->buf = a->r.buf + data_off;
-	err = io_open(s, &q->fh, O_RDONLY, s->u->cache && s->count, &st);
+	err = io_open(s, &cred, &q->fh, O_RDONLY, s->u->cache && s->count, &st);
 	if (err)
 		return io_end(s, err);
 	if (s->u->cache && s->count) {
@@ -750,6 +811,7 @@ static void write_io_done(struct orfs_disk_io *io)
 int orfs_op_write(struct orfs_areq *a, const struct orfs_hdr *h)
 {
 	const struct orfs_io_req *q = orfs_body(h);
+	struct orfs_cred cred;
 	struct io_state *s;
 	struct stat st;
 	uint32_t nseg;
@@ -760,13 +822,16 @@ int orfs_op_write(struct orfs_areq *a, const struct orfs_hdr *h)
 	err = write_check(a->ctx, h, &buf, &nseg);
 	if (err)
 		return err;
+	orfs_req_cred(a->ctx, h, &cred);
 	s = io_state_new(a, q, buf, nseg);
 	if (!s)
 		return -ENOMEM;
 	if (!buf)
 		s->buf = (u8 *)orfs_data(h);
 	direct = orfs_uni_aligned(s->u, s->off, s->count, s->buf);
-	err = io_open(s, &q->fh, O_WRONLY, direct, &st);
+	err = io_open(s, &cred, &q->fh, O_WRONLY, direct, &st);
+	if (!err && s->count)
+		err = kill_priv(&cred, s->fd, &st);
 	if (err)
 		return io_end(s, err);
 	if (s->u->cache && s->count) {
@@ -933,11 +998,35 @@ static int setattr_times(int fd, const struct orfs_setattr_req *q,
 	return 0;
 }
 
+/* What the identity thread needs for SETATTR's owner, mode and times. */
+struct setattr_call {
+	int				fd;
+	const struct orfs_setattr_req	*q;
+};
+
+/* In the identity thread: owner, then mode, then times (as asked). */
+static int setattr_ids_fn(void *arg)
+{
+	const struct setattr_call *k = arg;
+	uint32_t valid = orfs_cpu32(k->q->valid);
+	int err = 0;
+
+	if (valid & (ORFS_SA_UID | ORFS_SA_GID))
+		err = setattr_owner(k->fd, k->q, valid);
+	if (!err && (valid & ORFS_SA_MODE))
+		err = orfs_fd_chmod(k->fd, orfs_cpu32(k->q->mode));
+	if (!err && (valid & (ORFS_SA_ATIME | ORFS_SA_MTIME |
+			      ORFS_SA_ATIME_NOW | ORFS_SA_MTIME_NOW)))
+		err = setattr_times(k->fd, k->q, valid);
+	return err;
+}
+
 /**
  * setattr_apply() - make the changes a SETATTR asks for
  * @fd: the object (O_PATH)
- * @st: its attributes
+ * @st: its attributes; refreshed if a size change clears set-ID bits
  * @q: the request, already checked
+ * @c: the request's identity
  *
  * Order: size, owner, mode, times.  Owner before mode because chown()
  * clears the set-user-ID and set-group-ID bits of a non-directory (a mode
@@ -945,24 +1034,32 @@ static int setattr_times(int fd, const struct orfs_setattr_req *q,
  * truncate and a chmod change them.  Not atomic: a failure leaves the
  * earlier changes made.
  *
+ * The size is changed as root once orfs_cred_access() allows writing (with
+ * the owner override, as WRITE), the rest under @c in the identity thread:
+ * chown() by the owner
+ * to one of its groups only (EPERM else), chmod() by the owner only,
+ * explicit times by the owner only, the current time by the owner or a
+ * writer (EACCES else).
+ *
  * Return: 0 or the first negative errno.
  */
-static int setattr_apply(int fd, const struct stat *st,
-			 const struct orfs_setattr_req *q)
+static int setattr_apply(int fd, struct stat *st,
+			 const struct orfs_setattr_req *q,
+			 const struct orfs_cred *c)
 {
 	uint32_t valid = orfs_cpu32(q->valid);
 	int err = 0;
 
-	if (valid & ORFS_SA_SIZE)
-		err = setattr_size(fd, st, orfs_cpu64(q->size));
-	if (!err && (valid & (ORFS_SA_UID | ORFS_SA_GID)))
-		err = setattr_owner(fd, q, valid);
-	if (!err && (valid & ORFS_SA_MODE))
-		err = orfs_fd_chmod(fd, orfs_cpu32(q->mode));
-	if (!err && (valid & (ORFS_SA_ATIME | ORFS_SA_MTIME |
-			      ORFS_SA_ATIME_NOW | ORFS_SA_MTIME_NOW)))
-		err = setattr_times(fd, q, valid);
-	return err;
+	if (valid & ORFS_SA_SIZE) {
+		err = orfs_cred_access(c, fd, st, W_OK, ORFS_ACC_OWNER_OVERRIDE);
+		if (!err)
+			err = kill_priv(c, fd, st);
+		if (!err)
+			err = setattr_size(fd, st, orfs_cpu64(q->size));
+	}
+	if (err || !(valid & ~ORFS_SA_SIZE))
+		return err;
+	return orfs_cred_run(c, setattr_ids_fn, &(struct setattr_call){ fd, q });
 }
 
 /*
@@ -1013,6 +1110,7 @@ int orfs_op_setattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	const struct orfs_setattr_req *q = orfs_body(h);
 	struct orfs_attr_rep *rep = orfs_reply_body(r);
 	struct orfs_unifier *u = orfs_ctx_uni(ctx);
+	struct orfs_cred cred;
 	struct stat st, before;
 	uint64_t key = 0;
 	int fd, err;
@@ -1020,6 +1118,7 @@ int orfs_op_setattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	err = setattr_check_req(q);
 	if (err)
 		return err;
+	orfs_req_cred(ctx, h, &cred);
 	fd = orfs_fh_open(ctx->exp, &q->fh, &st);
 	if (fd < 0)
 		return fd;
@@ -1027,7 +1126,7 @@ int orfs_op_setattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	err = setattr_check_type(q, &st);
 	if (!err) {
 		key = setattr_cache_key(u, fd, &st);
-		err = setattr_apply(fd, &st, q);
+		err = setattr_apply(fd, &st, q, &cred);
 	}
 	if (!err)
 		err = orfs_export_stat(fd, &st);

@@ -10,11 +10,19 @@
  * with EEXIST on one, unlinkat/renameat2 act on the link, CREATE opens with
  * O_EXCL|O_NOFOLLOW first, and LINK names its source by descriptor.
  *
- * New objects are created by root (the server) and then given to the
- * requested owner.  Their permission bits are exactly the requested ones,
- * whatever the server's umask, and the local filesystem's set-group-ID
- * rules apply: in a set-group-ID directory the group is the directory's
- * and a new directory is set-group-ID too.
+ * Handles are decoded as root; the changes themselves are made under the
+ * request's identity, in the identity thread (orfs_cred_run()), so the
+ * kernel applies its rules:
+ * write and search permission in the directory, the sticky bit, the
+ * protected_hardlinks rules for LINK.  A new object therefore belongs to
+ * the (squashed) caller from the start.  If the request names another
+ * owner or group (its uid and gid, squashed like the caller's), it is
+ * given to them with fchownat() under the same identity, which only root
+ * (not squashed) may do for the owner, and a member of the group for the
+ * group.  Permission bits are exactly the requested ones, whatever the
+ * server's umask, within what chmod() lets the owner set, and the local
+ * filesystem's set-group-ID rules apply: in a set-group-ID directory the
+ * group is the directory's and a new directory is set-group-ID too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -256,12 +264,16 @@ static int make_object(int dfd, const struct create_args *a, bool *created)
  * @dst: its directory's attributes
  * @a: the request
  *
- * chown() clears set-user-ID and set-group-ID on non-directories and the
- * umask may have cleared other bits, so the mode is set again afterwards
- * if it differs.  A directory gets the bits mkdir(2) would keep: 01777,
- * plus set-group-ID in a set-group-ID directory.
+ * Runs under the request's identity, which created the object.  The
+ * owner and group are changed only if the request asks for others than
+ * the kernel gave it.  chown() clears set-user-ID and set-group-ID on
+ * non-directories and the umask may have cleared other bits, so the mode
+ * is set again afterwards if it differs.  A directory gets the bits
+ * mkdir(2) would keep: 01777, plus set-group-ID in a set-group-ID
+ * directory.
  *
- * Return: 0 or a negative errno.
+ * Return: 0 or a negative errno (EPERM for an owner the identity may not
+ * give the object to).
  */
 static int set_owner_mode(int fd, const struct stat *dst,
 			  const struct create_args *a)
@@ -271,15 +283,22 @@ static int set_owner_mode(int fd, const struct stat *dst,
 	struct stat st;
 	int err;
 
-	if (fchownat(fd, "", a->uid, gid, AT_EMPTY_PATH) < 0)
-		return -errno;
+	err = orfs_export_stat(fd, &st);
+	if (err)
+		return err;
+	if (st.st_uid != a->uid || st.st_gid != gid) {
+		if (fchownat(fd, "", a->uid, gid, AT_EMPTY_PATH) < 0)
+			return -errno;
+		err = orfs_export_stat(fd, &st);
+		if (err)
+			return err;
+	}
 	if (a->type == S_IFLNK)
 		return 0;		/* always 0777 */
 	if (a->type == S_IFDIR)
 		want = (want & 01777) | (dst->st_mode & S_ISGID);
-	err = orfs_export_stat(fd, &st);
-	if (err || (st.st_mode & 07777) == want)
-		return err;
+	if ((st.st_mode & 07777) == want)
+		return 0;
 	return orfs_fd_chmod(fd, want);
 }
 
@@ -300,38 +319,79 @@ static void undo_create(int dfd, int fd, const struct create_args *a)
 			 a->name.s, strerror(errno));
 }
 
+/**
+ * struct create_call - what the identity thread needs for a creation
+ * @dfd: the directory
+ * @dst: its attributes
+ * @a: the request
+ * @created: set if a new object was made
+ * @fd: set to the object's descriptor
+ */
+struct create_call {
+	int				dfd;
+	const struct stat		*dst;
+	const struct create_args	*a;
+	bool				created;
+	int				fd;
+};
+
 /*
- * CREATE, MKDIR, MKNOD, SYMLINK: make the object, give it its owner and
- * mode, reply with its handle and attributes (fetched after the chown).
+ * In the identity thread: make the object and give it its owner and mode.
+ * Returns 0 or the error of set_owner_mode() (k->fd is then the new
+ * object, which the caller removes); a failed make_object() is k->fd < 0.
+ */
+static int create_fn(void *arg)
+{
+	struct create_call *k = arg;
+
+	k->fd = make_object(k->dfd, k->a, &k->created);
+	if (k->fd < 0 || !k->created)
+		return 0;
+	return set_owner_mode(k->fd, k->dst, k->a);
+}
+
+/*
+ * CREATE, MKDIR, MKNOD, SYMLINK: make the object under the request's
+ * identity, give it its owner and mode, reply with its handle and
+ * attributes (fetched after the chown).  The owner and group the request
+ * names are squashed as the identity is, so that the objects a squashed
+ * root creates belong to the anonymous ids.
  */
 int orfs_op_create(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		   struct orfs_reply *r)
 {
 	const struct orfs_create_req *q = orfs_body(h);
 	struct orfs_lookup_rep *rep = orfs_reply_body(r);
+	const struct orfs_squash *sq = orfs_ctx_squash(ctx);
+	struct create_call k = { .fd = -1 };
+	struct orfs_cred cred;
 	struct create_args a;
 	struct stat dst, st;
-	bool created;
 	int dfd, fd, err;
 
 	err = create_decode(h, &a);
 	if (err)
 		return err;
+	orfs_req_cred(ctx, h, &cred);
+	a.uid = orfs_squash_uid(sq, a.uid);
+	a.gid = orfs_squash_gid(sq, a.gid);
 	dfd = orfs_open_dir(ctx, &q->dir, &dst);
 	if (dfd < 0)
 		return dfd;
-	fd = make_object(dfd, &a, &created);
+	k.dfd = dfd;
+	k.dst = &dst;
+	k.a = &a;
+	err = orfs_cred_run(&cred, create_fn, &k);
+	fd = k.fd;
 	if (fd < 0) {
-		err = fd;
+		err = err ? err : fd;
 		goto out_dir;
 	}
-	if (created)
-		err = set_owner_mode(fd, &dst, &a);
 	if (!err)
 		err = orfs_export_stat(fd, &st);
 	if (!err)
 		err = orfs_encode_obj(ctx, fd, &st, &rep->fh, &rep->attr);
-	if (err && created)
+	if (err && k.created)
 		undo_create(dfd, fd, &a);
 	close(fd);
 	if (!err)
@@ -381,10 +441,25 @@ static void forget_key(const struct orfs_req_ctx *ctx, uint64_t key)
 		orfs_uni_forget(orfs_ctx_uni(ctx), key);
 }
 
+/* unlinkat()'s arguments, for the identity thread. */
+struct unlink_call {
+	int		dfd;
+	const char	*name;
+	int		flags;
+};
+
+static int unlink_fn(void *arg)
+{
+	const struct unlink_call *k = arg;
+
+	return unlinkat(k->dfd, k->name, k->flags) < 0 ? -errno : 0;
+}
+
 /*
- * UNLINK and RMDIR: unlinkat() of one name; its errno passes through
- * (ENOENT, EISDIR, ENOTDIR, ENOTEMPTY, EBUSY for a mount point ...).  A
- * regular file that loses its last name loses its cached blocks.
+ * UNLINK and RMDIR: unlinkat() of one name under the request's identity;
+ * its errno passes through (ENOENT, EISDIR, ENOTDIR, ENOTEMPTY, EBUSY for
+ * a mount point, EACCES, EPERM for the sticky bit ...).  A regular file
+ * that loses its last name loses its cached blocks.
  */
 int orfs_op_remove(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		   struct orfs_reply *r)
@@ -392,6 +467,7 @@ int orfs_op_remove(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	const struct orfs_lookup_req *q = orfs_body(h);
 	int flags = orfs_cpu16(h->opcode) == ORFS_OP_RMDIR ? AT_REMOVEDIR : 0;
 	struct orfs_name name;
+	struct orfs_cred cred;
 	struct stat st;
 	uint64_t key = 0;
 	int dfd, err;
@@ -401,14 +477,15 @@ int orfs_op_remove(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		return err;
 	if (q->reserved)
 		return -EINVAL;
+	orfs_req_cred(ctx, h, &cred);
 	dfd = orfs_open_dir(ctx, &q->dir, &st);
 	if (dfd < 0)
 		return dfd;
 	if (!flags)
 		key = doomed_key(ctx, dfd, name.s);
-	if (unlinkat(dfd, name.s, flags) < 0)
-		err = -errno;
-	else
+	err = orfs_cred_run(&cred, unlink_fn,
+			    &(struct unlink_call){ dfd, name.s, flags });
+	if (!err)
 		forget_key(ctx, key);
 	close(dfd);
 	return err;
@@ -431,10 +508,29 @@ static int rename_flags(uint32_t flags, unsigned int *out)
 	return 0;
 }
 
+/* renameat2()'s arguments, for the identity thread. */
+struct rename_call {
+	int		odfd;
+	const char	*oldname;
+	int		ndfd;
+	const char	*newname;
+	unsigned int	flags;
+};
+
+static int rename_fn(void *arg)
+{
+	const struct rename_call *k = arg;
+
+	if (renameat2(k->odfd, k->oldname, k->ndfd, k->newname, k->flags) < 0)
+		return -errno;
+	return 0;
+}
+
 /*
- * RENAME: renameat2() between two directories of the export; its errno
- * passes through (EEXIST with NOREPLACE, ENOENT, EXDEV across a mount,
- * EINVAL into its own subtree, ENOTEMPTY, EISDIR, ENOTDIR, EBUSY ...).
+ * RENAME: renameat2() between two directories of the export, under the
+ * request's identity; its errno passes through (EACCES, EPERM for the
+ * sticky bit, EEXIST with NOREPLACE, ENOENT, EXDEV across a mount, EINVAL
+ * into its own subtree, ENOTEMPTY, EISDIR, ENOTDIR, EBUSY ...).
  * A regular file it replaces loses its cached blocks.
  */
 int orfs_op_rename(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
@@ -443,6 +539,7 @@ int orfs_op_rename(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	const struct orfs_rename_req *q = orfs_body(h);
 	uint32_t ol = orfs_cpu32(q->oldname_len);
 	struct orfs_name oldn, newn;
+	struct orfs_cred cred;
 	unsigned int flags;
 	struct stat st;
 	uint64_t key = 0;
@@ -460,6 +557,7 @@ int orfs_op_rename(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	err = rename_flags(orfs_cpu32(q->flags), &flags);
 	if (err)
 		return err;
+	orfs_req_cred(ctx, h, &cred);
 	odfd = orfs_open_dir(ctx, &q->olddir, &st);
 	if (odfd < 0)
 		return odfd;
@@ -471,9 +569,9 @@ int orfs_op_rename(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	/* A replaced target may be deleted; an exchanged one survives. */
 	if (!(flags & RENAME_EXCHANGE))
 		key = doomed_key(ctx, ndfd, newn.s);
-	if (renameat2(odfd, oldn.s, ndfd, newn.s, flags) < 0)
-		err = -errno;
-	else
+	err = orfs_cred_run(&cred, rename_fn, &(struct rename_call){
+				odfd, oldn.s, ndfd, newn.s, flags });
+	if (!err)
 		forget_key(ctx, key);
 	close(ndfd);
 out_old:
@@ -483,18 +581,40 @@ out_old:
 
 /* ---- LINK ---- */
 
+/* linkat()'s arguments, for the identity thread. */
+struct link_call {
+	char		path[ORFS_PROC_FD_LEN];
+	int		dfd;
+	const char	*name;
+};
+
+static int link_fn(void *arg)
+{
+	const struct link_call *k = arg;
+
+	if (linkat(AT_FDCWD, k->path, k->dfd, k->name, AT_SYMLINK_FOLLOW) < 0)
+		return -errno;
+	return 0;
+}
+
 /*
- * LINK: a new name for the object @fh names.  linkat(AT_EMPTY_PATH) links
- * the descriptor's inode itself (a symlink is linked, not followed); it
- * needs CAP_DAC_READ_SEARCH, which the server has anyway for handles.
- * Directories cannot be linked: EPERM, as link(2).
+ * LINK: a new name for the object @fh names, made under the request's
+ * identity.  linkat(AT_EMPTY_PATH) would need CAP_DAC_READ_SEARCH, which a
+ * non-root identity lacks, so the source is named by its /proc/self/fd
+ * magic link with AT_SYMLINK_FOLLOW: following it lands on exactly the
+ * object the descriptor holds (a symlink is linked, not followed), and the
+ * kernel checks write and search permission in @dir and the
+ * protected_hardlinks rules (EPERM for a file the caller neither owns nor
+ * may read and write).  Directories cannot be linked: EPERM, as link(2).
  */
 int orfs_op_link(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		 struct orfs_reply *r)
 {
 	const struct orfs_link_req *q = orfs_body(h);
 	struct orfs_attr_rep *rep = orfs_reply_body(r);
+	struct link_call k;
 	struct orfs_name name;
+	struct orfs_cred cred;
 	struct stat st, dst;
 	int fd, dfd, err;
 
@@ -503,6 +623,7 @@ int orfs_op_link(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		return err;
 	if (q->reserved)
 		return -EINVAL;
+	orfs_req_cred(ctx, h, &cred);
 	fd = orfs_fh_open(ctx->exp, &q->fh, &st);
 	if (fd < 0)
 		return fd;
@@ -515,8 +636,10 @@ int orfs_op_link(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		err = dfd;
 		goto out;
 	}
-	if (linkat(fd, "", dfd, name.s, AT_EMPTY_PATH) < 0)
-		err = -errno;
+	orfs_proc_fd_path(fd, k.path);
+	k.dfd = dfd;
+	k.name = name.s;
+	err = orfs_cred_run(&cred, link_fn, &k);
 	close(dfd);
 	if (!err)
 		err = orfs_export_stat(fd, &st);

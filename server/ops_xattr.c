@@ -19,6 +19,16 @@
  * for setting or removing a user.* attribute of a symlink or a special
  * file (ENODATA for reading one), EOPNOTSUPP where the filesystem has no
  * such namespace (user.* on tmpfs before Linux 6.6).
+ *
+ * The calls run under the request's identity, in the identity thread
+ * (orfs_cred_run()), so the
+ * kernel checks user.* attributes like the file's data: reading needs
+ * read permission, changing write permission (EACCES), and only the owner
+ * may change those of a file in a sticky directory (EPERM).  trusted.*
+ * needs CAP_SYS_ADMIN, which orfsd keeps under any identity, so orfsd
+ * itself lets only root (not squashed) see and change them, as the kernel
+ * would: a non-root identity reads ENODATA, gets EPERM for a change, and
+ * LISTXATTR leaves them out.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -59,11 +69,25 @@ static size_t xattr_prefix_len(const char *name, size_t len)
 	return 0;
 }
 
-/* May the client see the listed name @name (@len bytes, no NUL)? */
-static bool xattr_listable(const char *name, size_t len)
+/* Is @name (@len bytes) a trusted.* attribute? */
+static bool xattr_trusted(const char *name, size_t len)
+{
+	static const char pfx[] = "trusted.";
+
+	return len >= sizeof(pfx) - 1 && !memcmp(name, pfx, sizeof(pfx) - 1);
+}
+
+/*
+ * May a client acting as @c see the listed name @name (@len bytes, no
+ * NUL)?
+ */
+static bool xattr_listable(const struct orfs_cred *c, const char *name,
+			   size_t len)
 {
 	size_t n = xattr_prefix_len(name, len);
 
+	if (xattr_trusted(name, len) && !orfs_cred_is_root(c))
+		return false;
 	return n && n < len;
 }
 
@@ -138,6 +162,56 @@ static int xattr_reply_size_check(const struct orfs_req_ctx *ctx,
 	return 0;
 }
 
+/**
+ * struct xattr_call - one xattr system call, for the identity thread
+ * @path: the object's /proc/self/fd link
+ * @name: the attribute (NULL for LISTXATTR)
+ * @buf: GETXATTR, LISTXATTR: where the value or list goes;
+ *	SETXATTR: the value
+ * @size: the size of @buf
+ * @flags: SETXATTR: XATTR_CREATE or XATTR_REPLACE
+ * @n: GETXATTR, LISTXATTR: set to the bytes returned
+ */
+struct xattr_call {
+	const char	*path;
+	const char	*name;
+	void		*buf;
+	size_t		size;
+	int		flags;
+	ssize_t		n;
+};
+
+static int getxattr_fn(void *arg)
+{
+	struct xattr_call *k = arg;
+
+	k->n = getxattr(k->path, k->name, k->buf, k->size);
+	return k->n < 0 ? -errno : 0;
+}
+
+static int listxattr_fn(void *arg)
+{
+	struct xattr_call *k = arg;
+
+	k->n = listxattr(k->path, k->buf, k->size);
+	return k->n < 0 ? -errno : 0;
+}
+
+static int setxattr_fn(void *arg)
+{
+	const struct xattr_call *k = arg;
+
+	return setxattr(k->path, k->name, k->buf, k->size, k->flags) < 0 ?
+	       -errno : 0;
+}
+
+static int removexattr_fn(void *arg)
+{
+	const struct xattr_call *k = arg;
+
+	return removexattr(k->path, k->name) < 0 ? -errno : 0;
+}
+
 /* ---- GETXATTR ---- */
 
 /*
@@ -153,7 +227,9 @@ int orfs_op_getxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	uint32_t size = orfs_cpu32(q->size);
 	char path[ORFS_PROC_FD_LEN];
 	struct xattr_name name;
-	ssize_t n;
+	struct xattr_call k;
+	struct orfs_cred cred;
+	ssize_t n = -1;
 	int fd, err;
 
 	err = xattr_check(h, 0, &name);
@@ -161,11 +237,17 @@ int orfs_op_getxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		err = xattr_reply_size_check(ctx, r, size);
 	if (err)
 		return err;
+	orfs_req_cred(ctx, h, &cred);
+	if (xattr_trusted(name.s, strlen(name.s)) && !orfs_cred_is_root(&cred))
+		return -ENODATA;
 	fd = xattr_open(ctx, &q->fh, path);
 	if (fd < 0)
 		return fd;
-	n = getxattr(path, name.s, size ? r->buf + data_off : NULL, size);
-	err = n < 0 ? -errno : 0;
+	k = (struct xattr_call){ .path = path, .name = name.s,
+				 .buf = size ? r->buf + data_off : NULL,
+				 .size = size };
+	err = orfs_cred_run(&cred, getxattr_fn, &k);
+	n = k.n;
 	close(fd);
 	if (err)
 		return err;
@@ -181,16 +263,17 @@ int orfs_op_getxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 
 /**
  * xattr_filter() - keep only the names a client may see
+ * @c: the request's identity
  * @buf: the NUL-separated list listxattr() gave
  * @len: its length
  *
- * Packs the user.* and trusted.* names, in their order, at the start of
- * @buf.
+ * Packs the user.* and (for root) trusted.* names, in their order, at the
+ * start of @buf.
  *
  * Return: the length of the filtered list, or -EIO if the list does not
  * end with a NUL.
  */
-static ssize_t xattr_filter(char *buf, size_t len)
+static ssize_t xattr_filter(const struct orfs_cred *c, char *buf, size_t len)
 {
 	size_t in = 0, out = 0, n;
 
@@ -198,7 +281,7 @@ static ssize_t xattr_filter(char *buf, size_t len)
 		n = strnlen(buf + in, len - in);
 		if (n == len - in)
 			return -EIO;
-		if (xattr_listable(buf + in, n)) {
+		if (xattr_listable(c, buf + in, n)) {
 			memmove(buf + out, buf + in, n + 1);
 			out += n + 1;
 		}
@@ -221,8 +304,10 @@ int orfs_op_listxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	uint32_t data_off = orfs_data_offset(sizeof(*rep));
 	uint32_t size = orfs_cpu32(q->size);
 	char path[ORFS_PROC_FD_LEN];
+	struct xattr_call k;
+	struct orfs_cred cred;
 	char *list;
-	ssize_t n;
+	ssize_t n = -1;
 	int fd, err;
 
 	err = xattr_check(h, 0, NULL);
@@ -230,6 +315,7 @@ int orfs_op_listxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		err = xattr_reply_size_check(ctx, r, size);
 	if (err)
 		return err;
+	orfs_req_cred(ctx, h, &cred);
 	list = malloc(ORFS_XATTR_LIST_MAX);
 	if (!list)
 		return -ENOMEM;
@@ -238,13 +324,14 @@ int orfs_op_listxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		err = fd;
 		goto out;
 	}
-	n = listxattr(path, list, ORFS_XATTR_LIST_MAX);
-	if (n < 0)
-		err = -errno;
+	k = (struct xattr_call){ .path = path, .buf = list,
+				 .size = ORFS_XATTR_LIST_MAX };
+	err = orfs_cred_run(&cred, listxattr_fn, &k);
+	n = k.n;
 	close(fd);
 	if (err)
 		goto out;
-	n = xattr_filter(list, (size_t)n);
+	n = xattr_filter(&cred, list, (size_t)n);
 	if (n < 0) {
 		err = (int)n;
 		goto out;
@@ -279,6 +366,8 @@ int orfs_op_setxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	uint32_t flags = orfs_cpu32(q->flags);
 	char path[ORFS_PROC_FD_LEN];
 	struct xattr_name name;
+	struct xattr_call k;
+	struct orfs_cred cred;
 	int fd, err, xflags = 0;
 
 	if (orfs_cpu32(h->data_len) != size)
@@ -294,12 +383,17 @@ int orfs_op_setxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		xflags = XATTR_CREATE;
 	else if (flags & ORFS_XA_REPLACE)
 		xflags = XATTR_REPLACE;
+	orfs_req_cred(ctx, h, &cred);
+	if (xattr_trusted(name.s, strlen(name.s)) && !orfs_cred_is_root(&cred))
+		return -EPERM;
 	fd = xattr_open(ctx, &q->fh, path);
 	if (fd < 0)
 		return fd;
 	/* With no data, orfs_data() may point past the message: not used. */
-	if (setxattr(path, name.s, size ? orfs_data(h) : "", size, xflags) < 0)
-		err = -errno;
+	k = (struct xattr_call){ .path = path, .name = name.s,
+				 .buf = size ? (void *)orfs_data(h) : "",
+				 .size = size, .flags = xflags };
+	err = orfs_cred_run(&cred, setxattr_fn, &k);
 	close(fd);
 	return err;
 }
@@ -313,6 +407,8 @@ int orfs_op_removexattr(const struct orfs_req_ctx *ctx,
 	const struct orfs_xattr_req *q = orfs_body(h);
 	char path[ORFS_PROC_FD_LEN];
 	struct xattr_name name;
+	struct xattr_call k;
+	struct orfs_cred cred;
 	int fd, err;
 
 	err = xattr_check(h, 0, &name);
@@ -320,11 +416,14 @@ int orfs_op_removexattr(const struct orfs_req_ctx *ctx,
 		return err;
 	if (q->size)
 		return -EINVAL;
+	orfs_req_cred(ctx, h, &cred);
+	if (xattr_trusted(name.s, strlen(name.s)) && !orfs_cred_is_root(&cred))
+		return -EPERM;
 	fd = xattr_open(ctx, &q->fh, path);
 	if (fd < 0)
 		return fd;
-	if (removexattr(path, name.s) < 0)
-		err = -errno;
+	k = (struct xattr_call){ .path = path, .name = name.s };
+	err = orfs_cred_run(&cred, removexattr_fn, &k);
 	close(fd);
 	return err;
 }

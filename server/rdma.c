@@ -1625,8 +1625,6 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 	conn->id = id;
 	conn->state = CONN_CONNECTING;
 	conn->ctx.exp = srv->cfg.exp;
-	conn->ctx.cred.uid = 0;
-	conn->ctx.cred.gid = 0;
 	conn->ctx.drc = srv->cfg.drc;
 	conn->ctx.uni = srv->cfg.uni;
 	conn->ctx.stats = srv->cfg.stats;

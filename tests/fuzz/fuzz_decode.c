@@ -37,6 +37,9 @@
  *    EACCES (EBADMSG or EPROTO for a bad header), executes nothing, and
  *    leaves the handshake failed;
  *  - no file descriptor leaks;
+ *  - the thread executing requests keeps fsuid 0 (orfsd acts for clients
+ *    in its identity thread: verbs and rdma_cm refuse a thread whose
+ *    credentials changed);
  *  - nothing is created in, removed from or renamed into the directories
  *    outside the export.  (A non-directory outside the export is reachable
  *    by its handle, OBJ_SECRET: a known gap, documented in export.c, so
@@ -59,6 +62,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -883,9 +887,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (n2 != n || memcmp(rep, rep2, n))
 			bug("a retransmitted %s got a different reply (%u bytes, status %u) than the original (%u bytes, status %u)",
 			    orfs_op_name(op), n2,
-			    n2 >= 32 ? orfs_cpu32(((struct orfs_hdr *)rep2)->status) : 0,
-			    n, n >= 32 ? orfs_cpu32(((struct orfs_hdr *)rep)->status) : 0);
+			    n2 >= sizeof(struct orfs_hdr) ?
+			    orfs_cpu32(((struct orfs_hdr *)rep2)->status) : 0,
+			    n, n >= sizeof(struct orfs_hdr) ?
+			    orfs_cpu32(((struct orfs_hdr *)rep)->status) : 0);
 	}
+	if (setfsuid((uid_t)-1) != 0)
+		bug("the request changed the thread's fsuid to %d",
+		    setfsuid((uid_t)-1));
 	fd1 = lowest_free_fd();
 	if (fd1 != fd0)
 		bug("a file descriptor leaked (the lowest free one was %d before the request, %d after)",

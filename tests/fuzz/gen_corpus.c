@@ -25,6 +25,8 @@
 static const char *outdir;
 static unsigned int nwritten;
 static uint64_t next_xid = 1;
+/* The credential build() puts in requests: root unless seed_cred() says. */
+static struct orfs_ucred seed_ucred;
 
 /* Message buffer: 8-byte aligned, big enough for any request. */
 static uint64_t msgbuf[MSG_MAX / 8];
@@ -73,6 +75,8 @@ static uint32_t build(uint16_t op, uint16_t flags, const void *fixed,
 	/* xid: sequence number << 16 | slot */
 	orfs_hdr_init(h, op, (next_xid++ << 16) | 3, flags, body, data_len);
 	h->credits = orfs_le16(32);
+	if (!(flags & ORFS_HF_REPLY))
+		h->cred = seed_ucred;
 	memcpy(b, fixed, fixed_len);
 	if (l1)
 		memcpy(b + fixed_len, t1, l1);
@@ -437,6 +441,60 @@ static void seed_auth(void)
 	put("fuzz_decode", "auth-credit-first", MSG, n);
 }
 
+/* Requests of an unprivileged user, and credentials the server refuses. */
+static void seed_cred(void)
+{
+	struct orfs_hdr *h = (struct orfs_hdr *)MSG;
+	struct orfs_io_req io = { 0 };
+	struct orfs_setattr_req sa = { 0 };
+	struct orfs_fh_req q;
+	uint32_t n, i;
+
+	seed_ucred.uid = orfs_le32(1000);
+	seed_ucred.gid = orfs_le32(1000);
+	seed_ucred.ngroups = orfs_le16(2);
+	seed_ucred.groups[0] = orfs_le32(0);
+	seed_ucred.groups[1] = orfs_le32(2345);
+	create_like("user-create", ORFS_OP_CREATE, 0, OBJ_ROOT, 0644, 0,
+		    "user.txt", NULL);
+	create_like("user-mkdir", ORFS_OP_MKDIR, 0, OBJ_SUB, 0755, 0, "udir",
+		    NULL);
+	lookup_like("user-lookup", ORFS_OP_LOOKUP, OBJ_SUB, "inner.txt");
+	lookup_like("user-unlink", ORFS_OP_UNLINK, OBJ_ROOT, "file.txt");
+	io.fh = mark(OBJ_FILE);
+	io.count = orfs_le32(64);
+	req("user-read", ORFS_OP_READ, 0, &io, sizeof(io), NULL, NULL, NULL, 0);
+	req("user-write", ORFS_OP_WRITE, 0, &io, sizeof(io), NULL, NULL,
+	    "0123456789012345678901234567890123456789012345678901234567890123",
+	    64);
+	sa.fh = mark(OBJ_FILE);
+	sa.valid = orfs_le32(ORFS_SA_UID | ORFS_SA_MODE);
+	sa.uid = orfs_le32(1000);
+	sa.mode = orfs_le32(04777);
+	req("user-setattr", ORFS_OP_SETATTR, 0, &sa, sizeof(sa), NULL, NULL,
+	    NULL, 0);
+	xattr_like("user-getxattr-trusted", ORFS_OP_GETXATTR, 0, OBJ_XATTR,
+		   "trusted.orfs", 64, 0, NULL);
+	xattr_like("user-listxattr", ORFS_OP_LISTXATTR, 0, OBJ_XATTR, NULL, 4096,
+		   0, NULL);
+	seed_ucred.ngroups = orfs_le16(ORFS_NGROUPS_MAX);
+	for (i = 0; i < ORFS_NGROUPS_MAX; i++)
+		seed_ucred.groups[i] = orfs_le32(100 + i);
+	lookup_like("user-16-groups", ORFS_OP_LOOKUP, OBJ_ROOT, "sub");
+
+	/* refused by the header check: EBADMSG */
+	q.fh = mark(OBJ_FILE);
+	n = build(ORFS_OP_GETATTR, 0, &q, sizeof(q), NULL, NULL, NULL, 0);
+	h->cred.ngroups = orfs_le16(ORFS_NGROUPS_MAX + 1);
+	put("fuzz_decode", "cred-17-groups", MSG, n);
+	h->cred.ngroups = orfs_le16(1);
+	put("fuzz_decode", "cred-stray-group", MSG, n);
+	h->cred.ngroups = orfs_le16(ORFS_NGROUPS_MAX);
+	h->cred.uid = orfs_le32(0xffffffffU);
+	put("fuzz_decode", "cred-uid-minus-1", MSG, n);
+	memset(&seed_ucred, 0, sizeof(seed_ucred));
+}
+
 /* ---- fuzz_proto: 12 bytes of parameters, then the payload ---- */
 
 static void proto(const char *name, uint32_t asked, uint32_t server_max,
@@ -569,6 +627,7 @@ int main(int argc, char **argv)
 	seed_xattr();
 	seed_misc();
 	seed_auth();
+	seed_cred();
 	seed_proto();
 	printf("gen_corpus: %u seeds in %s\n", nwritten, outdir);
 	return 0;

@@ -18,6 +18,8 @@
 #include "../../include/orfs_proto.h"
 
 #define ORFS_TEST_HDR	((u32)sizeof(struct orfs_hdr))
+/* A receive buffer with room for 32 bytes after the header. */
+#define ORFS_TEST_BUF	(ORFS_TEST_HDR + 32)
 
 /*
  * The decoders under test are static inline.  The tests call them through
@@ -165,10 +167,12 @@ static void orfs_layout_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, orfs_align8(1), 8U);
 	KUNIT_EXPECT_EQ(test, orfs_align8(8), 8U);
 	KUNIT_EXPECT_EQ(test, orfs_align8(9), 16U);
-	KUNIT_EXPECT_EQ(test, orfs_data_offset(0), 32U);
-	KUNIT_EXPECT_EQ(test, orfs_data_offset(1), 40U);
-	KUNIT_EXPECT_EQ(test, orfs_data_offset(8), 40U);
-	KUNIT_EXPECT_EQ(test, orfs_data_offset(77), 112U);
+	KUNIT_EXPECT_EQ(test, ORFS_TEST_HDR, 112U);
+	KUNIT_EXPECT_EQ(test, (u32)offsetof(struct orfs_hdr, cred), 32U);
+	KUNIT_EXPECT_EQ(test, orfs_data_offset(0), 112U);
+	KUNIT_EXPECT_EQ(test, orfs_data_offset(1), 120U);
+	KUNIT_EXPECT_EQ(test, orfs_data_offset(8), 120U);
+	KUNIT_EXPECT_EQ(test, orfs_data_offset(77), 192U);
 	KUNIT_EXPECT_EQ(test, orfs_dirent_size(1), 32U);
 	KUNIT_EXPECT_EQ(test, orfs_dirent_size(8), 32U);
 	KUNIT_EXPECT_EQ(test, orfs_dirent_size(9), 40U);
@@ -185,8 +189,10 @@ static void orfs_layout_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, orfs_cpu32(h->status), 0U);
 	KUNIT_EXPECT_EQ(test, orfs_cpu32(h->body_len), 8U);
 	KUNIT_EXPECT_EQ(test, orfs_cpu32(h->data_len), 64U);
-	KUNIT_EXPECT_PTR_EQ(test, orfs_body(h), (const void *)((u8 *)h + 32));
-	KUNIT_EXPECT_PTR_EQ(test, orfs_data(h), (const void *)((u8 *)h + 40));
+	KUNIT_EXPECT_PTR_EQ(test, orfs_body(h), (const void *)((u8 *)h + 112));
+	KUNIT_EXPECT_PTR_EQ(test, orfs_data(h), (const void *)((u8 *)h + 120));
+	/* orfs_hdr_init() leaves the credential zero: root, no groups. */
+	KUNIT_EXPECT_TRUE(test, orfs_ucred_is_zero(&h->cred));
 }
 
 /* ---- orfs_hdr_check() ---- */
@@ -237,24 +243,25 @@ static void orfs_hdr_test_exact_length(struct kunit *test)
 	struct orfs_hdr *h;
 	u32 len;
 
-	/* LOOKUP of a 5-byte name: body 77, data would start at 112. */
+	/* LOOKUP of a 5-byte name: body 77, data would start at 192. */
 	h = orfs_test_msg(test, ORFS_OP_LOOKUP, 0, 72 + 5, 0, &len);
-	KUNIT_EXPECT_EQ(test, len, 109U);
+	KUNIT_EXPECT_EQ(test, len, 189U);
 	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), 0);
 	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len - 1, 0), -EBADMSG);
 
-	/* READDIR reply with 48 bytes of entries at offset 40. */
+	/* READDIR reply with 48 bytes of entries at offset 120. */
 	h = orfs_test_msg(test, ORFS_OP_READDIR, ORFS_HF_REPLY, 8, 48, &len);
-	KUNIT_EXPECT_EQ(test, len, 88U);
+	KUNIT_EXPECT_EQ(test, len, 168U);
 	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 1), 0);
 	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len - 1, 1), -EBADMSG);
 
 	/* Data after an unaligned body: the padding counts. */
 	h = orfs_test_msg(test, ORFS_OP_LOOKUP, 0, 77, 16, &len);
-	KUNIT_EXPECT_EQ(test, len, 128U);
+	KUNIT_EXPECT_EQ(test, len, 208U);
 	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), 0);
 	/* Header + body + data fit only if the padding is ignored. */
-	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 32 + 77 + 16, 0), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, ORFS_TEST_HDR + 77 + 16, 0),
+			-EBADMSG);
 }
 
 static void orfs_hdr_test_short_buffer(struct kunit *test)
@@ -281,11 +288,11 @@ static void orfs_hdr_test_bad_magic(struct kunit *test)
 	struct orfs_hdr *h = orfs_test_hdr(test, ORFS_OP_NULL, 0, 0, 0);
 
 	h->magic = orfs_le32(ORFS_MAGIC ^ 1);
-	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 0), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, ORFS_TEST_BUF, 0), -EBADMSG);
 	h->magic = orfs_le32(swab32(ORFS_MAGIC));	/* wrong byte order */
-	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 0), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, ORFS_TEST_BUF, 0), -EBADMSG);
 	h->magic = 0;
-	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 0), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, ORFS_TEST_BUF, 0), -EBADMSG);
 }
 
 static void orfs_hdr_test_bad_version(struct kunit *test)
@@ -293,14 +300,14 @@ static void orfs_hdr_test_bad_version(struct kunit *test)
 	struct orfs_hdr *h = orfs_test_hdr(test, ORFS_OP_NULL, 0, 0, 0);
 
 	h->version = orfs_le16(ORFS_PROTO_MIN_VERSION - 1);
-	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 0), -EPROTO);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, ORFS_TEST_BUF, 0), -EPROTO);
 	h->version = orfs_le16(ORFS_PROTO_VERSION + 1);
-	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 0), -EPROTO);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, ORFS_TEST_BUF, 0), -EPROTO);
 	h->version = orfs_le16(0xffff);
-	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 0), -EPROTO);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, ORFS_TEST_BUF, 0), -EPROTO);
 	/* A big-endian peer would send version 1 as 0x0100. */
 	h->version = orfs_le16(0x0100);
-	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 0), -EPROTO);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, ORFS_TEST_BUF, 0), -EPROTO);
 }
 
 static void orfs_hdr_test_reply_flag_mismatch(struct kunit *test)
@@ -309,15 +316,15 @@ static void orfs_hdr_test_reply_flag_mismatch(struct kunit *test)
 
 	/* A reply where the server expects a request. */
 	h = orfs_test_hdr(test, ORFS_OP_NULL, ORFS_HF_REPLY, 0, 0);
-	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 0), -EBADMSG);
-	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 1), 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, ORFS_TEST_BUF, 0), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, ORFS_TEST_BUF, 1), 0);
 	/* A request where the client expects a reply. */
 	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, 0, 0);
-	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 1), -EBADMSG);
-	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 0), 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, ORFS_TEST_BUF, 1), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, ORFS_TEST_BUF, 0), 0);
 	/* Any non-zero @reply means "reply". */
 	h = orfs_test_hdr(test, ORFS_OP_NULL, ORFS_HF_REPLY, 0, 0);
-	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 2), 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, ORFS_TEST_BUF, 2), 0);
 }
 
 static void orfs_hdr_test_unknown_flags(struct kunit *test)
@@ -333,18 +340,18 @@ static void orfs_hdr_test_unknown_flags(struct kunit *test)
 		if (!(unknown & f))
 			continue;
 		h = orfs_test_hdr(test, ORFS_OP_NULL, f, 0, 0);
-		KUNIT_EXPECT_EQ_MSG(test, orfs_t_hdr_check(h, 64, 0), -EBADMSG,
+		KUNIT_EXPECT_EQ_MSG(test, orfs_t_hdr_check(h, ORFS_TEST_BUF, 0), -EBADMSG,
 				    "request flag %#x", f);
 		h = orfs_test_hdr(test, ORFS_OP_NULL, ORFS_HF_REPLY | f, 0, 0);
-		KUNIT_EXPECT_EQ_MSG(test, orfs_t_hdr_check(h, 64, 1), -EBADMSG,
+		KUNIT_EXPECT_EQ_MSG(test, orfs_t_hdr_check(h, ORFS_TEST_BUF, 1), -EBADMSG,
 				    "reply flag %#x", f);
 	}
 	/* Known flags pass. */
 	h = orfs_test_hdr(test, ORFS_OP_NULL, ORFS_HF_CREDIT_ONLY, 0, 0);
-	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 0), 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, ORFS_TEST_BUF, 0), 0);
 	h = orfs_test_hdr(test, ORFS_OP_NULL,
 			  ORFS_HF_REPLY | ORFS_HF_CREDIT_ONLY, 0, 0);
-	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 1), 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, ORFS_TEST_BUF, 1), 0);
 }
 
 static void orfs_hdr_test_retransmit_flag(struct kunit *test)
@@ -399,7 +406,7 @@ static void orfs_hdr_test_body_overrun(struct kunit *test)
 	/* Same for an error reply, which is otherwise allowed no body. */
 	h = orfs_test_hdr(test, ORFS_OP_GETATTR, ORFS_HF_REPLY, 33, 0);
 	h->status = orfs_le32(ENOENT);
-	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, 64, 1), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, ORFS_TEST_BUF, 1), -EBADMSG);
 }
 
 static void orfs_hdr_test_data_overrun(struct kunit *test)
@@ -421,8 +428,9 @@ static void orfs_hdr_test_data_overrun(struct kunit *test)
 /* Lengths chosen so that 32-bit sums of header, body, padding and data wrap. */
 static void orfs_hdr_test_length_wrap(struct kunit *test)
 {
-	static const u32 bodies[] = {
-		U32_MAX, U32_MAX - 31, U32_MAX - 35, U32_MAX - 39, 1U << 31,
+	const u32 bodies[] = {
+		U32_MAX, U32_MAX - (ORFS_TEST_HDR - 1), U32_MAX - (ORFS_TEST_HDR + 3),
+		U32_MAX - (ORFS_TEST_HDR + 7), 1U << 31,
 	};
 	struct orfs_hdr *h;
 	unsigned int i;
@@ -439,33 +447,117 @@ static void orfs_hdr_test_length_wrap(struct kunit *test)
 				    "data_len %u", bodies[i]);
 	}
 	/* Each length alone fits a huge buffer; header + body does not. */
-	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, U32_MAX - 31, 0);
+	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, U32_MAX - (ORFS_TEST_HDR - 1), 0);
 	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, U32_MAX, 0), -EBADMSG);
-	/* Offset 48 plus data is 2^32. */
-	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, 16, U32_MAX - 47);
+	/* Offset 128 (112 + 16) plus data is 2^32. */
+	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, 16, U32_MAX - 127);
 	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, U32_MAX, 0), -EBADMSG);
-	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, 16, U32_MAX - 48);
+	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, 16, U32_MAX - 128);
 	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, U32_MAX, 0), 0);
 }
 
 /*
  * Near U32_MAX even the 8-byte rounding of the data offset wraps in 32 bits:
- * 32 + (U32_MAX - 31) is 2^32, and 32 + (U32_MAX - 35) rounds up to 2^32.
- * Before the header did this sum in 64 bits, both messages were accepted.
+ * 112 + (U32_MAX - 111) is 2^32, and 112 + (U32_MAX - 115) rounds up to
+ * 2^32.  Before the header did this sum in 64 bits, both messages were
+ * accepted.
  */
 static void orfs_hdr_test_length_wrap_offset(struct kunit *test)
 {
 	struct orfs_hdr *h;
 
-	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, U32_MAX - 31, 8);
+	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, U32_MAX - (ORFS_TEST_HDR - 1), 8);
 	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, U32_MAX, 0), -EBADMSG);
-	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, U32_MAX - 35, 8);
+	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, U32_MAX - (ORFS_TEST_HDR + 3), 8);
 	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, U32_MAX, 0), -EBADMSG);
 	/* Data at offset 2^32 - 8: 7 bytes end at U32_MAX, 8 do not. */
-	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, U32_MAX - 39, 7);
+	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, U32_MAX - (ORFS_TEST_HDR + 7), 7);
 	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, U32_MAX, 0), 0);
-	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, U32_MAX - 39, 8);
+	h = orfs_test_hdr(test, ORFS_OP_NULL, 0, U32_MAX - (ORFS_TEST_HDR + 7), 8);
 	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, U32_MAX, 0), -EBADMSG);
+}
+
+/* ---- the credential: struct orfs_ucred ---- */
+
+static noinline int orfs_t_ucred_check(const struct orfs_ucred *c)
+{
+	return orfs_ucred_check(c);
+}
+
+static void orfs_ucred_test_valid(struct kunit *test)
+{
+	struct orfs_hdr *h;
+	unsigned int i;
+	u32 len;
+
+	KUNIT_EXPECT_EQ(test, sizeof(struct orfs_ucred), (size_t)80);
+	h = orfs_test_msg(test, ORFS_OP_GETATTR, 0, 64, 0, &len);
+	/* Root with no groups is all zero. */
+	KUNIT_EXPECT_EQ(test, orfs_t_ucred_check(&h->cred), 0);
+	h->cred.uid = orfs_le32(1000);
+	h->cred.gid = orfs_le32(0xfffffffeU);
+	h->cred.ngroups = orfs_le16(ORFS_NGROUPS_MAX);
+	for (i = 0; i < ORFS_NGROUPS_MAX; i++)
+		h->cred.groups[i] = orfs_le32(i);	/* group 0 is a group */
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), 0);
+	h->cred.ngroups = orfs_le16(3);
+	for (i = 3; i < ORFS_NGROUPS_MAX; i++)
+		h->cred.groups[i] = 0;
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), 0);
+}
+
+static void orfs_ucred_test_invalid(struct kunit *test)
+{
+	struct orfs_hdr *h;
+	u32 len;
+
+	h = orfs_test_msg(test, ORFS_OP_GETATTR, 0, 64, 0, &len);
+	h->cred.ngroups = orfs_le16(ORFS_NGROUPS_MAX + 1);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), -EBADMSG);
+	h->cred.ngroups = orfs_le16(0xffff);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), -EBADMSG);
+	h->cred.ngroups = 0;
+	/* (uid_t)-1 and (gid_t)-1 mean "unchanged" to setfsuid(), chown(). */
+	h->cred.uid = orfs_le32(U32_MAX);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), -EBADMSG);
+	h->cred.uid = 0;
+	h->cred.gid = orfs_le32(U32_MAX);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), -EBADMSG);
+	h->cred.gid = 0;
+	h->cred.ngroups = orfs_le16(1);
+	h->cred.groups[0] = orfs_le32(U32_MAX);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), -EBADMSG);
+	h->cred.groups[0] = orfs_le32(10);
+	h->cred.groups[1] = orfs_le32(11);	/* past ngroups */
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), -EBADMSG);
+	h->cred.groups[1] = 0;
+	h->cred.reserved0 = orfs_le16(1);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), -EBADMSG);
+	h->cred.reserved0 = 0;
+	h->cred.reserved1 = orfs_le32(1);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), -EBADMSG);
+	h->cred.reserved1 = 0;
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 0), 0);
+}
+
+/* A reply (the client's check) must carry a zero credential. */
+static void orfs_ucred_test_reply(struct kunit *test)
+{
+	struct orfs_hdr *h;
+	u32 len;
+
+	h = orfs_test_msg(test, ORFS_OP_GETATTR, ORFS_HF_REPLY, 96, 0, &len);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 1), 0);
+	h->cred.gid = orfs_le32(1);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 1), -EBADMSG);
+	h->cred.gid = 0;
+	h->cred.groups[ORFS_NGROUPS_MAX - 1] = orfs_le32(1);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 1), -EBADMSG);
+	/* An error reply too. */
+	h->status = orfs_le32(EACCES);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 1), -EBADMSG);
+	h->cred.groups[ORFS_NGROUPS_MAX - 1] = 0;
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len, 1), 0);
 }
 
 static void orfs_hdr_test_request_status(struct kunit *test)
@@ -1287,6 +1379,9 @@ static struct kunit_case orfs_proto_test_cases[] = {
 	KUNIT_CASE(orfs_hdr_test_data_overrun),
 	KUNIT_CASE(orfs_hdr_test_length_wrap),
 	KUNIT_CASE(orfs_hdr_test_length_wrap_offset),
+	KUNIT_CASE(orfs_ucred_test_valid),
+	KUNIT_CASE(orfs_ucred_test_invalid),
+	KUNIT_CASE(orfs_ucred_test_reply),
 	KUNIT_CASE(orfs_hdr_test_request_status),
 	KUNIT_CASE(orfs_hdr_test_short_body),
 	KUNIT_CASE(orfs_hdr_test_error_reply),

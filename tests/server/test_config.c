@@ -324,6 +324,69 @@ static void test_allow_option(void **state)
 			 -EINVAL);
 }
 
+static void test_squash_options(void **state)
+{
+	struct orfs_config c;
+
+	/* Root squash to 65534:65534 by default. */
+	assert_int_equal(PARSE(&c, "--export", "/e"), 0);
+	assert_true(c.squash.root);
+	assert_false(c.squash.all);
+	assert_int_equal(c.squash.anon_uid, 65534);
+	assert_int_equal(c.squash.anon_gid, 65534);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--no-root-squash"), 0);
+	assert_false(c.squash.root);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--root-squash=no"), 0);
+	assert_false(c.squash.root);
+	/* The last one given wins. */
+	assert_int_equal(PARSE(&c, "--export", "/e", "--no-root-squash",
+			       "--root-squash"), 0);
+	assert_true(c.squash.root);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--all-squash",
+			       "--anon-uid", "99", "--anon-gid=0"), 0);
+	assert_true(c.squash.all);
+	assert_int_equal(c.squash.anon_uid, 99);
+	assert_int_equal(c.squash.anon_gid, 0);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--anon-uid",
+			       "4294967294"), 0);
+	assert_int_equal(c.squash.anon_uid, 4294967294U);
+	/* (uid_t)-1 is no id; nor is anything but a number. */
+	assert_int_equal(PARSE(&c, "--export", "/e", "--anon-uid",
+			       "4294967295"), -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--anon-gid", "-1"),
+			 -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--anon-gid", "nobody"),
+			 -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--root-squash=maybe"),
+			 -EINVAL);
+
+	/* The file's keys; the command line wins. */
+	write_conf("export = /e\n"
+		   "root-squash = no\n"
+		   "all-squash = yes\n"
+		   "anon-uid = 500\n"
+		   "anon-gid = 501\n");
+	assert_int_equal(PARSE(&c, "--config", conf_path), 0);
+	assert_false(c.squash.root);
+	assert_true(c.squash.all);
+	assert_int_equal(c.squash.anon_uid, 500);
+	assert_int_equal(c.squash.anon_gid, 501);
+	orfs_config_free(&c);
+	assert_int_equal(PARSE(&c, "--config", conf_path, "--root-squash",
+			       "--all-squash=no", "--anon-uid", "7"), 0);
+	assert_true(c.squash.root);
+	assert_false(c.squash.all);
+	assert_int_equal(c.squash.anon_uid, 7);
+	assert_int_equal(c.squash.anon_gid, 501);
+	orfs_config_free(&c);
+	write_conf("export = /e\nno-root-squash = yes\n");
+	assert_int_equal(PARSE(&c, "--config", conf_path), 0);
+	assert_false(c.squash.root);
+	orfs_config_free(&c);
+	write_conf("export = /e\nanon-uid = lots\n");
+	assert_int_equal(PARSE(&c, "--config", conf_path), -EINVAL);
+}
+
 static void test_config_file(void **state)
 {
 	struct orfs_config c;
@@ -488,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_listen_forms),
 		cmocka_unit_test(test_addr),
 		cmocka_unit_test(test_allow_option),
+		cmocka_unit_test(test_squash_options),
 		cmocka_unit_test(test_config_file),
 		cmocka_unit_test(test_cmdline_overrides_file),
 		cmocka_unit_test(test_config_file_errors),

@@ -78,17 +78,17 @@ static void test_hdr_with_data(void **state)
 	struct orfs_hdr *h = msg_reset();
 	uint32_t off = orfs_data_offset(sizeof(struct orfs_readdir_rep));
 
-	assert_int_equal(off, 40);
+	assert_int_equal(off, 120);
 	orfs_hdr_init(h, ORFS_OP_READDIR, 1, ORFS_HF_REPLY,
 		      sizeof(struct orfs_readdir_rep), 100);
 	assert_int_equal(orfs_hdr_check(h, off + 100, 1), 0);
 	assert_int_equal(orfs_hdr_check(h, off + 99, 1), -EBADMSG);
-	/* Data starts at the 8-aligned end of the body: 32 + 9 -> 48. */
+	/* Data starts at the 8-aligned end of the body: 112 + 9 -> 128. */
 	orfs_hdr_init(h, ORFS_OP_NULL, 1, 0, 9, 8);
-	assert_int_equal(orfs_data_offset(9), 48);
-	assert_int_equal(orfs_hdr_check(h, 56, 0), 0);
-	assert_int_equal(orfs_hdr_check(h, 55, 0), -EBADMSG);
-	assert_ptr_equal(orfs_data(h), (const uint8_t *)h + 48);
+	assert_int_equal(orfs_data_offset(9), 128);
+	assert_int_equal(orfs_hdr_check(h, 136, 0), 0);
+	assert_int_equal(orfs_hdr_check(h, 135, 0), -EBADMSG);
+	assert_ptr_equal(orfs_data(h), (const uint8_t *)h + 128);
 }
 
 static void test_hdr_short(void **state)
@@ -120,6 +120,90 @@ static void test_hdr_bad_version(void **state)
 	assert_int_equal(orfs_hdr_check(h, sizeof(*h), 0), -EPROTO);
 	h->version = orfs_le16(0xffff);
 	assert_int_equal(orfs_hdr_check(h, sizeof(*h), 0), -EPROTO);
+}
+
+/* ---- the credential (struct orfs_ucred) ---- */
+
+static void test_cred_valid(void **state)
+{
+	struct orfs_hdr *h = mkreq(ORFS_OP_GETATTR, sizeof(struct orfs_fh_req));
+	uint32_t len = req_len(sizeof(struct orfs_fh_req)), i;
+
+	/* All zero (root, no groups) is a valid credential. */
+	assert_int_equal(orfs_ucred_check(&h->cred), 0);
+	h->cred.uid = orfs_le32(1000);
+	h->cred.gid = orfs_le32(0xfffffffeU);
+	h->cred.ngroups = orfs_le16(ORFS_NGROUPS_MAX);
+	for (i = 0; i < ORFS_NGROUPS_MAX; i++)
+		h->cred.groups[i] = orfs_le32(100 + i);
+	assert_int_equal(orfs_hdr_check(h, len, 0), 0);
+	/* Group 0 and repeated groups are fine: the server squashes. */
+	h->cred.groups[3] = 0;
+	h->cred.groups[4] = h->cred.groups[5];
+	assert_int_equal(orfs_hdr_check(h, len, 0), 0);
+}
+
+static void test_cred_bad_ngroups(void **state)
+{
+	struct orfs_hdr *h = mkreq(ORFS_OP_GETATTR, sizeof(struct orfs_fh_req));
+	uint32_t len = req_len(sizeof(struct orfs_fh_req));
+	static const uint16_t bad[] = { ORFS_NGROUPS_MAX + 1, 17, 255, 0xffff };
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		h->cred.ngroups = orfs_le16(bad[i]);
+		assert_int_equal(orfs_ucred_check(&h->cred), -EBADMSG);
+		assert_int_equal(orfs_hdr_check(h, len, 0), -EBADMSG);
+	}
+}
+
+static void test_cred_bad_fields(void **state)
+{
+	struct orfs_hdr *h = mkreq(ORFS_OP_GETATTR, sizeof(struct orfs_fh_req));
+	uint32_t len = req_len(sizeof(struct orfs_fh_req));
+
+	/* (uid_t)-1 would make setfsuid() keep the server's identity. */
+	h->cred.uid = orfs_le32(0xffffffffU);
+	assert_int_equal(orfs_hdr_check(h, len, 0), -EBADMSG);
+	h->cred.uid = 0;
+	h->cred.gid = orfs_le32(0xffffffffU);
+	assert_int_equal(orfs_hdr_check(h, len, 0), -EBADMSG);
+	h->cred.gid = 0;
+	h->cred.ngroups = orfs_le16(2);
+	h->cred.groups[1] = orfs_le32(0xffffffffU);
+	assert_int_equal(orfs_hdr_check(h, len, 0), -EBADMSG);
+	h->cred.groups[1] = orfs_le32(5);
+	assert_int_equal(orfs_hdr_check(h, len, 0), 0);
+	/* An unused group slot must be zero. */
+	h->cred.groups[2] = orfs_le32(7);
+	assert_int_equal(orfs_hdr_check(h, len, 0), -EBADMSG);
+	h->cred.groups[2] = 0;
+	h->cred.groups[ORFS_NGROUPS_MAX - 1] = orfs_le32(7);
+	assert_int_equal(orfs_hdr_check(h, len, 0), -EBADMSG);
+	h->cred.groups[ORFS_NGROUPS_MAX - 1] = 0;
+	h->cred.reserved0 = orfs_le16(1);
+	assert_int_equal(orfs_hdr_check(h, len, 0), -EBADMSG);
+	h->cred.reserved0 = 0;
+	h->cred.reserved1 = orfs_le32(1);
+	assert_int_equal(orfs_hdr_check(h, len, 0), -EBADMSG);
+	h->cred.reserved1 = 0;
+	assert_int_equal(orfs_hdr_check(h, len, 0), 0);
+}
+
+static void test_cred_in_reply(void **state)
+{
+	struct orfs_hdr *h = msg_reset();
+	uint32_t len = req_len(sizeof(struct orfs_attr_rep));
+
+	orfs_hdr_init(h, ORFS_OP_GETATTR, 7, ORFS_HF_REPLY,
+		      sizeof(struct orfs_attr_rep), 0);
+	assert_int_equal(orfs_hdr_check(h, len, 1), 0);
+	/* A reply carries no credential: any non-zero byte is malformed. */
+	h->cred.uid = orfs_le32(1);
+	assert_int_equal(orfs_hdr_check(h, len, 1), -EBADMSG);
+	h->cred.uid = 0;
+	h->cred.groups[ORFS_NGROUPS_MAX - 1] = orfs_le32(1);
+	assert_int_equal(orfs_hdr_check(h, len, 1), -EBADMSG);
 }
 
 static void test_hdr_reply_flag_mismatch(void **state)
@@ -599,6 +683,10 @@ int main(void)
 		cmocka_unit_test(test_hdr_short),
 		cmocka_unit_test(test_hdr_bad_magic),
 		cmocka_unit_test(test_hdr_bad_version),
+		cmocka_unit_test(test_cred_valid),
+		cmocka_unit_test(test_cred_bad_ngroups),
+		cmocka_unit_test(test_cred_bad_fields),
+		cmocka_unit_test(test_cred_in_reply),
 		cmocka_unit_test(test_hdr_reply_flag_mismatch),
 		cmocka_unit_test(test_hdr_unknown_flags),
 		cmocka_unit_test(test_hdr_unknown_opcode),

@@ -35,8 +35,10 @@ ln -s /etc "$T/export/link-out"
 
 # LSan: report leaks of our own code, not those of the verbs libraries.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+# orfs-smoke's requests carry root's credential and create files in the
+# root-owned export: no root squash.
 "$ORFSD" --export "$T/export" --foreground --listen "$ADDR" --port "$PORT" \
-	--log-level debug --credits 8 2>"$T/orfsd.log" &
+	--log-level debug --credits 8 --no-root-squash 2>"$T/orfsd.log" &
 srv=$!
 # Wait for the listener (slow under TCG, slower with ASan).
 for i in $(seq 1 100); do

@@ -6,6 +6,12 @@ ORFS_PORT=${ORFS_PORT:-20050}
 ORFS_WORK=${ORFS_WORK:-/tmp/orfs-test}
 # The server binary (ORFS_ORFSD overrides it, e.g. to test a saved build).
 ORFS_ORFSD=${ORFS_ORFSD:-$ORFS_TOP/server/orfsd}
+# orfsd's default is root squash, but most tests act as root on the client
+# (chown, mknod, files of any owner), so orfs_server_start passes these
+# options first.  A test that wants orfsd's own defaults sets
+# ORFS_SERVER_IDENT= (empty) before starting it; options given to
+# orfs_server_start come later and win (--root-squash, --all-squash ...).
+ORFS_SERVER_IDENT=${ORFS_SERVER_IDENT---no-root-squash}
 ORFSD_PID=
 
 fail() { echo "FAILED: $*" >&2; exit 1; }
@@ -30,13 +36,14 @@ orfs_insmod() {
 }
 
 # orfs_server_start EXPORT [orfsd args...]: starts orfsd in the foreground
-# (backgrounded), waits until it listens.
+# (backgrounded) with $ORFS_SERVER_IDENT, waits until it listens.
 orfs_server_start() {
 	local export=$1 i
 	shift
 	mkdir -p "$ORFS_WORK"
+	# shellcheck disable=SC2086 # ORFS_SERVER_IDENT is a list of options
 	"$ORFS_ORFSD" --export "$export" --listen "$ORFS_SRV_ADDR:$ORFS_PORT" \
-		--foreground "$@" >>"$ORFS_WORK/orfsd.log" 2>&1 3>&- 4>&- 5>&- </dev/null &
+		--foreground $ORFS_SERVER_IDENT "$@" >>"$ORFS_WORK/orfsd.log" 2>&1 3>&- 4>&- 5>&- </dev/null &
 	ORFSD_PID=$!
 	for i in $(seq 1 100); do
 		if rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN.*src-addr $ORFS_SRV_ADDR:$ORFS_PORT"; then
