@@ -251,12 +251,43 @@ void orfs_uni_validate(struct orfs_unifier *u, uint64_t key,
 	old = orfs_cache_stamp(u->cache, key, &n);
 	if (old == now)
 		return;
-	if (n) {
-		log_debug("file %016llx changed behind the cache: %u blocks dropped",
-			  (unsigned long long)key, n);
+	if (old || n) {
+		/* Also without blocks: the version bumps, old demotes are stale. */
+		if (n)
+			log_debug("file %016llx changed behind the cache: %u blocks dropped",
+				  (unsigned long long)key, n);
 		orfs_cache_invalidate_file(u->cache, key, 0);
 	}
 	orfs_cache_set_stamp(u->cache, key, now);
+}
+
+/**
+ * orfs_uni_demote_current() - may a demote of @key be judged by its version?
+ * @u: the Unifier (with a cache)
+ * @key: file key
+ * @st: the file's attributes now
+ *
+ * A demote carries the version a READ reply gave.  The cache can only
+ * vouch for it while it still knows the file (a READ stored its stamp)
+ * and nothing changed the file behind orfsd's back since: ctime and size
+ * still match the stamp.  A mismatch is handled as orfs_uni_validate()
+ * does (blocks dropped, version bumped).
+ *
+ * Return: true if the file's known version can be compared with the
+ * client's; false if the demote must be declined as stale.
+ */
+bool orfs_uni_demote_current(struct orfs_unifier *u, uint64_t key,
+			     const struct stat *st)
+{
+	uint64_t old = orfs_cache_stamp(u->cache, key, NULL);
+
+	if (!old)
+		return false;
+	if (old != stat_stamp(st)) {
+		orfs_uni_validate(u, key, st);
+		return false;
+	}
+	return true;
 }
 
 /**

@@ -187,6 +187,8 @@ void orfs_uni_validate(struct orfs_unifier *u, uint64_t key,
 void orfs_uni_changed(struct orfs_unifier *u, uint64_t key, uint64_t from,
 		      uint64_t to, const struct stat *after);
 void orfs_uni_forget(struct orfs_unifier *u, uint64_t key);
+bool orfs_uni_demote_current(struct orfs_unifier *u, uint64_t key,
+			     const struct stat *st);
 
 int orfs_uread_start(struct orfs_unifier *u, struct orfs_uread *ur);
 
