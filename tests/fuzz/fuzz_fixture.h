@@ -60,6 +60,18 @@ enum fuzz_obj {
 #define FUZZ_BIG_N		48
 #define FUZZ_XATTR_VALUE	"fuzz-value"
 
+/*
+ * DEMOTE: DEMOTE_META and DEMOTE inputs run against a block cache of 4 KiB
+ * blocks made for each of them, with versions from FUZZ_VERSION_BASE.
+ * Before the input, export/file.txt was READ (its block 0 is cached:
+ * CACHED, version FUZZ_VERSION_BASE) and export/sub/inner.txt READ and
+ * then dropped from the cache (version FUZZ_VERSION_INNER): a demote of
+ * its block 0, 6 bytes, with that version is the only one accepted.
+ */
+#define FUZZ_VERSION_BASE	1000ULL
+#define FUZZ_VERSION_INNER	(FUZZ_VERSION_BASE + 1)
+#define FUZZ_INNER_DATA		"inner\n"
+
 /* The negotiated inline threshold the harness uses (ORFS_FUZZ_INLINE overrides). */
 #define FUZZ_INLINE_DEFAULT	4096U
 #define FUZZ_CLIENT_ID		0x0f0f0f0f12345678ULL
