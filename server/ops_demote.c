@@ -43,6 +43,14 @@
  *
  * Everything runs synchronously in the event loop: no disk I/O, one
  * memcpy per demoted block.
+ *
+ * Trust: the server cannot tell the bytes of a demoted block from the ones
+ * it sent (it no longer has them: that is the point), so a client can put
+ * bytes of its choosing into the cache for any block it may read, and
+ * other clients then read them.  On a --read-only export, where no client
+ * may change a file, both messages therefore get EROFS (after the request
+ * checks).  Elsewhere a client that may write the file could write those
+ * bytes anyway, as long as every request runs with the server's identity.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -197,6 +205,8 @@ static int demote_start(const struct orfs_req_ctx *ctx,
 	err = orfs_demote_check(h, &m->total);
 	if (err)
 		return err;
+	if (ctx->exp && ctx->exp->read_only)
+		return -EROFS;	/* see "Trust" at the top of the file */
 	m->ctx = ctx;
 	m->u = orfs_ctx_uni(ctx);
 	m->opcode = orfs_cpu16(h->opcode);

@@ -219,6 +219,7 @@ static void uni_make(enum engine eng, struct orfs_export *exp, bool direct)
 
 static int uni_drop(void **state)
 {
+	exp_ext.read_only = false;
 	if (cache) {
 		assert_true(orfs_disk_idle(&disk));
 		orfs_unifier_fini(&uni);
@@ -1288,6 +1289,12 @@ static void test_demote_noroom(void **state)
 	assert_int_equal(verd[1], ORFS_DV_NOROOM);
 	for (i = 0; i < n; i++)
 		orfs_cache_unpin(cache, f[i]);
+	/* A read-only export takes no demotes. */
+	exp_ext.read_only = true;
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE_META, &b, NULL, 0, 0, verd),
+			 EROFS);
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE, &b, data, 0, 0, verd), EROFS);
+	exp_ext.read_only = false;
 	/* Without a block cache: all declined, block size 0, READ version 0. */
 	ctx.uni = NULL;
 	assert_int_equal(demote_send(ORFS_OP_DEMOTE_META, &b, NULL, 0, 0, verd), 0);

@@ -13,7 +13,9 @@
 # orfsd moves the data by RDMA READ and WRITE, then one that vanishes without
 # disconnecting), checks the server survived, runs cli_test.sh (which, with a
 # device present, checks "address in use", the pidfile and SIGTERM), then
-# stops the server with SIGTERM and expects exit status 0.  Prints TAP.
+# stops the server with SIGTERM and expects exit status 0.  Then the DEMOTE
+# scenario (orfs-smoke -D) against a second orfsd with a small block cache,
+# and its statistics.  Prints TAP.
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 repo=$(cd "$here/../.." && pwd -P)
@@ -117,6 +119,66 @@ grep -q "server RDMA: [1-9][0-9]* bytes read from the client for [1-9][0-9]* WRI
 echo "# --- orfsd log (warnings, errors, last 20 lines) ---"
 grep -v ": debug: " "$T/orfsd.log" | grep -iv "connected\|mounted" | sed 's/^/# /'
 tail -n 20 "$T/orfsd.log" | sed 's/^/# /'
+
+# DEMOTE exclusive caching, against a second orfsd whose block cache holds
+# 32 blocks of 64 KiB (6 MiB arena, 4 MiB of it staging buffers): orfs-smoke
+# -D, then orfsd's statistics must show the demoted blocks taken in, hit
+# by READs, and the cached and stale ones declined.
+stat_of() {
+	python3 - "$T/ctl" "$1" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+data = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    data += b
+for line in data.decode().splitlines():
+    k, v = line.split(" ", 1)
+    if k == sys.argv[2]:
+        print(v)
+        break
+else:
+    print(-1)
+PY
+}
+PORT2=$((PORT + 1))
+mkdir -p "$T/export2"
+"$ORFSD" --export "$T/export2" --foreground --listen "$ADDR" --port "$PORT2" \
+	--log-level debug --cache-size 6M --staging-size 4M --grant-size 1M \
+	--control "$T/ctl" 2>"$T/orfsd2.log" &
+srv2=$!
+for i in $(seq 1 100); do
+	grep -q "listening on" "$T/orfsd2.log" 2>/dev/null && break
+	kill -0 $srv2 2>/dev/null || break
+	sleep 0.2
+done
+if "$SMOKE" -p "$PORT2" -D "$ADDR" >"$T/smoke6" 2>&1; then
+	ok "orfs-smoke -D: DEMOTE_META and DEMOTE"
+else
+	not_ok "orfs-smoke -D: DEMOTE_META and DEMOTE"
+fi
+sed 's/^/# /' "$T/smoke6"
+dh=$(stat_of cache_hits_demote)
+dt=$(stat_of demote_taken)
+dc=$(stat_of demote_declined_cached)
+ds=$(stat_of demote_declined_stale)
+di=$(stat_of bytes_demote_inline)
+dg=$(stat_of bytes_demote_grant)
+echo "# demote: $dh demoted hits ($(stat_of cache_hit_percent_demote)% of lookups), $dt taken, $dc declined cached, $ds stale, $di bytes inline, $dg through staging buffers"
+[ "$dh" -ge 2 ] && [ "$dt" -ge 2 ] && [ "$dc" -ge 2 ] && [ "$ds" -ge 2 ] &&
+	[ "$di" -gt 0 ] && [ "$dg" -gt 0 ] &&
+	ok "orfsd statistics: demoted hits, blocks taken, declines" ||
+	not_ok "orfsd statistics: demoted hits, blocks taken, declines"
+kill -TERM $srv2
+wait $srv2
+st=$?
+[ $st -eq 0 ] && ok "SIGTERM: second orfsd exits 0" || not_ok "SIGTERM: second orfsd exit $st"
+grep -q "ERROR: \(Address\|Leak\)Sanitizer\|runtime error" "$T/orfsd2.log" &&
+	not_ok "sanitizer report in the second orfsd log" || ok "no sanitizer report (second orfsd)"
+grep -v ": debug: " "$T/orfsd2.log" | grep -iv "connected\|mounted" | sed 's/^/# /'
 rm -rf "$T"
 echo "1..$n"
 [ $failed -eq 0 ]
