@@ -15,6 +15,9 @@
  *    a fill that raced with the write never survives it.  The writer holds
  *    the data in its own page cache; keeping it here too would be
  *    inclusive caching.
+ *  - A block a client demotes (ops_demote.c) is copied into a block at the
+ *    MRU end, clean; a READ reply carries the file's cache version, which
+ *    the demote must bring back (orfs_uni_demote_current()).
  *  - SETATTR size, UNLINK and RENAME over a file drop what they make
  *    stale; every READ also compares the file's ctime and size with what
  *    they were when its blocks were known good, so a change made on the
