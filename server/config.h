@@ -64,6 +64,8 @@ extern const char *orfs_config_default_file;
  * @pidfile: --pidfile FILE, or NULL
  * @acl: --allow ADDR[/PREFIX] entries (empty: every address may connect)
  * @read_only: --read-only: modifying requests get EROFS
+ * @fh_key_file: --fh-key-file FILE (the file handle key), or NULL: the
+ *	export root's trusted.orfsd.fh_key attribute
  * @config_file: --config FILE, or NULL
  * @config_used: the config file read, or NULL if none
  * @file_text: its contents, split into lines (owned)
@@ -93,6 +95,7 @@ struct orfs_config {
 	const char		*pidfile;
 	struct orfs_acl		acl;
 	bool			read_only;
+	const char		*fh_key_file;
 	const char		*config_file;
 	const char		*config_used;
 	char			*file_text;

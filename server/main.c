@@ -262,7 +262,7 @@ int main(int argc, char **argv)
 	if (orfs_config_addr(&cfg, &scfg.addr, &scfg.addr_len, scfg.addr_str,
 			     sizeof(scfg.addr_str)))
 		goto out_config;
-	if (orfs_export_open(&exp, cfg.export_path))
+	if (orfs_export_open_key(&exp, cfg.export_path, cfg.fh_key_file))
 		goto out_config;
 	exp.read_only = cfg.read_only;
 	if (cfg.pidfile) {

@@ -653,6 +653,7 @@ uint32_t orfs_req_start(struct orfs_areq *a, bool *pending)
 	*pending = false;
 	a->op = NULL;
 	a->rdata = NULL;
+	orfs_fh_set_peer(ctx->peer);	/* refused handles name the client */
 	if (a->rep_size < ORFS_REPLY_MIN) {
 		log_err("reply buffer of %u bytes is too small", a->rep_size);
 		return 0;

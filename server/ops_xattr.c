@@ -7,6 +7,9 @@
  * their prefix; any other one ("security.", "system.", a name without a
  * dot) is refused with EOPNOTSUPP before the filesystem is touched, and
  * LISTXATTR leaves the server's own security.* (and other) names out.
+ * orfsd's own attributes (ORFS_XATTR_PRIVATE: "trusted.orfsd.", where the
+ * export root keeps the file handle key) never cross the wire: GETXATTR
+ * gives ENODATA, SETXATTR and REMOVEXATTR EPERM, LISTXATTR leaves them out.
  *
  * The calls go through /proc/self/fd/N of the handle's O_PATH descriptor,
  * with the variants that follow that magic link (getxattr(), not
@@ -64,7 +67,7 @@ static bool xattr_listable(const char *name, size_t len)
 {
 	size_t n = xattr_prefix_len(name, len);
 
-	return n && n < len;
+	return n && n < len && !orfs_xattr_private(name, len);
 }
 
 /**
@@ -161,6 +164,8 @@ int orfs_op_getxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		err = xattr_reply_size_check(ctx, r, size);
 	if (err)
 		return err;
+	if (orfs_xattr_private(name.s, strlen(name.s)))
+		return -ENODATA;
 	fd = xattr_open(ctx, &q->fh, path);
 	if (fd < 0)
 		return fd;
@@ -288,6 +293,8 @@ int orfs_op_setxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		return err;
 	if ((flags & ORFS_XA_CREATE) && (flags & ORFS_XA_REPLACE))
 		return -EINVAL;
+	if (orfs_xattr_private(name.s, strlen(name.s)))
+		return -EPERM;
 	if (size > ctx->inline_size || size > ORFS_XATTR_SIZE_MAX)
 		return -E2BIG;
 	if (flags & ORFS_XA_CREATE)
@@ -320,6 +327,8 @@ int orfs_op_removexattr(const struct orfs_req_ctx *ctx,
 		return err;
 	if (q->size)
 		return -EINVAL;
+	if (orfs_xattr_private(name.s, strlen(name.s)))
+		return -EPERM;
 	fd = xattr_open(ctx, &q->fh, path);
 	if (fd < 0)
 		return fd;

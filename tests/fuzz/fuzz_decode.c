@@ -32,9 +32,14 @@
  *    very same reply;
  *  - no file descriptor leaks;
  *  - nothing is created in, removed from or renamed into the directories
- *    outside the export.  (A non-directory outside the export is reachable
- *    by its handle, OBJ_SECRET: a known gap, documented in export.c, so
- *    its contents are not checked.)
+ *    outside the export, and outside/secret.txt keeps its contents, mode
+ *    and link count;
+ *  - no request that names an object outside the export by handle
+ *    succeeds.  Those handles (OBJ_OUTSIDE, OBJ_SECRET, OBJ_OUTSIDE_DIR)
+ *    are the kernel's real ones, tagged as a second export made on
+ *    outside/ issues them: the best forgery a client could have (export.c
+ *    once let a forged handle of a file outside a subdirectory export
+ *    through; its tags close that).
  *
  * Environment: ORFS_FUZZ_LOG=error|warn|info|debug (default error: the
  * server's own log), ORFS_FUZZ_INLINE (the negotiated inline threshold,
@@ -79,6 +84,8 @@ static struct orfs_export exp = { .fd = -1 };
 static struct orfs_drc *drc;
 static struct orfs_req_ctx ctx;
 static struct orfs_fh handles[FUZZ_NOBJ];
+static struct orfs_export exp_out = { .fd = -1 };	/* outside/, for forgeries */
+static bool used_outside;	/* the input names an outside object by handle */
 static uint32_t inline_size = FUZZ_INLINE_DEFAULT;
 static uint32_t rep_size;	/* ORFS_META_MAX + inline_size, as rdma.c */
 static uint8_t *rep, *rep2;
@@ -254,24 +261,35 @@ static void fixture_build(int root, bool keep_big)
 	set_xattr(root, "export/xattr.txt", "trusted.orfs", FUZZ_XATTR_VALUE);
 	set_xattr(root, "export/xattr.txt", "user.orfs", FUZZ_XATTR_VALUE);
 	mk_dir(root, "outside");
-	mk_file(root, "outside/secret.txt", "secret\n", 0600);
+	mk_file(root, "outside/secret.txt", FUZZ_SECRET_DATA, 0600);
 	mk_dir(root, "outside/dir");
 	mk_file(root, "export/gone.txt", "", 0644);	/* OBJ_STALE */
 }
 
+/* Is fixture object @i outside the export? */
+static bool obj_outside(unsigned int i)
+{
+	return i == OBJ_OUTSIDE || i == OBJ_SECRET || i == OBJ_OUTSIDE_DIR;
+}
+
 static void fixture_handles(int root)
 {
+	char p[PATH_MAX];
 	struct stat st;
 	unsigned int i;
 	int fd, err;
 
+	snprintf(p, sizeof(p), "%s/outside", scratch);
+	if (orfs_export_open(&exp_out, p))
+		fatal("cannot open %s as a second export", p);
 	for (i = 0; i < FUZZ_NOBJ; i++) {
 		fd = openat(root, obj_path[i], O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			fatal("cannot open %s: %s", obj_path[i], strerror(errno));
 		err = orfs_export_stat(fd, &st);
 		if (!err)
-			err = orfs_fh_encode(&exp, fd, &st, &handles[i]);
+			err = orfs_fh_encode(obj_outside(i) ? &exp_out : &exp, fd,
+					     &st, &handles[i]);
 		close(fd);
 		if (err)
 			fatal("cannot make the handle of %s: %s", obj_path[i],
@@ -350,6 +368,8 @@ static void fixture_reset(void)
 
 	if (exp.fd >= 0)
 		orfs_export_close(&exp);
+	if (exp_out.fd >= 0)
+		orfs_export_close(&exp_out);
 	if (drc)
 		orfs_drc_destroy(drc);
 	drc = NULL;
@@ -393,6 +413,8 @@ static void cleanup(void)
 {
 	if (exp.fd >= 0)
 		orfs_export_close(&exp);
+	if (exp_out.fd >= 0)
+		orfs_export_close(&exp_out);
 	if (mounted)
 		umount2(scratch, MNT_DETACH);
 	if (scratch[0])
@@ -434,10 +456,25 @@ static void check_confinement(void)
 	static const char *const top[] = { "export", "outside", NULL };
 	static const char *const outside[] = { "secret.txt", "dir", NULL };
 	static const char *const none[] = { NULL };
+	char p[PATH_MAX], buf[32];
+	struct stat st;
+	ssize_t n;
+	int fd;
 
 	expect_names(".", top);
 	expect_names("outside", outside);
 	expect_names("outside/dir", none);
+	snprintf(p, sizeof(p), "%s/%s", scratch, obj_path[OBJ_SECRET]);
+	fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		bug("outside/secret.txt is gone: %s", strerror(errno));
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n != (ssize_t)strlen(FUZZ_SECRET_DATA) ||
+	    memcmp(buf, FUZZ_SECRET_DATA, (size_t)n) ||
+	    (st.st_mode & 07777) != 0600 || st.st_nlink != 1)
+		bug("outside/secret.txt changed (%zd bytes, mode %o, %lu links)", n,
+		    st.st_mode & 07777, (unsigned long)st.st_nlink);
 }
 
 /* The lowest free descriptor number: grows if the server leaks one. */
@@ -519,7 +556,14 @@ static void check_demote(const struct orfs_hdr *q, const struct orfs_hdr *h)
 		    orfs_cpu32(rep->block_size));
 	for (i = 0; i < nb; i++) {
 		const struct orfs_fh *fh = &files[orfs_cpu16(b[i].file)];
+		unsigned int k;
 
+		for (k = 0; k < FUZZ_NOBJ; k++)
+			if (obj_outside(k) &&
+			    !memcmp(fh, &handles[k], sizeof(*fh)) &&
+			    v[i] != ORFS_DV_GONE)
+				bug("%s: block %u of an object outside the export: verdict %u",
+				    orfs_op_name(orfs_cpu16(h->opcode)), i, v[i]);
 		if (v[i] != ORFS_DV_ACCEPT)
 			continue;
 		if (memcmp(fh, &handles[OBJ_INNER], sizeof(*fh)) ||
@@ -533,6 +577,11 @@ static void check_demote(const struct orfs_hdr *q, const struct orfs_hdr *h)
 	}
 	if (h->data_len)
 		bug("%s reply with inline data", orfs_op_name(orfs_cpu16(h->opcode)));
+}
+
+static bool is_demote(uint16_t op)
+{
+	return op == ORFS_OP_DEMOTE_META || op == ORFS_OP_DEMOTE;
 }
 
 /* Checks of a success reply's body and inline data. */
@@ -653,6 +702,9 @@ static void check_reply(const uint8_t *req, uint32_t len, const uint8_t *r,
 		bug("reply of %u bytes, its header says %u", n, want);
 	if (!status)
 		check_success(req, len, h);
+	if (!status && used_outside && !is_demote(orfs_cpu16(h->opcode)))
+		bug("%s with a handle of an object outside the export succeeded",
+		    orfs_op_name(orfs_cpu16(h->opcode)));
 }
 
 /* ---- handle substitution ---- */
@@ -745,6 +797,8 @@ static void substitute_handles(uint8_t *req, size_t len)
 		idx = orfs_cpu64(fh.ino) % FUZZ_NOBJ;
 		if (idx == OBJ_BIG)
 			big_touched = true;
+		if (obj_outside(idx))
+			used_outside = true;
 		memcpy(req + at, &handles[idx], sizeof(fh));
 	}
 }
@@ -933,6 +987,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!req)
 		fatal("out of memory");
 	memcpy(req, data, size);
+	used_outside = false;
 	substitute_handles(req, size);
 	if (size >= 8)
 		op = raw16(req, offsetof(struct orfs_hdr, opcode));

@@ -10,7 +10,10 @@
  * the real handle of fixture object (@ino % FUZZ_NOBJ).  Any other handle
  * bytes reach the server untouched, so malformed and forged handles are
  * fuzzed too.  (FUZZ_FH_MARK is above ORFS_FH_DATA: such a handle is never
- * a valid one, so the substitution hides no server path.)
+ * a valid one, so the substitution hides no server path.)  The objects
+ * outside the export get the handles a second export made on outside/
+ * issues: correctly tagged, with another export's key, so no request that
+ * names one may succeed.
  *
  * The scratch tree, on a private tmpfs (paths relative to its root):
  *
@@ -57,6 +60,7 @@ enum fuzz_obj {
 };
 
 #define FUZZ_FILE_DATA		"hello from the orfs fuzzer\n"
+#define FUZZ_SECRET_DATA	"secret\n"
 #define FUZZ_BIG_N		48
 #define FUZZ_XATTR_VALUE	"fuzz-value"
 
