@@ -3,7 +3,7 @@
  * orfs-smoke: a userspace ORFS client that exercises a running orfsd over
  * RDMA, without orfs.ko.  Needs an RDMA device (soft-RoCE in the test VM).
  *
- *   orfs-smoke [-p PORT] [-m MOUNTPATH] [-c CONNS] [-k] [-D] ADDR
+ *   orfs-smoke [-p PORT] [-m MOUNTPATH] [-c CONNS] [-k] [-D] [-F FILE] ADDR
  *
  * For each of CONNS connections (default 1, opened at the same time):
  * NULL, MOUNT, GETATTR, STATFS, READDIR of the whole root with LOOKUP of
@@ -33,17 +33,25 @@
  * demoted blocks read back, stale versions refused), on one connection, to
  * an orfsd whose block cache holds fewer than 48 blocks of 64 KiB.
  *
+ * -F FILE forges handles instead (forge_main()): FILE is a file on this
+ * host outside the export, which is a subdirectory of FILE's filesystem;
+ * its kernel handle, untagged or with a made-up tag, and its directory's,
+ * must be refused with ESTALE by every op.
+ *
  * Prints TAP ("ok N - ..." / "not ok N - ...") and exits 1 on any failure.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <netdb.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1499,6 +1507,140 @@ static void exercise(struct client *c, int ci, const char *mpath,
 	free(out);
 }
 
+/* ---- -F: forged handles of an object outside a subdirectory export ---- */
+
+/*
+ * The handle a client on the server's host can forge for @path: the
+ * kernel's own bytes (name_to_handle_at()), then @tag_len bytes of @tag
+ * (none: the handle format orfsd used before it tagged its handles).
+ */
+static int forge_fh(const char *path, const uint8_t *tag, uint32_t tag_len,
+		    struct orfs_fh *fh)
+{
+	union {
+		struct file_handle	h;
+		char			buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} kh;
+	struct stat st;
+	int mnt_id;
+
+	kh.h.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(AT_FDCWD, path, &kh.h, &mnt_id, 0) < 0 ||
+	    lstat(path, &st) < 0)
+		return -errno;
+	if (kh.h.handle_bytes + tag_len > ORFS_FH_DATA)
+		return -EOVERFLOW;
+	memset(fh, 0, sizeof(*fh));
+	fh->len = orfs_le32(kh.h.handle_bytes + tag_len);
+	fh->type = orfs_le32((uint32_t)kh.h.handle_type);
+	fh->ino = orfs_le64((uint64_t)st.st_ino);
+	memcpy(fh->data, kh.h.f_handle, kh.h.handle_bytes);
+	memcpy(fh->data + kh.h.handle_bytes, tag, tag_len);
+	return 0;
+}
+
+/* GETATTR, READ, WRITE, SETATTR, LINK with @fh: each must get ESTALE. */
+static bool forged_refused(struct client *c, const struct orfs_fh *fh,
+			   const struct orfs_fh *root, uint8_t *out)
+{
+	struct orfs_io_req *q;
+	struct orfs_setattr_req *sa;
+	struct orfs_link_req *l;
+	struct orfs_hdr *h;
+	uint64_t xid;
+	bool ok = true;
+
+	((struct orfs_fh_req *)req_start(c, 0, ORFS_OP_GETATTR, 64, &xid))->fh = *fh;
+	ok &= call(c, xid, msg_len(c, 0), out) == ESTALE;
+	q = req_start(c, 0, ORFS_OP_READ, sizeof(*q), &xid);
+	q->fh = *fh;
+	q->count = orfs_le32(64);
+	ok &= call(c, xid, msg_len(c, 0), out) == ESTALE;
+	q = req_start(c, 0, ORFS_OP_WRITE, sizeof(*q), &xid);
+	q->fh = *fh;
+	q->count = orfs_le32(6);
+	h = (struct orfs_hdr *)send_buf(c, 0);
+	h->data_len = orfs_le32(6);
+	memcpy((uint8_t *)h + orfs_data_offset(sizeof(*q)), "pwned\n", 6);
+	ok &= call(c, xid, msg_len_data(c, 0), out) == ESTALE;
+	sa = req_start(c, 0, ORFS_OP_SETATTR, sizeof(*sa), &xid);
+	sa->fh = *fh;
+	sa->valid = orfs_le32(ORFS_SA_MODE);
+	sa->mode = orfs_le32(0666);
+	ok &= call(c, xid, msg_len(c, 0), out) == ESTALE;
+	l = req_start(c, 0, ORFS_OP_LINK, sizeof(*l) + 6, &xid);
+	l->fh = *fh;
+	l->dir = *root;
+	l->name_len = orfs_le32(6);
+	memcpy(l + 1, "stolen", 6);
+	ok &= call(c, xid, msg_len(c, 0), out) == ESTALE;
+	return ok;
+}
+
+/*
+ * -F PATH: PATH is a file outside the export (a subdirectory of its
+ * filesystem), on this host.  Its kernel handle, untagged, with a zero tag
+ * and with a made-up one, is refused by every op; so is its directory's.
+ */
+static int forge_main(const char *host, const char *port, const char *mpath,
+		      const char *victim)
+{
+	static const uint8_t zero[8], junk[8] = { 0x5a, 1, 2, 3, 4, 5, 6, 7 };
+	static const struct { const uint8_t *tag; uint32_t len; const char *what; } v[] = {
+		{ NULL, 0, "untagged" }, { zero, 8, "zero tag" }, { junk, 8, "made-up tag" },
+	};
+	static struct client c;
+	uint32_t pl = (uint32_t)strlen(mpath), i;
+	struct orfs_mount_req *m;
+	struct orfs_fh root, fh;
+	char dir[PATH_MAX], *slash;
+	uint8_t *out;
+	uint64_t xid;
+	int err, st;
+
+	err = client_setup(&c, host, port);
+	if (!err)
+		err = client_connect(&c, 1, 1, NULL);
+	tap(!err, "forge: connect (%s)", err ? strerror(-err) : "ok");
+	out = malloc(c.buf_size ? c.buf_size : 1);
+	if (err || !out)
+		goto out;
+	m = req_start(&c, 0, ORFS_OP_MOUNT, sizeof(*m) + pl, &xid);
+	m->path_len = orfs_le32(pl);
+	memcpy(m + 1, mpath, pl);
+	st = call(&c, xid, msg_len(&c, 0), out);
+	tap(st == 0, "forge: MOUNT %s (%d)", mpath, st);
+	if (st)
+		goto out;
+	root = ((struct orfs_mount_rep *)rep_body(out))->root;
+	snprintf(dir, sizeof(dir), "%s", victim);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir)
+		*slash = '\0';
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		err = forge_fh(victim, v[i].tag, v[i].len, &fh);
+		tap(!err && forged_refused(&c, &fh, &root, out),
+		    "forge: %s handle of %s: GETATTR, READ, WRITE, SETATTR, LINK refused with ESTALE (%d)",
+		    v[i].what, victim, err);
+		err = forge_fh(dir, v[i].tag, v[i].len, &fh);
+		if (!err) {
+			((struct orfs_fh_req *)req_start(&c, 0, ORFS_OP_GETATTR, 64,
+							  &xid))->fh = fh;
+			st = call(&c, xid, msg_len(&c, 0), out);
+		}
+		tap(!err && st == ESTALE, "forge: %s handle of %s: ESTALE (%d, %d)",
+		    v[i].what, dir, err, st);
+	}
+	((struct orfs_fh_req *)req_start(&c, 0, ORFS_OP_GETATTR, 64, &xid))->fh = root;
+	st = call(&c, xid, msg_len(&c, 0), out);
+	tap(st == 0, "forge: the handle the server issued still works (%d)", st);
+out:
+	free(out);
+	client_destroy(&c, false);
+	printf("1..%d\n", tap_n);
+	return tap_failed || err ? 1 : 0;
+}
+
 /* -D: the DEMOTE scenario alone, on one connection. */
 static int demote_main(const char *host, const char *port, const char *mpath)
 {
@@ -1542,16 +1684,18 @@ int main(int argc, char **argv)
 	struct client bad;
 	int nconn = 1, i, opt, err;
 	bool abrupt = false, demote = false;
+	const char *forge = NULL;
 
-	while ((opt = getopt(argc, argv, "p:m:c:kD")) != -1) {
+	while ((opt = getopt(argc, argv, "p:m:c:kDF:")) != -1) {
 		switch (opt) {
 		case 'p': port = optarg; break;
 		case 'm': mpath = optarg; break;
 		case 'c': nconn = atoi(optarg); break;
 		case 'k': abrupt = true; break;
 		case 'D': demote = true; break;
+		case 'F': forge = optarg; break;
 		default:
-			fprintf(stderr, "usage: %s [-p PORT] [-m PATH] [-c CONNS] [-k] [-D] ADDR\n",
+			fprintf(stderr, "usage: %s [-p PORT] [-m PATH] [-c CONNS] [-k] [-D] [-F FILE] ADDR\n",
 				argv[0]);
 			return 2;
 		}
@@ -1565,6 +1709,8 @@ int main(int argc, char **argv)
 	client_id = ((uint64_t)time(NULL) << 32) ^ ((uint64_t)getpid() << 8) ^ 0x5eed;
 	if (demote)
 		return demote_main(argv[optind], port, mpath);
+	if (forge)
+		return forge_main(argv[optind], port, mpath, forge);
 	for (i = 0; i < nconn; i++) {
 		err = client_setup(&cl[i], argv[optind], port);
 		if (!err)

@@ -11,7 +11,8 @@
 # Starts orfsd on a tmpfs export, runs server/build/orfs-smoke against it
 # (several connections at once, each also doing REMOTE (O_DIRECT) I/O where
 # orfsd moves the data by RDMA READ and WRITE, then one that vanishes without
-# disconnecting), checks the server survived, runs cli_test.sh (which, with a
+# disconnecting), forges handles of a file outside the export (orfs-smoke
+# -F), checks the server survived, runs cli_test.sh (which, with a
 # device present, checks "address in use", the pidfile and SIGTERM), then
 # stops the server with SIGTERM and expects exit status 0.  Then the DEMOTE
 # scenario (orfs-smoke -D) against a second orfsd with a small block cache,
@@ -97,6 +98,27 @@ sleep 2
 after=$(fds)
 [ "$before" -eq "$after" ] && ok "no fd leak over 24 connections ($before fds)" ||
 	not_ok "fd leak: $before fds before, $after after"
+
+# Forged handles of a file outside the export, which is a subdirectory of
+# its filesystem: refused (ESTALE) and logged with the client's address; the
+# file is untouched.  The export root got its file handle key.
+echo secret >"$T/secret.txt"
+chmod 600 "$T/secret.txt"
+if "$SMOKE" -p "$PORT" -F "$T/secret.txt" "$ADDR" >"$T/smoke7" 2>&1; then
+	ok "orfs-smoke -F: forged handles of a file outside the export refused"
+else
+	not_ok "orfs-smoke -F: forged handles of a file outside the export refused"
+fi
+sed 's/^/# /' "$T/smoke7"
+[ "$(cat "$T/secret.txt")" = secret ] && [ "$(stat -c %a:%h "$T/secret.txt")" = 600:1 ] &&
+	ok "the file outside the export is unchanged" ||
+	not_ok "the file outside the export changed: $(stat -c %a:%h "$T/secret.txt") $(cat "$T/secret.txt")"
+grep -q "$ADDR[^ ]*: refused a file handle export .* did not issue" "$T/orfsd.log" &&
+	ok "refused handles logged with the client's address" ||
+	not_ok "refused handles logged with the client's address"
+python3 -c 'import os, sys; sys.exit(len(os.getxattr(sys.argv[1], "trusted.orfsd.fh_key")) != 16)' "$T/export" &&
+	ok "the export root holds a 16-byte file handle key" ||
+	not_ok "the export root holds a 16-byte file handle key"
 
 if ORFSD=$ORFSD timeout 120 bash "$here/cli_test.sh" 2>&1 | tee "$T/cli" | sed 's/^/# /'; [ "${PIPESTATUS[0]}" -eq 0 ]; then
 	ok "cli_test.sh with a device"
