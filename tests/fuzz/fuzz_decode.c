@@ -885,7 +885,7 @@ static void warm_read(unsigned int obj)
 /*
  * Before a DEMOTE input: a fresh cache with versions from
  * FUZZ_VERSION_BASE, export/file.txt READ (its block cached, version
- * FUZZ_VERSION_BASE) and export/sub/inner.txt READ and then dropped
+ * FUZZ_VERSION_FILE) and export/sub/inner.txt READ and then dropped
  * (known, not cached, version FUZZ_VERSION_INNER).
  */
 static void demote_setup(void)

@@ -68,12 +68,14 @@ enum fuzz_obj {
  * DEMOTE: DEMOTE_META and DEMOTE inputs run against a block cache of 4 KiB
  * blocks made for each of them, with versions from FUZZ_VERSION_BASE.
  * Before the input, export/file.txt was READ (its block 0 is cached:
- * CACHED, version FUZZ_VERSION_BASE) and export/sub/inner.txt READ and
+ * CACHED, version FUZZ_VERSION_FILE) and export/sub/inner.txt READ and
  * then dropped from the cache (version FUZZ_VERSION_INNER): a demote of
- * its block 0, 6 bytes, with that version is the only one accepted.
+ * its block 0, 6 bytes, with that version is the only one accepted.  (The
+ * first READ of a file gives it a new version; the drop another one.)
  */
 #define FUZZ_VERSION_BASE	1000ULL
-#define FUZZ_VERSION_INNER	(FUZZ_VERSION_BASE + 1)
+#define FUZZ_VERSION_FILE	(FUZZ_VERSION_BASE + 1)
+#define FUZZ_VERSION_INNER	(FUZZ_VERSION_BASE + 3)
 #define FUZZ_INNER_DATA		"inner\n"
 
 /* The negotiated inline threshold the harness uses (ORFS_FUZZ_INLINE overrides). */

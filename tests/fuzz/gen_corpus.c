@@ -430,8 +430,8 @@ static void seed_demote(void)
 {
 	static const struct seed_blk meta[] = {
 		{ OBJ_INNER, 0, 6, FUZZ_VERSION_INNER },	/* accepted */
+		{ OBJ_FILE, 0, sizeof(FUZZ_FILE_DATA) - 1, FUZZ_VERSION_FILE },
 		{ OBJ_FILE, 0, sizeof(FUZZ_FILE_DATA) - 1, FUZZ_VERSION_BASE },
-		{ OBJ_FILE, 0, sizeof(FUZZ_FILE_DATA) - 1, FUZZ_VERSION_BASE - 1 },
 		{ OBJ_INNER, 4096, 6, FUZZ_VERSION_INNER },	/* past the end */
 		{ OBJ_INNER, 1, 5, FUZZ_VERSION_INNER },	/* not a block */
 		{ OBJ_STALE, 0, 1, FUZZ_VERSION_BASE },
