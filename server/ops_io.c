@@ -590,8 +590,9 @@ static int read_uncached(struct io_state *s)
 
 /*
  * Serve s's READ from the block cache; -ENOBUFS to read around it (the
- * version for the reply is taken either way).  A REMOTE READ on a transport that can do it leaves the data in the blocks
- * (a->rdata) instead of copying it to the staging buffer.
+ * version for the reply is taken either way).  A REMOTE READ on a
+ * transport that can do it leaves the data in the blocks (a->rdata)
+ * instead of copying it to the staging buffer.
  */
 static int read_cached(struct io_state *s, const struct stat *st)
 {
