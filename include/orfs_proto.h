@@ -104,6 +104,8 @@ enum orfs_opcode {
 	ORFS_OP_LISTXATTR	= 21,
 	ORFS_OP_REMOVEXATTR	= 22,
 	ORFS_OP_AUTH		= 23,	/* shared-secret proof, first request */
+	ORFS_OP_DEMOTE_META	= 24,	/* offer clean blocks to the server cache */
+	ORFS_OP_DEMOTE		= 25,	/* the data of the blocks it accepted */
 	ORFS_OP_MAX
 };
 
@@ -634,15 +636,22 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_rseg) == 16);
 
 #define ORFS_RSEG_MAX		16U	/* segments in one READ or WRITE */
 
-/*
- * READ reply body: @count bytes follow inline, or, with ORFS_RF_GRANT, sit
- * at the start of the request's staging buffer.
+/**
+ * struct orfs_read_rep - READ reply body
+ * @count: bytes read; they follow inline, or, with ORFS_RF_GRANT, sit at
+ *	the start of the request's staging buffer
+ * @flags: ORFS_RF_*
+ * @version: the server cache's version of the file, taken before the data
+ *	was read; a client that later demotes a block of this data sends it
+ *	back (struct orfs_demote_blk).  0: the server keeps no cache, so the
+ *	data cannot be demoted
  */
 struct orfs_read_rep {
 	__le32	count;
 	__le32	flags;		/* ORFS_RF_* */
+	__le64	version;
 };
-ORFS_STATIC_ASSERT(sizeof(struct orfs_read_rep) == 8);
+ORFS_STATIC_ASSERT(sizeof(struct orfs_read_rep) == 16);
 
 /* WRITE reply: bytes written and the file's attributes afterwards. */
 struct orfs_write_rep {
@@ -720,6 +729,98 @@ struct orfs_auth_rep {
 	u8	proof[ORFS_AUTH_PROOF_LEN];
 };
 ORFS_STATIC_ASSERT(sizeof(struct orfs_auth_rep) == 32);
+/*
+ * DEMOTE exclusive caching (Documentation/protocol.md, "DEMOTE").  A client
+ * about to drop clean blocks from its page cache offers them to the server
+ * cache with DEMOTE_META (metadata only); the reply says, block by block,
+ * whether the server wants the data.  The client then sends the data of
+ * the wanted blocks with DEMOTE, inline or through a staging buffer as a
+ * WRITE does.  Both messages have the same body: struct orfs_demote_req, a
+ * table of @nfiles handles, then @nblocks struct orfs_demote_blk naming a
+ * file by its index in that table.  The whole body is at most
+ * ORFS_DEMOTE_BODY_MAX bytes, so a message always fits the metadata part of
+ * a receive buffer and DEMOTE's inline data the inline part.
+ *
+ * A block is one block of the server cache (the reply's @block_size): its
+ * offset is a multiple of the block size and its length the block size,
+ * or less for the block that holds the end of the file (exactly up to the
+ * end of file).  Anything else is declined with ORFS_DV_SHAPE.
+ */
+#define ORFS_DEMOTE_FILES_MAX	8U	/* handles in one message */
+#define ORFS_DEMOTE_BLOCKS_MAX	32U	/* blocks in one message */
+#define ORFS_DEMOTE_LEN_MAX	ORFS_IO_MAX	/* bytes of one block */
+/* Largest body: the message stays inside ORFS_META_MAX with its header. */
+#define ORFS_DEMOTE_BODY_MAX	(ORFS_META_MAX - (uint32_t)sizeof(struct orfs_hdr))
+
+/**
+ * struct orfs_demote_req - DEMOTE_META and DEMOTE request body
+ * @nfiles: handles in the file table, 1..ORFS_DEMOTE_FILES_MAX
+ * @nblocks: blocks after the file table, 1..ORFS_DEMOTE_BLOCKS_MAX
+ * @flags: DEMOTE: 0 (the data is inline) or ORFS_IO_GRANT (the client
+ *	RDMA-wrote it into staging buffer @grant before the SEND);
+ *	DEMOTE_META: 0
+ * @grant: with ORFS_IO_GRANT, the staging buffer; else 0
+ * @reserved: zero
+ *
+ * The data of DEMOTE is the blocks' bytes back to back, in block order:
+ * block i starts at the sum of the lengths of blocks 0..i-1, in the inline
+ * data (data_len is the sum of all lengths, at most the inline threshold)
+ * or in the staging buffer (data_len 0, the sum at most the grant size).
+ */
+struct orfs_demote_req {
+	__le16	nfiles;
+	__le16	nblocks;
+	__le32	flags;
+	__le32	grant;
+	__le32	reserved;
+	/* struct orfs_fh files[nfiles]; struct orfs_demote_blk blocks[nblocks] */
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_demote_req) == 16);
+
+/**
+ * struct orfs_demote_blk - one block offered or demoted
+ * @offset: byte offset of the block in the file
+ * @version: orfs_read_rep.version of the READ the client got the data
+ *	with (never 0)
+ * @len: bytes, 1..ORFS_DEMOTE_LEN_MAX
+ * @file: index of the file's handle in the file table
+ * @reserved: zero
+ */
+struct orfs_demote_blk {
+	__le64	offset;
+	__le64	version;
+	__le32	len;
+	__le16	file;
+	__le16	reserved;
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_demote_blk) == 24);
+
+/* orfs_demote_rep verdicts, one byte per block */
+#define ORFS_DV_ACCEPT	0	/* META: send the data; DEMOTE: taken in */
+#define ORFS_DV_CACHED	1	/* declined: the server holds the block */
+#define ORFS_DV_STALE	2	/* declined: the file changed since @version */
+#define ORFS_DV_GONE	3	/* declined: no such regular file any more */
+#define ORFS_DV_NOROOM	4	/* declined: no cache, or no block it may take */
+#define ORFS_DV_SHAPE	5	/* declined: not one whole cache block */
+#define ORFS_DV_DENIED	6	/* declined: the caller may not read the file */
+#define ORFS_DV_MAX	6
+
+/**
+ * struct orfs_demote_rep - DEMOTE_META and DEMOTE reply body
+ * @nblocks: the request's block count
+ * @accepted: verdicts that are ORFS_DV_ACCEPT
+ * @block_size: the server cache's block size; 0 if it has no cache
+ *
+ * Followed, inside the body, by @nblocks verdict bytes (ORFS_DV_*), in the
+ * request's block order: body_len is 8 + @nblocks.
+ */
+struct orfs_demote_rep {
+	__le16	nblocks;
+	__le16	accepted;
+	__le32	block_size;
+	/* u8 verdict[nblocks] */
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_demote_rep) == 8);
 
 /* ---- helpers shared by both sides ---- */
 
@@ -804,6 +905,10 @@ static inline int orfs_body_min(uint16_t opcode, int reply)
 	case ORFS_OP_AUTH:
 		return reply ? (int)sizeof(struct orfs_auth_rep) :
 			       (int)sizeof(struct orfs_auth_req);
+	case ORFS_OP_DEMOTE_META:
+	case ORFS_OP_DEMOTE:
+		return reply ? (int)sizeof(struct orfs_demote_rep) :
+			       (int)sizeof(struct orfs_demote_req);
 	default:
 		return -1;
 	}
@@ -1039,6 +1144,278 @@ static inline int orfs_fh_check(const struct orfs_fh *fh)
 	uint32_t n = orfs_cpu32(fh->len);
 
 	return (n == 0 || n > ORFS_FH_DATA) ? -EBADMSG : 0;
+}
+
+/* ---- DEMOTE_META and DEMOTE ---- */
+
+/* Bytes of a DEMOTE_META or DEMOTE body with @nfiles handles and @nblocks. */
+static inline uint32_t orfs_demote_body_len(uint32_t nfiles, uint32_t nblocks)
+{
+	return (uint32_t)sizeof(struct orfs_demote_req) +
+	       nfiles * (uint32_t)sizeof(struct orfs_fh) +
+	       nblocks * (uint32_t)sizeof(struct orfs_demote_blk);
+}
+
+/* The file table of a body that passed orfs_demote_check(). */
+static inline const struct orfs_fh *
+orfs_demote_files(const struct orfs_demote_req *q)
+{
+	return (const struct orfs_fh *)(q + 1);
+}
+
+/* The blocks of a body that passed orfs_demote_check(). */
+static inline const struct orfs_demote_blk *
+orfs_demote_blocks(const struct orfs_demote_req *q)
+{
+	return (const struct orfs_demote_blk *)
+		((const u8 *)(q + 1) +
+		 (uint32_t)orfs_cpu16(q->nfiles) * sizeof(struct orfs_fh));
+}
+
+/**
+ * orfs_demote_check() - validate a DEMOTE_META or DEMOTE request body
+ * @h: a request header that passed orfs_hdr_check(), opcode
+ *	ORFS_OP_DEMOTE_META or ORFS_OP_DEMOTE
+ * @total: filled with the sum of the block lengths: the bytes of data a
+ *	DEMOTE carries
+ *
+ * Everything that needs no server state: both counts in range; the body
+ * exactly the fixed part, the file table and the blocks, and at most
+ * ORFS_DEMOTE_BODY_MAX; every handle well formed (orfs_fh_check()) and
+ * named by at least one block; every block naming a file of the table,
+ * 1..ORFS_DEMOTE_LEN_MAX bytes long, ending at most at 2^63 - 1, with a
+ * version other than 0; reserved fields zero; flags: none for DEMOTE_META,
+ * at most ORFS_IO_GRANT for DEMOTE; grant 0 without ORFS_IO_GRANT.  The
+ * grant index and the data length depend on the connection: the server
+ * checks them.
+ *
+ * Return: 0; -EBADMSG for a layout error or a malformed handle; -EINVAL
+ * for a bad value (flags, reserved, length, offset, version, an unused
+ * handle).
+ */
+static inline int orfs_demote_check(const struct orfs_hdr *h, uint32_t *total)
+{
+	const struct orfs_demote_req *q = (const struct orfs_demote_req *)orfs_body(h);
+	uint32_t body = orfs_cpu32(h->body_len), nf, nb, i, len, flags;
+	uint32_t used = 0, file;
+	const struct orfs_demote_blk *b;
+	const struct orfs_fh *f;
+	uint64_t sum = 0, off;
+
+	if (body < sizeof(*q))
+		return -EBADMSG;
+	nf = orfs_cpu16(q->nfiles);
+	nb = orfs_cpu16(q->nblocks);
+	if (nf == 0 || nf > ORFS_DEMOTE_FILES_MAX ||
+	    nb == 0 || nb > ORFS_DEMOTE_BLOCKS_MAX)
+		return -EBADMSG;
+	if (body != orfs_demote_body_len(nf, nb) || body > ORFS_DEMOTE_BODY_MAX)
+		return -EBADMSG;
+	flags = orfs_cpu32(q->flags);
+	if (q->reserved || (flags & ~ORFS_IO_GRANT) ||
+	    (flags && orfs_cpu16(h->opcode) != ORFS_OP_DEMOTE) ||
+	    (!(flags & ORFS_IO_GRANT) && q->grant))
+		return -EINVAL;
+	f = orfs_demote_files(q);
+	for (i = 0; i < nf; i++)
+		if (orfs_fh_check(&f[i]))
+			return -EBADMSG;
+	b = orfs_demote_blocks(q);
+	for (i = 0; i < nb; i++) {
+		file = orfs_cpu16(b[i].file);
+		len = orfs_cpu32(b[i].len);
+		off = orfs_cpu64(b[i].offset);
+		if (file >= nf)
+			return -EBADMSG;
+		if (len == 0 || len > ORFS_DEMOTE_LEN_MAX ||
+		    off > (~0ULL >> 1) - len || !b[i].version || b[i].reserved)
+			return -EINVAL;
+		used |= 1U << file;
+		sum += len;
+	}
+	if (used != (1U << nf) - 1)
+		return -EINVAL;
+	*total = (uint32_t)sum;	/* at most 32 * 4 MiB */
+	return 0;
+}
+
+/**
+ * orfs_demote_rep_check() - validate a DEMOTE_META or DEMOTE reply
+ * @h: a success reply that passed orfs_hdr_check()
+ * @nblocks: the blocks the request carried
+ * @verdicts: filled with the reply's @nblocks verdict bytes
+ *
+ * The body must be exactly struct orfs_demote_rep and @nblocks verdicts,
+ * with no inline data; every verdict known; @accepted the number of
+ * ORFS_DV_ACCEPT; a block size that is a power of two of at least 4 KiB,
+ * or 0 with nothing accepted.
+ *
+ * Return: the number of blocks accepted, or -EBADMSG.
+ */
+static inline int orfs_demote_rep_check(const struct orfs_hdr *h,
+					uint32_t nblocks, const u8 **verdicts)
+{
+	const struct orfs_demote_rep *r = (const struct orfs_demote_rep *)orfs_body(h);
+	const u8 *v = (const u8 *)(r + 1);
+	uint32_t i, acc = 0, bs;
+
+	if (h->status || h->data_len || nblocks == 0 ||
+	    nblocks > ORFS_DEMOTE_BLOCKS_MAX ||
+	    orfs_cpu32(h->body_len) != sizeof(*r) + nblocks ||
+	    orfs_cpu16(r->nblocks) != nblocks)
+		return -EBADMSG;
+	for (i = 0; i < nblocks; i++) {
+		if (v[i] > ORFS_DV_MAX)
+			return -EBADMSG;
+		acc += v[i] == ORFS_DV_ACCEPT;
+	}
+	bs = orfs_cpu32(r->block_size);
+	if (acc != orfs_cpu16(r->accepted) ||
+	    (bs && (bs < 4096 || (bs & (bs - 1)))) || (!bs && acc))
+		return -EBADMSG;
+	*verdicts = v;
+	return (int)acc;
+}
+
+/**
+ * struct orfs_demote_batch - blocks gathered for one DEMOTE_META or DEMOTE
+ * @nfiles: handles in @files
+ * @nblocks: blocks in @blocks
+ * @bytes: the sum of the block lengths
+ * @files: the file table
+ * @blocks: the blocks, already in wire byte order
+ *
+ * Built with orfs_demote_batch_add(), cut down to the accepted blocks with
+ * orfs_demote_batch_keep(), written out with orfs_demote_encode().
+ */
+struct orfs_demote_batch {
+	uint32_t		nfiles;
+	uint32_t		nblocks;
+	uint32_t		bytes;
+	struct orfs_fh		files[ORFS_DEMOTE_FILES_MAX];
+	struct orfs_demote_blk	blocks[ORFS_DEMOTE_BLOCKS_MAX];
+};
+
+static inline void orfs_demote_batch_init(struct orfs_demote_batch *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+/**
+ * orfs_demote_batch_add() - append one block to a batch
+ * @b: the batch
+ * @fh: the file (compared bytewise with the handles already in the table)
+ * @offset: the block's byte offset
+ * @len: its length
+ * @version: orfs_read_rep.version of the data
+ *
+ * Return: the block's index in the batch; -EINVAL for a block
+ * orfs_demote_check() would refuse; -ENOSPC if the batch is full (blocks,
+ * files, or ORFS_DEMOTE_BODY_MAX bytes of body).
+ */
+static inline int orfs_demote_batch_add(struct orfs_demote_batch *b,
+					const struct orfs_fh *fh,
+					uint64_t offset, uint32_t len,
+					uint64_t version)
+{
+	struct orfs_demote_blk *blk;
+	uint32_t f, nf;
+
+	if (orfs_fh_check(fh) || len == 0 || len > ORFS_DEMOTE_LEN_MAX ||
+	    offset > (~0ULL >> 1) - len || version == 0)
+		return -EINVAL;
+	for (f = 0; f < b->nfiles; f++)
+		if (!memcmp(&b->files[f], fh, sizeof(*fh)))
+			break;
+	nf = f < b->nfiles ? b->nfiles : b->nfiles + 1;
+	if (b->nblocks >= ORFS_DEMOTE_BLOCKS_MAX || nf > ORFS_DEMOTE_FILES_MAX ||
+	    orfs_demote_body_len(nf, b->nblocks + 1) > ORFS_DEMOTE_BODY_MAX)
+		return -ENOSPC;
+	if (f == b->nfiles)
+		b->files[b->nfiles++] = *fh;
+	blk = &b->blocks[b->nblocks];
+	memset(blk, 0, sizeof(*blk));
+	blk->offset = orfs_le64(offset);
+	blk->version = orfs_le64(version);
+	blk->len = orfs_le32(len);
+	blk->file = orfs_le16((uint16_t)f);
+	b->bytes += len;
+	return (int)b->nblocks++;
+}
+
+/**
+ * orfs_demote_batch_keep() - keep only the blocks a DEMOTE_META accepted
+ * @b: the batch the DEMOTE_META carried
+ * @verdicts: its reply's verdicts (orfs_demote_rep_check()), one per block
+ *
+ * The accepted blocks stay in their order; handles no block names any
+ * more leave the table (the others keep their order too).
+ *
+ * Return: the blocks left.
+ */
+static inline uint32_t orfs_demote_batch_keep(struct orfs_demote_batch *b,
+					      const u8 *verdicts)
+{
+	uint16_t map[ORFS_DEMOTE_FILES_MAX];
+	uint32_t i, n = 0, nf = 0, used = 0, f;
+
+	b->bytes = 0;
+	for (i = 0; i < b->nblocks; i++) {
+		if (verdicts[i] != ORFS_DV_ACCEPT)
+			continue;
+		used |= 1U << orfs_cpu16(b->blocks[i].file);
+		b->blocks[n++] = b->blocks[i];
+		b->bytes += orfs_cpu32(b->blocks[i].len);
+	}
+	b->nblocks = n;
+	for (f = 0; f < b->nfiles; f++) {
+		map[f] = (uint16_t)nf;
+		if (used & (1U << f))
+			b->files[nf++] = b->files[f];
+	}
+	b->nfiles = nf;
+	for (i = 0; i < n; i++)
+		b->blocks[i].file =
+			orfs_le16(map[orfs_cpu16(b->blocks[i].file)]);
+	return n;
+}
+
+/**
+ * orfs_demote_encode() - write a batch as a DEMOTE_META or DEMOTE body
+ * @b: the batch, at least one block
+ * @body: where the body goes
+ * @room: bytes available at @body
+ * @flags: 0, or ORFS_IO_GRANT for a DEMOTE whose data is in a staging buffer
+ * @grant: that staging buffer with ORFS_IO_GRANT, else 0
+ *
+ * The caller sets body_len to the result; a DEMOTE's inline data (without
+ * ORFS_IO_GRANT) is @b->bytes long.
+ *
+ * Return: the body length, -EINVAL for an empty batch or bad flags,
+ * -ENOSPC if @room is too small.
+ */
+static inline int orfs_demote_encode(const struct orfs_demote_batch *b,
+				     void *body, uint32_t room, uint32_t flags,
+				     uint32_t grant)
+{
+	struct orfs_demote_req *q = (struct orfs_demote_req *)body;
+	uint32_t len = orfs_demote_body_len(b->nfiles, b->nblocks);
+	u8 *p = (u8 *)(q + 1);
+
+	if (!b->nblocks || !b->nfiles || (flags & ~ORFS_IO_GRANT) ||
+	    (!flags && grant))
+		return -EINVAL;
+	if (len > room)
+		return -ENOSPC;
+	memset(q, 0, sizeof(*q));
+	q->nfiles = orfs_le16((uint16_t)b->nfiles);
+	q->nblocks = orfs_le16((uint16_t)b->nblocks);
+	q->flags = orfs_le32(flags);
+	q->grant = orfs_le32(grant);
+	memcpy(p, b->files, b->nfiles * sizeof(b->files[0]));
+	memcpy(p + b->nfiles * sizeof(b->files[0]), b->blocks,
+	       b->nblocks * sizeof(b->blocks[0]));
+	return (int)len;
 }
 
 /**

@@ -1139,6 +1139,28 @@ struct orfs_cache_block *orfs_cache_demote_accept(struct orfs_cache *c,
 	return b;
 }
 
+/**
+ * orfs_cache_demote_room() - could @n demoted blocks be taken in now?
+ * @c: the cache
+ * @n: blocks wanted
+ *
+ * True if at least @n blocks are free, or clean, cached and unpinned (so
+ * orfs_cache_get_free() would evict them): the DEMOTE policy lets a
+ * demoted block replace any block at the eviction end, but never a dirty,
+ * pinned or reserved one.  Walks at most the pinned blocks near the
+ * eviction end plus @n, so it is cheap for the small @n of one message.
+ */
+bool orfs_cache_demote_room(struct orfs_cache *c, uint32_t n)
+{
+	struct orfs_cache_link *l;
+	uint32_t have = c->st.free;
+
+	for (l = c->lru.next; have < n && l != &c->lru; l = l->next)
+		if (!blk_of(l)->pins)
+			have++;
+	return have >= n;
+}
+
 /* ---- invalidation ---- */
 
 /* Count and drop one invalidated block. */

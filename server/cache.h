@@ -314,6 +314,7 @@ enum orfs_demote_verdict orfs_cache_demote_offer(struct orfs_cache *c,
 struct orfs_cache_block *orfs_cache_demote_accept(struct orfs_cache *c,
 						  uint64_t key, uint64_t blkno,
 						  uint64_t version);
+bool orfs_cache_demote_room(struct orfs_cache *c, uint32_t n);
 
 /* ---- invalidation ---- */
 uint32_t orfs_cache_invalidate_file(struct orfs_cache *c, uint64_t key,

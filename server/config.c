@@ -56,6 +56,10 @@ void orfs_usage(FILE *f)
 "                          without supplementary groups (default no)\n"
 "  --anon-uid N            the uid squashed requests run as (default %u)\n"
 "  --anon-gid N            the gid squashed requests run as (default %u)\n"
+"  --fh-key-file FILE      the key that authenticates file handles, in FILE\n"
+"                          (made, mode 0600, if it does not exist); default:\n"
+"                          in the export root's extended attribute\n"
+"                          trusted.orfsd.fh_key, made at the first start\n"
 "  -f, --foreground[=yes|no]\n"
 "                          stay in the foreground and log to stderr\n"
 "                          (default: daemonize once listening, log to syslog)\n"
@@ -261,6 +265,7 @@ enum {
 	OPT_ALL_SQUASH,
 	OPT_ANON_UID,
 	OPT_ANON_GID,
+	OPT_FH_KEY_FILE,
 };
 
 /*
@@ -284,6 +289,7 @@ static const struct option long_opts[] = {
 	{ "direct-io",	optional_argument,	NULL, OPT_DIRECT_IO },
 	{ "poll",	required_argument,	NULL, OPT_POLL },
 	{ "control",	required_argument,	NULL, OPT_CONTROL },
+	{ "fh-key-file", required_argument,	NULL, OPT_FH_KEY_FILE },
 	{ "drc-entries", required_argument,	NULL, OPT_DRC_ENTRIES },
 	{ "drc-per-client", required_argument,	NULL, OPT_DRC_PER_CLIENT },
 	{ "log-level",	required_argument,	NULL, OPT_LOG_LEVEL },
@@ -518,6 +524,14 @@ static int apply_opt(struct orfs_config *cfg, struct parse_state *ps,
 			return -EINVAL;
 		}
 		cfg->control_path = arg;
+		return 0;
+	case OPT_FH_KEY_FILE:
+		if (!*arg) {
+			snprintf(msg, msg_len, "invalid %sfh-key-file '' (a path)",
+				 dash);
+			return -EINVAL;
+		}
+		cfg->fh_key_file = arg;
 		return 0;
 	case OPT_DRC_ENTRIES:
 		if (parse_num(arg, 0, ORFS_DRC_ENTRIES_MAX, &v)) {
@@ -942,6 +956,7 @@ void orfs_config_free(struct orfs_config *cfg)
 	cfg->export_path = NULL;
 	cfg->pidfile = NULL;
 	cfg->control_path = NULL;
+	cfg->fh_key_file = NULL;
 	cfg->config_used = NULL;
 }
 

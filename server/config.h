@@ -71,6 +71,8 @@ extern const char *orfs_config_default_file;
  *	orfs_config_free()
  * @squash: --root-squash / --no-root-squash, --all-squash, --anon-uid,
  *	--anon-gid (default: root squash to 65534:65534)
+ * @fh_key_file: --fh-key-file FILE (the file handle key), or NULL: the
+ *	export root's trusted.orfsd.fh_key attribute
  * @config_file: --config FILE, or NULL
  * @config_used: the config file read, or NULL if none
  * @file_text: its contents, split into lines (owned)
@@ -103,6 +105,7 @@ struct orfs_config {
 	const char		*secret_file;
 	struct orfs_secret	secret;
 	struct orfs_squash	squash;
+	const char		*fh_key_file;
 	const char		*config_file;
 	const char		*config_used;
 	char			*file_text;

@@ -7,13 +7,31 @@
  * needs CAP_DAC_READ_SEARCH and can name any inode of the export's
  * filesystem, so every decoded handle is confined:
  *
+ *  - the handle must be one orfsd issued for this export: after the
+ *    kernel's bytes it carries a SipHash-2-4 tag of the handle's type,
+ *    inode number and bytes, keyed by the export's secret key (see "File
+ *    handle key" below).  orfsd only issues handles of objects it reached
+ *    inside the export (MOUNT beneath the root, LOOKUP and the creations
+ *    in a confined directory, never following a final symlink), so a
+ *    client cannot name a file outside a subdirectory export by forging
+ *    the kernel handle of it, nor use the handles of another export;
  *  - the object must be on the export's device (st_dev), and its inode
  *    number must match the one in the handle;
  *  - when the export is not the root of its filesystem, a directory must
- *    reach the export root by walking "..".  A non-directory has no unique
- *    parent, so it is only checked for st_dev: a client that forges a valid
- *    kernel handle of a file outside the export but on the same filesystem
- *    can reach it (see "Known gaps" in the server report / README).
+ *    reach the export root by walking "..", in case it was moved out of
+ *    the export after its handle was issued.  A non-directory has no
+ *    unique parent: a file moved (or hard-linked) out of the export by a
+ *    local user stays reachable through a handle issued before, as with
+ *    NFS's no_subtree_check.
+ *
+ * File handle key: ORFS_FH_KEY_LEN random bytes, made at the first start
+ * and kept in the extended attribute ORFS_FH_KEY_XATTR ("trusted.",
+ * readable by CAP_SYS_ADMIN only) of the export root, so that handles
+ * survive restarts and a copy or move of the tree keeps them valid; or in
+ * a key file (--fh-key-file) for filesystems without trusted.* attributes.
+ * Requests can neither read nor change it: attributes under
+ * ORFS_XATTR_PRIVATE never cross the wire (ops_xattr.c).  A lost or new key
+ * makes every handle clients hold stale (ESTALE), as a new filesystem does.
  *
  * Attributes: change = ctime in nanoseconds (ctime_sec * 1e9 + ctime_nsec).
  * Every change to data or metadata bumps ctime, so this works as a change
@@ -27,13 +45,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "export.h"
 #include "log.h"
+#include "siphash.h"
 
 #ifndef STATX_MNT_ID
 #define STATX_MNT_ID		0x00001000U
@@ -51,6 +72,197 @@ union orfs_khandle {
 static int sys_openat2(int dirfd, const char *path, struct open_how *how)
 {
 	return (int)syscall(SYS_openat2, dirfd, path, how, sizeof(*how));
+}
+
+/*
+ * The client whose request the current thread handles, for the messages
+ * about refused handles (orfs_fh_set_peer()).  One thread runs requests.
+ */
+static __thread const char *fh_peer;
+
+/**
+ * orfs_fh_set_peer() - name the client of the requests that follow
+ * @peer: its address as text, or NULL; must outlive the requests
+ *
+ * Called by the request layer before each request, so that a refused
+ * handle is logged with the client that sent it.  Per thread.
+ */
+void orfs_fh_set_peer(const char *peer)
+{
+	fh_peer = peer;
+}
+
+/**
+ * orfs_xattr_private() - is @name one of orfsd's own extended attributes?
+ * @name: an attribute name (need not be NUL-terminated)
+ * @len: its length
+ *
+ * Those (ORFS_XATTR_PRIVATE..., the file handle key above all) are never
+ * read, listed, set or removed on a client's behalf.
+ */
+bool orfs_xattr_private(const char *name, size_t len)
+{
+	size_t n = sizeof(ORFS_XATTR_PRIVATE) - 1;
+
+	return len >= n && !memcmp(name, ORFS_XATTR_PRIVATE, n);
+}
+
+/* ---- the file handle key ---- */
+
+/*
+ * The key from the export root's ORFS_FH_KEY_XATTR; a new random one is
+ * stored there if it has none.  Return 0, or a negative errno after
+ * logging why (with the way out: --fh-key-file).
+ */
+static int fh_key_xattr(struct orfs_export *exp, const char *path)
+{
+	uint8_t key[ORFS_FH_KEY_LEN + 1];
+	int tries;
+	ssize_t n;
+
+	for (tries = 0; tries < 2; tries++) {
+		n = fgetxattr(exp->fd, ORFS_FH_KEY_XATTR, key, sizeof(key));
+		if (n == ORFS_FH_KEY_LEN) {
+			memcpy(exp->fh_key, key, ORFS_FH_KEY_LEN);
+			return 0;
+		}
+		if (n >= 0 || errno == ERANGE) {
+			log_err("export directory %s: %s is not a key of %u bytes; remove it (setfattr -x %s %s) to make a new one, which makes every file handle clients hold stale",
+				path, ORFS_FH_KEY_XATTR, ORFS_FH_KEY_LEN,
+				ORFS_FH_KEY_XATTR, path);
+			return -EINVAL;
+		}
+		if (errno != ENODATA)
+			break;
+		if (getrandom(key, ORFS_FH_KEY_LEN, 0) != ORFS_FH_KEY_LEN)
+			break;
+		if (!fsetxattr(exp->fd, ORFS_FH_KEY_XATTR, key, ORFS_FH_KEY_LEN,
+			       XATTR_CREATE)) {
+			memcpy(exp->fh_key, key, ORFS_FH_KEY_LEN);
+			log_info("export directory %s: new file handle key stored in %s",
+				 path, ORFS_FH_KEY_XATTR);
+			return 0;
+		}
+		if (errno != EEXIST)	/* else another orfsd made one: read it */
+			break;
+	}
+	n = -errno;
+	log_err("export directory %s: cannot keep the file handle key in its extended attribute %s: %s (the filesystem needs trusted.* attributes, and orfsd CAP_SYS_ADMIN); give a key file with --fh-key-file FILE",
+		path, ORFS_FH_KEY_XATTR, strerror((int)-n));
+	return n ? (int)n : -EIO;
+}
+
+/* The value of hex digit @c, or -1. */
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * Parse a key file's text: 2 * ORFS_FH_KEY_LEN hex digits, then nothing
+ * but white space.  Return 0 or -EINVAL.
+ */
+static int fh_key_parse(const char *text, size_t len, uint8_t *key)
+{
+	size_t i;
+	int hi, lo;
+
+	if (len < 2 * ORFS_FH_KEY_LEN)
+		return -EINVAL;
+	for (i = 0; i < ORFS_FH_KEY_LEN; i++) {
+		hi = hexval((unsigned char)text[2 * i]);
+		lo = hexval((unsigned char)text[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		key[i] = (uint8_t)(hi << 4 | lo);
+	}
+	for (i = 2 * ORFS_FH_KEY_LEN; i < len; i++)
+		if (!strchr(" \t\r\n", text[i]))
+			return -EINVAL;
+	return 0;
+}
+
+/* Make key file @file (it does not exist): a random key, mode 0600. */
+static int fh_key_file_create(struct orfs_export *exp, const char *file)
+{
+	char text[2 * ORFS_FH_KEY_LEN + 2];
+	uint8_t key[ORFS_FH_KEY_LEN];
+	int fd, err = 0;
+	size_t i;
+
+	if (getrandom(key, sizeof(key), 0) != sizeof(key))
+		return -errno;
+	for (i = 0; i < ORFS_FH_KEY_LEN; i++)
+		snprintf(text + 2 * i, 3, "%02x", key[i]);
+	text[2 * ORFS_FH_KEY_LEN] = '\n';
+	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, 2 * ORFS_FH_KEY_LEN + 1) != 2 * ORFS_FH_KEY_LEN + 1 ||
+	    fsync(fd) < 0)
+		err = errno ? -errno : -EIO;
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	if (err) {
+		unlink(file);
+		return err;
+	}
+	memcpy(exp->fh_key, key, sizeof(key));
+	log_info("file handle key file %s created", file);
+	return 0;
+}
+
+/*
+ * The key from @file, made if it does not exist.  The file must be a
+ * regular file of orfsd's user that nobody else may read or write.
+ * Return 0 or a negative errno after logging why.
+ */
+static int fh_key_file(struct orfs_export *exp, const char *file)
+{
+	char text[128];
+	struct stat st;
+	ssize_t n;
+	int fd, err;
+
+	fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		err = fh_key_file_create(exp, file);
+		if (err != -EEXIST) {
+			if (err)
+				log_err("file handle key file %s: cannot create it: %s",
+					file, strerror(-err));
+			return err;
+		}
+		fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		err = -errno;
+		log_err("file handle key file %s: %s", file, strerror(-err));
+		return err;
+	}
+	err = -EINVAL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		log_err("file handle key file %s: not a regular file", file);
+	} else if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+		log_err("file handle key file %s: must belong to orfsd's user and be readable by it alone (chmod 600)",
+			file);
+	} else {
+		n = read(fd, text, sizeof(text));
+		if (n < 0 || fh_key_parse(text, (size_t)n, exp->fh_key))
+			log_err("file handle key file %s: not %u hex digits", file,
+				2 * ORFS_FH_KEY_LEN);
+		else
+			err = 0;
+	}
+	close(fd);
+	return err;
 }
 
 /**
@@ -124,12 +336,32 @@ static bool export_is_whole_fs(int fd)
  * @exp: filled on success
  * @path: the directory
  *
- * Logs a message naming the problem on failure: a missing or non-directory
- * path, a filesystem without file handles, a kernel without openat2().
+ * orfs_export_open_key() with the file handle key in the export root's
+ * extended attribute.
  *
  * Return: 0 or a negative errno.
  */
 int orfs_export_open(struct orfs_export *exp, const char *path)
+{
+	return orfs_export_open_key(exp, path, NULL);
+}
+
+/**
+ * orfs_export_open_key() - open and check an export directory, get its key
+ * @exp: filled on success
+ * @path: the directory
+ * @key_file: the file handle key file (--fh-key-file), made with a new
+ *	key if it does not exist; NULL: the key is the export root's
+ *	ORFS_FH_KEY_XATTR, made at the first start
+ *
+ * Logs a message naming the problem on failure: a missing or non-directory
+ * path, a filesystem without file handles or with handles too large, a
+ * kernel without openat2(), a key that cannot be read or kept.
+ *
+ * Return: 0 or a negative errno.
+ */
+int orfs_export_open_key(struct orfs_export *exp, const char *path,
+			 const char *key_file)
 {
 	struct open_how how = {
 		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
@@ -160,10 +392,11 @@ int orfs_export_open(struct orfs_export *exp, const char *path)
 			err == -EPERM ? " (orfsd must run as root)" : "");
 		goto out_close;
 	}
-	if (kh.h.handle_bytes > ORFS_FH_DATA) {
+	if (kh.h.handle_bytes > ORFS_FH_DATA - ORFS_FH_MAC_LEN) {
 		err = -EOVERFLOW;
-		log_err("export directory %s: file handles of %u bytes exceed the protocol's %u",
-			path, kh.h.handle_bytes, ORFS_FH_DATA);
+		log_err("export directory %s: file handles of %u bytes exceed the protocol's %u (%u with orfsd's tag)",
+			path, kh.h.handle_bytes, ORFS_FH_DATA - ORFS_FH_MAC_LEN,
+			ORFS_FH_DATA);
 		goto out_close;
 	}
 	probe = sys_openat2(fd, ".", &how);
@@ -183,13 +416,19 @@ int orfs_export_open(struct orfs_export *exp, const char *path)
 	}
 	close(probe);
 
+	exp->fd = fd;
+	err = key_file ? fh_key_file(exp, key_file) : fh_key_xattr(exp, path);
+	if (err) {
+		exp->fd = -1;
+		goto out_close;
+	}
 	exp->path = strdup(path);
 	if (!exp->path) {
 		err = -ENOMEM;
 		log_err("out of memory");
+		exp->fd = -1;
 		goto out_close;
 	}
-	exp->fd = fd;
 	exp->dev = st.st_dev;
 	exp->ino = st.st_ino;
 	exp->whole_fs = export_is_whole_fs(fd);
@@ -200,6 +439,7 @@ int orfs_export_open(struct orfs_export *exp, const char *path)
 	return 0;
 
 out_close:
+	explicit_bzero(exp->fh_key, sizeof(exp->fh_key));
 	close(fd);
 	return err;
 }
@@ -209,8 +449,53 @@ void orfs_export_close(struct orfs_export *exp)
 	if (exp->fd >= 0)
 		close(exp->fd);
 	exp->fd = -1;
+	explicit_bzero(exp->fh_key, sizeof(exp->fh_key));
 	free(exp->path);
 	exp->path = NULL;
+}
+
+/*
+ * The tag of a handle: SipHash-2-4, keyed with the export's key, of its
+ * kernel bytes' length, type, inode number and the bytes themselves.
+ */
+static uint64_t fh_tag(const struct orfs_export *exp, uint32_t kh_len,
+		       uint32_t type, uint64_t ino, const uint8_t *kh)
+{
+	uint8_t msg[16 + ORFS_FH_DATA];
+	uint32_t i;
+
+	for (i = 0; i < 4; i++) {
+		msg[i] = (uint8_t)(kh_len >> (8 * i));
+		msg[4 + i] = (uint8_t)(type >> (8 * i));
+	}
+	for (i = 0; i < 8; i++)
+		msg[8 + i] = (uint8_t)(ino >> (8 * i));
+	memcpy(msg + 16, kh, kh_len);
+	return orfs_siphash24(exp->fh_key, msg, 16 + kh_len);
+}
+
+/*
+ * Is @fh a handle this export issued?  Its tag must match, and the bytes
+ * after the tag must be zero (so that one object has one handle, which the
+ * client compares bytewise).  The caller checked @fh with orfs_fh_check().
+ */
+static bool fh_authentic(const struct orfs_export *exp,
+			 const struct orfs_fh *fh)
+{
+	uint32_t len = orfs_cpu32(fh->len), kh_len, i;
+	uint8_t diff = 0;
+	uint64_t tag;
+
+	if (len <= ORFS_FH_MAC_LEN)
+		return false;
+	kh_len = len - ORFS_FH_MAC_LEN;
+	tag = fh_tag(exp, kh_len, orfs_cpu32(fh->type), orfs_cpu64(fh->ino),
+		     fh->data);
+	for (i = 0; i < ORFS_FH_MAC_LEN; i++)	/* in constant time */
+		diff |= fh->data[kh_len + i] ^ (uint8_t)(tag >> (8 * i));
+	for (i = len; i < ORFS_FH_DATA; i++)
+		diff |= fh->data[i];
+	return !diff;
 }
 
 /**
@@ -218,16 +503,23 @@ void orfs_export_close(struct orfs_export *exp)
  * @exp: the export
  * @fd: the object (any open mode, O_PATH included)
  * @st: its attributes, from orfs_export_stat(@fd)
- * @fh: filled on success; unused bytes of @fh->data are zero
+ * @fh: filled on success: the kernel's handle bytes, then their tag
+ *	(ORFS_FH_MAC_LEN bytes); unused bytes of @fh->data are zero
+ *
+ * The handle is valid for this export only, and only until its key
+ * changes.  Call it only for objects reached inside the export: the tag
+ * vouches for the object, not for how it was found.
  *
  * Return: 0; -EXDEV if the object is on another filesystem (a mount inside
- * the export), -EOVERFLOW if the kernel handle exceeds ORFS_FH_DATA, or the
- * errno of name_to_handle_at().
+ * the export), -EOVERFLOW if the kernel handle and the tag exceed
+ * ORFS_FH_DATA, or the errno of name_to_handle_at().
  */
 int orfs_fh_encode(const struct orfs_export *exp, int fd,
 		   const struct stat *st, struct orfs_fh *fh)
 {
 	union orfs_khandle kh;
+	uint64_t tag;
+	uint32_t i;
 	int mnt_id;
 
 	if (st->st_dev != exp->dev)
@@ -235,17 +527,22 @@ int orfs_fh_encode(const struct orfs_export *exp, int fd,
 	kh.h.handle_bytes = MAX_HANDLE_SZ;
 	if (name_to_handle_at(fd, "", &kh.h, &mnt_id, AT_EMPTY_PATH) < 0)
 		return -errno;
-	if (kh.h.handle_bytes == 0 || kh.h.handle_bytes > ORFS_FH_DATA) {
+	if (kh.h.handle_bytes == 0 ||
+	    kh.h.handle_bytes > ORFS_FH_DATA - ORFS_FH_MAC_LEN) {
 		log_ratelimited(ORFS_LOG_WARN,
 				"file handle of %u bytes does not fit the protocol",
 				kh.h.handle_bytes);
 		return -EOVERFLOW;
 	}
 	memset(fh, 0, sizeof(*fh));
-	fh->len = orfs_le32(kh.h.handle_bytes);
+	fh->len = orfs_le32(kh.h.handle_bytes + ORFS_FH_MAC_LEN);
 	fh->type = orfs_le32((uint32_t)kh.h.handle_type);
 	fh->ino = orfs_le64((uint64_t)st->st_ino);
 	memcpy(fh->data, kh.h.f_handle, kh.h.handle_bytes);
+	tag = fh_tag(exp, kh.h.handle_bytes, (uint32_t)kh.h.handle_type,
+		     (uint64_t)st->st_ino, fh->data);
+	for (i = 0; i < ORFS_FH_MAC_LEN; i++)
+		fh->data[kh.h.handle_bytes + i] = (uint8_t)(tag >> (8 * i));
 	return 0;
 }
 
@@ -302,10 +599,16 @@ static int export_dir_confined(const struct orfs_export *exp, int fd,
  * The caller reopens the result (openat(fd, ".", ...)) when it needs more
  * than O_PATH, so that a type mismatch shows up as ENOTDIR and not ESTALE.
  *
+ * The handle's tag is checked first: a handle this export did not issue
+ * (forged, another export's, or made with a key since lost) is refused
+ * before the kernel decodes anything, and logged (rate-limited) with the
+ * client that sent it (orfs_fh_set_peer()).
+ *
  * Return: a descriptor (caller closes), -EBADMSG for a malformed handle,
- * -ESTALE for one that does not decode or decodes outside the export, or
- * -ENOMEM/-EMFILE/-ENFILE when the server is short of resources (those are
- * not the handle's fault, so they are not reported as stale).
+ * -ESTALE for one the export did not issue, that does not decode or that
+ * decodes outside the export, or -ENOMEM/-EMFILE/-ENFILE when the server
+ * is short of resources (those are not the handle's fault, so they are not
+ * reported as stale).
  */
 int orfs_fh_open(const struct orfs_export *exp, const struct orfs_fh *fh,
 		 struct stat *st)
@@ -316,7 +619,14 @@ int orfs_fh_open(const struct orfs_export *exp, const struct orfs_fh *fh,
 
 	if (orfs_fh_check(fh))
 		return -EBADMSG;
-	len = orfs_cpu32(fh->len);
+	if (!fh_authentic(exp, fh)) {
+		log_ratelimited(ORFS_LOG_WARN,
+				"%s: refused a file handle export %s did not issue (ino %llu): forged, another export's, or made with an older key",
+				fh_peer ? fh_peer : "(local)", exp->path,
+				(unsigned long long)orfs_cpu64(fh->ino));
+		return -ESTALE;
+	}
+	len = orfs_cpu32(fh->len) - ORFS_FH_MAC_LEN;
 	kh.h.handle_bytes = len;
 	kh.h.handle_type = (int)orfs_cpu32(fh->type);
 	memcpy(kh.h.f_handle, fh->data, len);

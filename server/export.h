@@ -26,6 +26,20 @@
 /* Room for "/proc/self/fd/N" (orfs_proc_fd_path()). */
 #define ORFS_PROC_FD_LEN	32
 
+/*
+ * File handles carry a SipHash-2-4 tag of ORFS_FH_MAC_LEN bytes after the
+ * kernel's handle bytes (export.c), keyed by a per-export key of
+ * ORFS_FH_KEY_LEN random bytes: kept in the extended attribute
+ * ORFS_FH_KEY_XATTR of the export root (made at the first start), or in
+ * the file given with --fh-key-file.  Kernel handles of at most
+ * ORFS_FH_DATA - ORFS_FH_MAC_LEN bytes therefore fit.
+ */
+#define ORFS_FH_MAC_LEN		8U
+#define ORFS_FH_KEY_LEN		16U
+#define ORFS_FH_KEY_XATTR	"trusted.orfsd.fh_key"
+/* Extended attributes with this prefix are orfsd's own: never on the wire. */
+#define ORFS_XATTR_PRIVATE	"trusted.orfsd."
+
 /**
  * struct orfs_export - one exported directory
  * @path: the path given on the command line (for messages)
@@ -42,6 +56,7 @@
  * @squash: how the identities requests carry are mapped (--root-squash,
  *	--all-squash, --anon-uid, --anon-gid; set by main() after
  *	orfs_export_open(), which leaves it all zero: no squashing)
+ * @fh_key: the key the handles' tags are made with
  *
  * Immutable after orfs_export_open(), so it may be shared by threads.
  */
@@ -53,9 +68,14 @@ struct orfs_export {
 	bool	whole_fs;
 	bool	read_only;
 	struct orfs_squash	squash;
+	uint8_t	fh_key[ORFS_FH_KEY_LEN];
 };
 
 int orfs_export_open(struct orfs_export *exp, const char *path);
+int orfs_export_open_key(struct orfs_export *exp, const char *path,
+			 const char *key_file);
+void orfs_fh_set_peer(const char *peer);
+bool orfs_xattr_private(const char *name, size_t len);
 void orfs_export_close(struct orfs_export *exp);
 
 int orfs_fh_encode(const struct orfs_export *exp, int fd,

@@ -277,7 +277,7 @@ int main(int argc, char **argv)
 		goto out_config;
 	if (orfs_cred_probe())
 		goto out_config;
-	if (orfs_export_open(&exp, cfg.export_path))
+	if (orfs_export_open_key(&exp, cfg.export_path, cfg.fh_key_file))
 		goto out_config;
 	exp.read_only = cfg.read_only;
 	exp.squash = cfg.squash;

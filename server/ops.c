@@ -518,6 +518,8 @@ static const struct {
 	[ORFS_OP_LISTXATTR]	= { .name = "LISTXATTR", .fn = orfs_op_listxattr },
 	[ORFS_OP_REMOVEXATTR]	= { .name = "REMOVEXATTR", .fn = orfs_op_removexattr },
 	[ORFS_OP_AUTH]		= { .name = "AUTH", .fn = op_auth },
+	[ORFS_OP_DEMOTE_META]	= { .name = "DEMOTE_META", .fn = orfs_op_demote_meta },
+	[ORFS_OP_DEMOTE]	= { .name = "DEMOTE", .fn = orfs_op_demote },
 };
 
 const char *orfs_op_name(uint16_t opcode)
@@ -621,8 +623,8 @@ static uint32_t encode_reply(const struct orfs_req_ctx *ctx, uint16_t opcode,
  * @pending: set to true if the op waits for the disk (it then finishes
  *	with orfs_areq_complete())
  *
- * Only WRITE and SETXATTR carry inline data; any other request that
- * announces some is malformed (EBADMSG).
+ * Only WRITE, SETXATTR and DEMOTE carry inline data; any other request
+ * that announces some is malformed (EBADMSG).
  *
  * Return: the length of the reply in a->rep (0 when pending).
  */
@@ -637,7 +639,7 @@ static uint32_t execute(struct orfs_areq *a, const struct orfs_hdr *h,
 	if (!orfs_ops[opcode].fn && !orfs_ops[opcode].afn)
 		return reply_error(a->ctx, opcode, a->xid, EOPNOTSUPP, a->rep);
 	if (h->data_len && opcode != ORFS_OP_WRITE &&
-	    opcode != ORFS_OP_SETXATTR)
+	    opcode != ORFS_OP_SETXATTR && opcode != ORFS_OP_DEMOTE)
 		err = -EBADMSG;
 	else if (orfs_ops[opcode].afn)
 		err = orfs_ops[opcode].afn(a, h);
@@ -714,6 +716,7 @@ uint32_t orfs_req_start(struct orfs_areq *a, bool *pending)
 	*pending = false;
 	a->op = NULL;
 	a->rdata = NULL;
+	orfs_fh_set_peer(ctx->peer);	/* refused handles name the client */
 	if (a->rep_size < ORFS_REPLY_MIN) {
 		log_err("reply buffer of %u bytes is too small", a->rep_size);
 		return 0;

@@ -2,7 +2,8 @@
 /*
  * orfsd request handling: what ops.c (dispatch, lookups, directory
  * listing), ops_io.c (data and attributes of one object), ops_ns.c
- * (namespace changes) and ops_xattr.c (extended attributes) share.  Not
+ * (namespace changes), ops_xattr.c (extended attributes) and ops_demote.c
+ * (DEMOTE exclusive caching) share.  Not
  * used outside the request layer.
  */
 #ifndef ORFSD_OPS_INT_H
@@ -72,6 +73,12 @@ int orfs_op_rename(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		   struct orfs_reply *r);
 int orfs_op_link(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		 struct orfs_reply *r);
+
+/* ops_demote.c */
+int orfs_op_demote_meta(const struct orfs_req_ctx *ctx,
+			const struct orfs_hdr *h, struct orfs_reply *r);
+int orfs_op_demote(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		   struct orfs_reply *r);
 
 /* ops_xattr.c */
 int orfs_op_getxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,

@@ -365,6 +365,8 @@ int orfs_io_remote_pieces(const struct orfs_remote_io *rio,
  * @granted: @buf is a staging buffer (ORFS_IO_GRANT)
  * @remote: the transport moves the staging buffer's data (ORFS_IO_REMOTE)
  * @key: the file's cache key (when there is a cache)
+ * @version: READ: the file's cache version, taken before its data is
+ *	read (orfs_read_rep.version); 0 without a cache
  * @pre_size: the file's size when the request started
  * @io: the disk I/O in flight
  * @ur: a READ served through the block cache
@@ -382,6 +384,7 @@ struct io_state {
 	bool			granted;
 	bool			remote;
 	uint64_t		key;
+	uint64_t		version;
 	uint64_t		pre_size;
 	struct orfs_disk_io	io;
 	struct orfs_uread	ur;
@@ -577,6 +580,7 @@ static int read_reply(struct io_state *s, int err, uint32_t n)
 		rflags |= ORFS_RF_GRANT;
 	rep->count = orfs_le32(n);
 	rep->flags = orfs_le32(rflags);
+	rep->version = orfs_le64(s->version);
 	r->body_len = sizeof(*rep);
 	r->data_len = s->granted ? 0 : n;
 	if (!s->granted)
@@ -644,9 +648,10 @@ static int read_uncached(struct io_state *s)
 }
 
 /*
- * Serve s's READ from the block cache; -ENOBUFS to read around it.  A
- * REMOTE READ on a transport that can do it leaves the data in the blocks
- * (a->rdata) instead of copying it to the staging buffer.
+ * Serve s's READ from the block cache; -ENOBUFS to read around it (the
+ * version for the reply is taken either way).  A REMOTE READ on a
+ * transport that can do it leaves the data in the blocks (a->rdata)
+ * instead of copying it to the staging buffer.
  */
 static int read_cached(struct io_state *s, const struct stat *st)
 {
@@ -655,6 +660,13 @@ static int read_cached(struct io_state *s, const struct stat *st)
 
 	s->key = orfs_uni_key(s->fd, st);
 	orfs_uni_validate(s->u, s->key, st);
+	/*
+	 * Before any byte is read: a change from now on bumps the version, so
+	 * a demote of this data with it can only be refused, never let in
+	 * stale (a version taken after the read could postdate a change the
+	 * data missed).
+	 */
+	s->version = orfs_cache_file_version(s->u->cache, s->key);
 	ur->fd = s->fd;
 	ur->direct = s->direct;
 	ur->key = s->key;
@@ -678,7 +690,9 @@ static int read_cached(struct io_state *s, const struct stat *st)
  * transport RDMA-writes them into the client's segments ahead of the reply
  * (reply flag ORFS_RF_REMOTE instead).  ORFS_RF_EOF is set when the read
  * reached the end of the file (offset + bytes >= size after the read), so
- * a client never needs another round trip to learn it.
+ * a client never needs another round trip to learn it.  The reply carries
+ * the file's cache version (0 without a cache), which a DEMOTE of the data
+ * must send back (ops_demote.c).
  *
  * The bytes come from the block cache (unifier.h) when there is one, else
  * straight from the file; either way the disk read may leave the request

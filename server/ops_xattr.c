@@ -7,6 +7,9 @@
  * their prefix; any other one ("security.", "system.", a name without a
  * dot) is refused with EOPNOTSUPP before the filesystem is touched, and
  * LISTXATTR leaves the server's own security.* (and other) names out.
+ * orfsd's own attributes (ORFS_XATTR_PRIVATE: "trusted.orfsd.", where the
+ * export root keeps the file handle key) never cross the wire: GETXATTR
+ * gives ENODATA, SETXATTR and REMOVEXATTR EPERM, LISTXATTR leaves them out.
  *
  * The calls go through /proc/self/fd/N of the handle's O_PATH descriptor,
  * with the variants that follow that magic link (getxattr(), not
@@ -88,7 +91,7 @@ static bool xattr_listable(const struct orfs_cred *c, const char *name,
 
 	if (xattr_trusted(name, len) && !orfs_cred_is_root(c))
 		return false;
-	return n && n < len;
+	return n && n < len && !orfs_xattr_private(name, len);
 }
 
 /**
@@ -238,7 +241,8 @@ int orfs_op_getxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	if (err)
 		return err;
 	orfs_req_cred(ctx, h, &cred);
-	if (xattr_trusted(name.s, strlen(name.s)) && !orfs_cred_is_root(&cred))
+	if (orfs_xattr_private(name.s, strlen(name.s)) ||
+	    (xattr_trusted(name.s, strlen(name.s)) && !orfs_cred_is_root(&cred)))
 		return -ENODATA;
 	fd = xattr_open(ctx, &q->fh, path);
 	if (fd < 0)
@@ -377,6 +381,8 @@ int orfs_op_setxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		return err;
 	if ((flags & ORFS_XA_CREATE) && (flags & ORFS_XA_REPLACE))
 		return -EINVAL;
+	if (orfs_xattr_private(name.s, strlen(name.s)))
+		return -EPERM;
 	if (size > ctx->inline_size || size > ORFS_XATTR_SIZE_MAX)
 		return -E2BIG;
 	if (flags & ORFS_XA_CREATE)
@@ -417,7 +423,8 @@ int orfs_op_removexattr(const struct orfs_req_ctx *ctx,
 	if (q->size)
 		return -EINVAL;
 	orfs_req_cred(ctx, h, &cred);
-	if (xattr_trusted(name.s, strlen(name.s)) && !orfs_cred_is_root(&cred))
+	if (orfs_xattr_private(name.s, strlen(name.s)) ||
+	    (xattr_trusted(name.s, strlen(name.s)) && !orfs_cred_is_root(&cred)))
 		return -EPERM;
 	fd = xattr_open(ctx, &q->fh, path);
 	if (fd < 0)

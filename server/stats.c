@@ -128,18 +128,66 @@ static void put_bytes(struct stats_out *o, const struct orfs_stats *st)
 	put(o, "bytes_write_server_rdma", st->write_remote);
 	put(o, "bytes_read_cached", st->read_cached);
 	put(o, "bytes_read_uncached", st->read_uncached);
+	put(o, "bytes_demote_inline", st->demote_inline);
+	put(o, "bytes_demote_grant", st->demote_grant);
 }
 
-/* Hit percentage with one decimal, as "12.5" (0.0 with no lookups). */
-static void put_hit_percent(struct stats_out *o, uint64_t hits,
-			    uint64_t misses)
+/*
+ * @key: the percentage @part is of @all, with one decimal, as "12.5"
+ * (0.0 when @all is 0).
+ */
+static void put_percent(struct stats_out *o, const char *key, uint64_t part,
+			uint64_t all)
 {
-	uint64_t all = hits + misses, permille;
+	uint64_t permille;
 
-	permille = all ? (hits * 1000 + all / 2) / all : 0;
-	out_printf(o, "cache_hit_percent %llu.%llu\n",
+	permille = all ? (part * 1000 + all / 2) / all : 0;
+	out_printf(o, "%s %llu.%llu\n", key,
 		   (unsigned long long)(permille / 10),
 		   (unsigned long long)(permille % 10));
+}
+
+/*
+ * Hit rates of client-read lookups: overall, and split by where the
+ * block's data came from (a disk fill for a client read, a client's
+ * DEMOTE, a client's write); the misses went to the disk.  The parts add
+ * up to the whole (to rounding).
+ */
+static void put_hit_percents(struct stats_out *o,
+			     const struct orfs_cache_stats *cs, uint64_t hits)
+{
+	uint64_t all = hits + cs->misses;
+
+	put_percent(o, "cache_hit_percent", hits, all);
+	put_percent(o, "cache_hit_percent_disk",
+		    cs->hits[ORFS_CACHE_FROM_DISK], all);
+	put_percent(o, "cache_hit_percent_demote",
+		    cs->hits[ORFS_CACHE_FROM_DEMOTE], all);
+	put_percent(o, "cache_hit_percent_write",
+		    cs->hits[ORFS_CACHE_FROM_WRITE], all);
+	put_percent(o, "cache_miss_percent", cs->misses, all);
+}
+
+/* The DEMOTE messages: blocks offered, wanted, received, taken, declined. */
+static void put_demote(struct stats_out *o, const struct orfs_stats *st)
+{
+	static const char *const why[ORFS_DV_MAX + 1] = {
+		[ORFS_DV_CACHED] = "cached", [ORFS_DV_STALE] = "stale",
+		[ORFS_DV_GONE] = "gone", [ORFS_DV_NOROOM] = "noroom",
+		[ORFS_DV_SHAPE] = "shape",
+		[ORFS_DV_DENIED] = "denied",
+	};
+	char key[48];
+	unsigned int v;
+
+	put(o, "demote_offered", st->demote_offered);
+	put(o, "demote_wanted", st->demote_wanted);
+	put(o, "demote_blocks", st->demote_blocks);
+	put(o, "demote_taken", st->demote_taken);
+	for (v = 1; v <= ORFS_DV_MAX; v++) {
+		snprintf(key, sizeof(key), "demote_declined_%s", why[v]);
+		put(o, key, st->demote_declined[v]);
+	}
 }
 
 static void put_cache(struct stats_out *o, const struct orfs_stats *st,
@@ -165,7 +213,7 @@ static void put_cache(struct stats_out *o, const struct orfs_stats *st,
 	put(o, "cache_hits_demote", cs.hits[ORFS_CACHE_FROM_DEMOTE]);
 	put(o, "cache_hits_write", cs.hits[ORFS_CACHE_FROM_WRITE]);
 	put(o, "cache_misses", cs.misses);
-	put_hit_percent(o, hits, cs.misses);
+	put_hit_percents(o, &cs, hits);
 	put(o, "cache_evictions", cs.evictions);
 	put(o, "cache_invalidated", cs.invalidated);
 	put(o, "cache_alloc_failures", cs.alloc_failures);
@@ -220,6 +268,7 @@ size_t orfs_stats_format(char *buf, size_t size, const struct orfs_stats *st,
 	put_requests(&o, st);
 	put_bytes(&o, st);
 	put_cache(&o, st, cache);
+	put_demote(&o, st);
 	put_disk(&o, st, disk);
 	return o.len;
 }

@@ -14,6 +14,7 @@
 
 #include "cache.h"
 #include "diskio.h"
+#include "orfs_proto.h"
 
 /* errno values counted one by one; larger ones share the last slot. */
 #define ORFS_STATS_ERRNO_MAX	160
@@ -51,6 +52,15 @@
  * @auth_failures: clients refused by the shared-secret handshake: no
  *	secret offered at connect, a wrong proof, another request before
  *	AUTH, or no AUTH in time
+ * @demote_offered: blocks clients offered with DEMOTE_META
+ * @demote_wanted: of which the reply asked for the data
+ * @demote_blocks: blocks received with DEMOTE
+ * @demote_taken: of which went into the cache (at the MRU end)
+ * @demote_declined: blocks of either message declined, by verdict
+ *	(index ORFS_DV_*; slot 0, ORFS_DV_ACCEPT, unused)
+ * @demote_inline: bytes of DEMOTE data received inline
+ * @demote_grant: bytes of DEMOTE data clients RDMA-wrote into staging
+ *	buffers (ORFS_IO_GRANT)
  */
 struct orfs_stats {
 	uint64_t	start;
@@ -76,6 +86,13 @@ struct orfs_stats {
 	uint64_t	drained;
 	uint64_t	auth_ok;
 	uint64_t	auth_failures;
+	uint64_t	demote_offered;
+	uint64_t	demote_wanted;
+	uint64_t	demote_blocks;
+	uint64_t	demote_taken;
+	uint64_t	demote_declined[ORFS_DV_MAX + 1];
+	uint64_t	demote_inline;
+	uint64_t	demote_grant;
 };
 
 /* Add @n to counter @field of @st, which may be NULL (no statistics). */

@@ -238,7 +238,9 @@ static uint64_t stat_stamp(const struct stat *st)
  *
  * If the file's ctime or size differ from what they were when its cached
  * blocks were last known current, something outside orfsd changed it: its
- * blocks are dropped.  Either way @st becomes the reference.
+ * blocks are dropped and its version bumps.  A file the cache has no
+ * stamp for gets a new version as well.  Either way @st becomes the
+ * reference.
  */
 void orfs_uni_validate(struct orfs_unifier *u, uint64_t key,
 		       const struct stat *st)
@@ -251,12 +253,46 @@ void orfs_uni_validate(struct orfs_unifier *u, uint64_t key,
 	old = orfs_cache_stamp(u->cache, key, &n);
 	if (old == now)
 		return;
-	if (n) {
+	/*
+	 * Also without blocks, the version bumps: copies clients got before
+	 * the change can no longer be demoted.  A file the cache did not know
+	 * (old 0: new, or its record was recycled) gets a new version too,
+	 * since nothing tells whether it changed while it was forgotten.
+	 */
+	if (n)
 		log_debug("file %016llx changed behind the cache: %u blocks dropped",
 			  (unsigned long long)key, n);
-		orfs_cache_invalidate_file(u->cache, key, 0);
-	}
+	orfs_cache_invalidate_file(u->cache, key, 0);
 	orfs_cache_set_stamp(u->cache, key, now);
+}
+
+/**
+ * orfs_uni_demote_current() - may a demote of @key be judged by its version?
+ * @u: the Unifier (with a cache)
+ * @key: file key
+ * @st: the file's attributes now
+ *
+ * A demote carries the version a READ reply gave.  The cache can only
+ * vouch for it while it still knows the file (a READ stored its stamp)
+ * and nothing changed the file behind orfsd's back since: ctime and size
+ * still match the stamp.  A mismatch is handled as orfs_uni_validate()
+ * does (blocks dropped, version bumped).
+ *
+ * Return: true if the file's known version can be compared with the
+ * client's; false if the demote must be declined as stale.
+ */
+bool orfs_uni_demote_current(struct orfs_unifier *u, uint64_t key,
+			     const struct stat *st)
+{
+	uint64_t old = orfs_cache_stamp(u->cache, key, NULL);
+
+	if (!old)
+		return false;
+	if (old != stat_stamp(st)) {
+		orfs_uni_validate(u, key, st);
+		return false;
+	}
+	return true;
 }
 
 /**

@@ -15,6 +15,9 @@
  *    a fill that raced with the write never survives it.  The writer holds
  *    the data in its own page cache; keeping it here too would be
  *    inclusive caching.
+ *  - A block a client demotes (ops_demote.c) is copied into a block at the
+ *    MRU end, clean; a READ reply carries the file's cache version, which
+ *    the demote must bring back (orfs_uni_demote_current()).
  *  - SETATTR size, UNLINK and RENAME over a file drop what they make
  *    stale; every READ also compares the file's ctime and size with what
  *    they were when its blocks were known good, so a change made on the
@@ -187,6 +190,8 @@ void orfs_uni_validate(struct orfs_unifier *u, uint64_t key,
 void orfs_uni_changed(struct orfs_unifier *u, uint64_t key, uint64_t from,
 		      uint64_t to, const struct stat *after);
 void orfs_uni_forget(struct orfs_unifier *u, uint64_t key);
+bool orfs_uni_demote_current(struct orfs_unifier *u, uint64_t key,
+			     const struct stat *st);
 
 int orfs_uread_start(struct orfs_unifier *u, struct orfs_uread *ur);
 

@@ -41,9 +41,14 @@
  *    in its identity thread: verbs and rdma_cm refuse a thread whose
  *    credentials changed);
  *  - nothing is created in, removed from or renamed into the directories
- *    outside the export.  (A non-directory outside the export is reachable
- *    by its handle, OBJ_SECRET: a known gap, documented in export.c, so
- *    its contents are not checked.)
+ *    outside the export, and outside/secret.txt keeps its contents, mode
+ *    and link count;
+ *  - no request that names an object outside the export by handle
+ *    succeeds.  Those handles (OBJ_OUTSIDE, OBJ_SECRET, OBJ_OUTSIDE_DIR)
+ *    are the kernel's real ones, tagged as a second export made on
+ *    outside/ issues them: the best forgery a client could have (export.c
+ *    once let a forged handle of a file outside a subdirectory export
+ *    through; its tags close that).
  *
  * Environment: ORFS_FUZZ_LOG=error|warn|info|debug (default error: the
  * server's own log), ORFS_FUZZ_INLINE (the negotiated inline threshold,
@@ -69,11 +74,14 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "cache.h"
+#include "diskio.h"
 #include "drc.h"
 #include "export.h"
 #include "log.h"
 #include "ops.h"
 #include "orfs_proto.h"
+#include "unifier.h"
 #include "fuzz_fixture.h"
 
 /* Rebuild the tree at least this often, even after read-only requests. */
@@ -86,6 +94,8 @@ static struct orfs_export exp = { .fd = -1 };
 static struct orfs_drc *drc;
 static struct orfs_req_ctx ctx;
 static struct orfs_fh handles[FUZZ_NOBJ];
+static struct orfs_export exp_out = { .fd = -1 };	/* outside/, for forgeries */
+static bool used_outside;	/* the input names an outside object by handle */
 static uint32_t inline_size = FUZZ_INLINE_DEFAULT;
 static uint32_t rep_size;	/* ORFS_META_MAX + inline_size, as rdma.c */
 static uint8_t *rep, *rep2;
@@ -99,6 +109,16 @@ static unsigned long since_reset;
 /* The handshake of the FUZZ_AUTH_SLOT inputs' connection. */
 static struct orfs_secret auth_secret;
 static struct orfs_auth auth;
+/*
+ * The block cache of DEMOTE inputs (fuzz_fixture.h, "DEMOTE"): made afresh
+ * and warmed before each one, so that its verdicts depend on the input
+ * alone.  Other inputs run without a cache, as before.
+ */
+#define FUZZ_CACHE_BLOCKS	8U
+static void *cache_arena;
+static struct orfs_cache *fcache;
+static struct orfs_disk fdisk;
+static struct orfs_unifier funi;
 /*
  * export/big (FUZZ_BIG_N files, the bulk of the tree) is kept across a
  * rebuild unless the input named it by handle (big_touched) or it is no
@@ -249,7 +269,7 @@ static void fixture_build(int root, bool keep_big)
 	mk_dir(root, "export");
 	mk_file(root, "export/file.txt", FUZZ_FILE_DATA, 0644);
 	mk_dir(root, "export/sub");
-	mk_file(root, "export/sub/inner.txt", "inner\n", 0600);
+	mk_file(root, "export/sub/inner.txt", FUZZ_INNER_DATA, 0600);
 	mk_dir(root, "export/sub/deep");
 	mk_dir(root, "export/empty");
 	if (keep_big) {
@@ -271,24 +291,35 @@ static void fixture_build(int root, bool keep_big)
 	set_xattr(root, "export/xattr.txt", "trusted.orfs", FUZZ_XATTR_VALUE);
 	set_xattr(root, "export/xattr.txt", "user.orfs", FUZZ_XATTR_VALUE);
 	mk_dir(root, "outside");
-	mk_file(root, "outside/secret.txt", "secret\n", 0600);
+	mk_file(root, "outside/secret.txt", FUZZ_SECRET_DATA, 0600);
 	mk_dir(root, "outside/dir");
 	mk_file(root, "export/gone.txt", "", 0644);	/* OBJ_STALE */
 }
 
+/* Is fixture object @i outside the export? */
+static bool obj_outside(unsigned int i)
+{
+	return i == OBJ_OUTSIDE || i == OBJ_SECRET || i == OBJ_OUTSIDE_DIR;
+}
+
 static void fixture_handles(int root)
 {
+	char p[PATH_MAX];
 	struct stat st;
 	unsigned int i;
 	int fd, err;
 
+	snprintf(p, sizeof(p), "%s/outside", scratch);
+	if (orfs_export_open(&exp_out, p))
+		fatal("cannot open %s as a second export", p);
 	for (i = 0; i < FUZZ_NOBJ; i++) {
 		fd = openat(root, obj_path[i], O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			fatal("cannot open %s: %s", obj_path[i], strerror(errno));
 		err = orfs_export_stat(fd, &st);
 		if (!err)
-			err = orfs_fh_encode(&exp, fd, &st, &handles[i]);
+			err = orfs_fh_encode(obj_outside(i) ? &exp_out : &exp, fd,
+					     &st, &handles[i]);
 		close(fd);
 		if (err)
 			fatal("cannot make the handle of %s: %s", obj_path[i],
@@ -367,6 +398,8 @@ static void fixture_reset(void)
 
 	if (exp.fd >= 0)
 		orfs_export_close(&exp);
+	if (exp_out.fd >= 0)
+		orfs_export_close(&exp_out);
 	if (drc)
 		orfs_drc_destroy(drc);
 	drc = NULL;
@@ -410,6 +443,8 @@ static void cleanup(void)
 {
 	if (exp.fd >= 0)
 		orfs_export_close(&exp);
+	if (exp_out.fd >= 0)
+		orfs_export_close(&exp_out);
 	if (mounted)
 		umount2(scratch, MNT_DETACH);
 	if (scratch[0])
@@ -451,10 +486,25 @@ static void check_confinement(void)
 	static const char *const top[] = { "export", "outside", NULL };
 	static const char *const outside[] = { "secret.txt", "dir", NULL };
 	static const char *const none[] = { NULL };
+	char p[PATH_MAX], buf[32];
+	struct stat st;
+	ssize_t n;
+	int fd;
 
 	expect_names(".", top);
 	expect_names("outside", outside);
 	expect_names("outside/dir", none);
+	snprintf(p, sizeof(p), "%s/%s", scratch, obj_path[OBJ_SECRET]);
+	fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		bug("outside/secret.txt is gone: %s", strerror(errno));
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n != (ssize_t)strlen(FUZZ_SECRET_DATA) ||
+	    memcmp(buf, FUZZ_SECRET_DATA, (size_t)n) ||
+	    (st.st_mode & 07777) != 0600 || st.st_nlink != 1)
+		bug("outside/secret.txt changed (%zd bytes, mode %o, %lu links)", n,
+		    st.st_mode & 07777, (unsigned long)st.st_nlink);
 }
 
 /* The lowest free descriptor number: grows if the server leaks one. */
@@ -510,6 +560,60 @@ static void check_xattr_list(const struct orfs_hdr *h)
 	}
 }
 
+/*
+ * A DEMOTE_META or DEMOTE reply: the client's orfs_demote_rep_check()
+ * accepts it for the request's block count, the block size is the
+ * cache's, and nothing the server does not know to be current is
+ * accepted: a block of a file other than export/sub/inner.txt (the only
+ * one the warm-up leaves known and uncached), or with another version.
+ */
+static void check_demote(const struct orfs_hdr *q, const struct orfs_hdr *h)
+{
+	const struct orfs_demote_req *r = orfs_body(q);
+	const struct orfs_demote_blk *b = orfs_demote_blocks(r);
+	const struct orfs_fh *files = orfs_demote_files(r);
+	const struct orfs_demote_rep *rep = orfs_body(h);
+	uint32_t nb = orfs_cpu16(r->nblocks), i;
+	const u8 *v;
+	int acc;
+
+	acc = orfs_demote_rep_check(h, nb, &v);
+	if (acc < 0)
+		bug("%s reply: the client's orfs_demote_rep_check() refuses it",
+		    orfs_op_name(orfs_cpu16(h->opcode)));
+	if (orfs_cpu32(rep->block_size) != orfs_cache_block_size(fcache))
+		bug("%s reply: block size %u", orfs_op_name(orfs_cpu16(h->opcode)),
+		    orfs_cpu32(rep->block_size));
+	for (i = 0; i < nb; i++) {
+		const struct orfs_fh *fh = &files[orfs_cpu16(b[i].file)];
+		unsigned int k;
+
+		for (k = 0; k < FUZZ_NOBJ; k++)
+			if (obj_outside(k) &&
+			    !memcmp(fh, &handles[k], sizeof(*fh)) &&
+			    v[i] != ORFS_DV_GONE)
+				bug("%s: block %u of an object outside the export: verdict %u",
+				    orfs_op_name(orfs_cpu16(h->opcode)), i, v[i]);
+		if (v[i] != ORFS_DV_ACCEPT)
+			continue;
+		if (memcmp(fh, &handles[OBJ_INNER], sizeof(*fh)) ||
+		    orfs_cpu64(b[i].version) != FUZZ_VERSION_INNER ||
+		    b[i].offset)
+			bug("%s: block %u (file ino %llu, offset %llu, version %llu) accepted",
+			    orfs_op_name(orfs_cpu16(h->opcode)), i,
+			    (unsigned long long)orfs_cpu64(fh->ino),
+			    (unsigned long long)orfs_cpu64(b[i].offset),
+			    (unsigned long long)orfs_cpu64(b[i].version));
+	}
+	if (h->data_len)
+		bug("%s reply with inline data", orfs_op_name(orfs_cpu16(h->opcode)));
+}
+
+static bool is_demote(uint16_t op)
+{
+	return op == ORFS_OP_DEMOTE_META || op == ORFS_OP_DEMOTE;
+}
+
 /* Checks of a success reply's body and inline data. */
 static void check_success(const uint8_t *req, uint32_t len,
 			  const struct orfs_hdr *h)
@@ -518,6 +622,10 @@ static void check_success(const uint8_t *req, uint32_t len,
 	uint32_t body = orfs_cpu32(h->body_len), data = orfs_cpu32(h->data_len);
 	const struct orfs_hdr *q = (const struct orfs_hdr *)req;
 
+	if (op == ORFS_OP_DEMOTE_META || op == ORFS_OP_DEMOTE) {
+		check_demote(q, h);
+		return;
+	}
 	if ((int)body != orfs_body_min(op, 1))
 		bug("%s reply: body of %u bytes, the protocol says %d",
 		    orfs_op_name(op), body, orfs_body_min(op, 1));
@@ -624,6 +732,9 @@ static void check_reply(const uint8_t *req, uint32_t len, const uint8_t *r,
 		bug("reply of %u bytes, its header says %u", n, want);
 	if (!status)
 		check_success(req, len, h);
+	if (!status && used_outside && !is_demote(orfs_cpu16(h->opcode)))
+		bug("%s with a handle of an object outside the export succeeded",
+		    orfs_op_name(orfs_cpu16(h->opcode)));
 }
 
 /*
@@ -667,9 +778,13 @@ static void check_auth(const uint8_t *req, uint32_t len, const uint8_t *r,
 
 /* ---- handle substitution ---- */
 
-/* Offsets in the body of @op's handles. */
-static unsigned int fh_slots(uint16_t op, uint32_t off[2])
+/* Offsets in the body of the handles of request @req (@len bytes). */
+static unsigned int fh_slots(const uint8_t *req, size_t len,
+			     uint32_t off[ORFS_DEMOTE_FILES_MAX])
 {
+	uint16_t op = raw16(req, offsetof(struct orfs_hdr, opcode));
+	unsigned int i, n;
+
 	switch (op) {
 	case ORFS_OP_GETATTR:
 	case ORFS_OP_STATFS:
@@ -712,6 +827,19 @@ static unsigned int fh_slots(uint16_t op, uint32_t off[2])
 	case ORFS_OP_REMOVEXATTR:
 		off[0] = offsetof(struct orfs_xattr_req, fh);
 		return 1;
+	case ORFS_OP_DEMOTE_META:
+	case ORFS_OP_DEMOTE:
+		/* the file table, as far as the body claims one */
+		if (len < sizeof(struct orfs_hdr) + sizeof(struct orfs_demote_req))
+			return 0;
+		n = raw16(req, sizeof(struct orfs_hdr) +
+			  offsetof(struct orfs_demote_req, nfiles));
+		if (n > ORFS_DEMOTE_FILES_MAX)
+			n = ORFS_DEMOTE_FILES_MAX;
+		for (i = 0; i < n; i++)
+			off[i] = (uint32_t)(sizeof(struct orfs_demote_req) +
+					    i * sizeof(struct orfs_fh));
+		return n;
 	default:
 		return 0;
 	}
@@ -720,13 +848,13 @@ static unsigned int fh_slots(uint16_t op, uint32_t off[2])
 /* Replace every handle slot marked FUZZ_FH_MARK by a fixture handle. */
 static void substitute_handles(uint8_t *req, size_t len)
 {
-	uint32_t off[2], i, n, hl, idx;
+	uint32_t off[ORFS_DEMOTE_FILES_MAX], i, n, hl, idx;
 	struct orfs_fh fh;
 	size_t at;
 
 	if (len < sizeof(struct orfs_hdr))
 		return;
-	n = fh_slots(raw16(req, offsetof(struct orfs_hdr, opcode)), off);
+	n = fh_slots(req, len, off);
 	for (i = 0; i < n; i++) {
 		at = sizeof(struct orfs_hdr) + off[i];
 		if (at + sizeof(fh) > len)
@@ -738,6 +866,8 @@ static void substitute_handles(uint8_t *req, size_t len)
 		idx = orfs_cpu64(fh.ino) % FUZZ_NOBJ;
 		if (idx == OBJ_BIG)
 			big_touched = true;
+		if (obj_outside(idx))
+			used_outside = true;
 		memcpy(req + at, &handles[idx], sizeof(fh));
 	}
 }
@@ -782,6 +912,73 @@ static bool changed(const uint8_t *req, uint32_t len, uint32_t n)
 	}
 }
 
+/* ---- the block cache of DEMOTE inputs ---- */
+
+/* The cache key of fixture object @obj. */
+static uint64_t obj_key(unsigned int obj)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	uint64_t key;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", scratch, obj_path[obj]);
+	fd = open(p, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		fatal("cannot open %s: %s", p, strerror(errno));
+	key = orfs_uni_key(fd, &st);
+	close(fd);
+	return key;
+}
+
+/* READ a whole fixture file through the cache (a client's READ). */
+static void warm_read(unsigned int obj)
+{
+	struct orfs_hdr *h = (struct orfs_hdr *)rep2;
+	struct orfs_io_req *q = (struct orfs_io_req *)(h + 1);
+	uint8_t *req = rep2 + rep_size / 2;
+	uint32_t n;
+
+	memset(req, 0, sizeof(*h) + sizeof(*q));
+	h = (struct orfs_hdr *)req;
+	q = (struct orfs_io_req *)(h + 1);
+	orfs_hdr_init(h, ORFS_OP_READ, 1, 0, sizeof(*q), 0);
+	q->fh = handles[obj];
+	q->count = orfs_le32(256);	/* the fixture files are smaller */
+	n = orfs_handle_request(&ctx, req, sizeof(*h) + sizeof(*q), rep2,
+				rep_size / 2);
+	if (n < sizeof(*h) || ((struct orfs_hdr *)rep2)->status)
+		fatal("warm-up READ of %s failed", obj_path[obj]);
+}
+
+/*
+ * Before a DEMOTE input: a fresh cache with versions from
+ * FUZZ_VERSION_BASE, export/file.txt READ (its block cached, version
+ * FUZZ_VERSION_FILE) and export/sub/inner.txt READ and then dropped
+ * (known, not cached, version FUZZ_VERSION_INNER).
+ */
+static void demote_setup(void)
+{
+	struct orfs_cache_params p = {
+		.base = cache_arena, .size = FUZZ_CACHE_BLOCKS * 4096,
+		.block_size = 4096, .version_slots = 16,
+		.version_base = FUZZ_VERSION_BASE, .hash_buckets = 16,
+		.hash_seed = 1,
+	};
+
+	if (fcache) {
+		orfs_unifier_fini(&funi);
+		orfs_cache_destroy(fcache);
+	}
+	fcache = orfs_cache_create(&p);
+	if (!fcache || orfs_unifier_init(&funi, fcache, &fdisk, NULL, false))
+		fatal("cannot make the block cache");
+	ctx.uni = &funi;
+	warm_read(OBJ_FILE);
+	warm_read(OBJ_INNER);
+	orfs_cache_invalidate_file(fcache, obj_key(OBJ_INNER), 0);
+}
+
 /* ---- libFuzzer entry points ---- */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -807,8 +1004,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	rep_size = ORFS_META_MAX + inline_size;
 	rep = malloc(rep_size);
 	rep2 = malloc(rep_size);
-	if (!rep || !rep2)
+	cache_arena = aligned_alloc(4096, FUZZ_CACHE_BLOCKS * 4096);
+	if (!rep || !rep2 || !cache_arena)
 		fatal("out of memory");
+	orfs_disk_sync_init(&fdisk);
 
 	if (geteuid() != 0)
 		fatal("needs root: file handles and the private tmpfs export");
@@ -859,11 +1058,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!req)
 		fatal("out of memory");
 	memcpy(req, data, size);
+	used_outside = false;
 	substitute_handles(req, size);
 	if (size >= 8)
 		op = raw16(req, offsetof(struct orfs_hdr, opcode));
 	if (size >= 20)
 		flags = raw16(req, offsetof(struct orfs_hdr, flags));
+	if (op == ORFS_OP_DEMOTE_META || op == ORFS_OP_DEMOTE)
+		demote_setup();
 
 	gated = auth_gated(req, size);
 	if (gated) {
@@ -895,6 +1097,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (setfsuid((uid_t)-1) != 0)
 		bug("the request changed the thread's fsuid to %d",
 		    setfsuid((uid_t)-1));
+	ctx.uni = NULL;
 	fd1 = lowest_free_fd();
 	if (fd1 != fd0)
 		bug("a file descriptor leaked (the lowest free one was %d before the request, %d after)",

@@ -10,7 +10,10 @@
  * the real handle of fixture object (@ino % FUZZ_NOBJ).  Any other handle
  * bytes reach the server untouched, so malformed and forged handles are
  * fuzzed too.  (FUZZ_FH_MARK is above ORFS_FH_DATA: such a handle is never
- * a valid one, so the substitution hides no server path.)
+ * a valid one, so the substitution hides no server path.)  The objects
+ * outside the export get the handles a second export made on outside/
+ * issues: correctly tagged, with another export's key, so no request that
+ * names one may succeed.
  *
  * The scratch tree, on a private tmpfs (paths relative to its root):
  *
@@ -57,8 +60,23 @@ enum fuzz_obj {
 };
 
 #define FUZZ_FILE_DATA		"hello from the orfs fuzzer\n"
+#define FUZZ_SECRET_DATA	"secret\n"
 #define FUZZ_BIG_N		48
 #define FUZZ_XATTR_VALUE	"fuzz-value"
+
+/*
+ * DEMOTE: DEMOTE_META and DEMOTE inputs run against a block cache of 4 KiB
+ * blocks made for each of them, with versions from FUZZ_VERSION_BASE.
+ * Before the input, export/file.txt was READ (its block 0 is cached:
+ * CACHED, version FUZZ_VERSION_FILE) and export/sub/inner.txt READ and
+ * then dropped from the cache (version FUZZ_VERSION_INNER): a demote of
+ * its block 0, 6 bytes, with that version is the only one accepted.  (The
+ * first READ of a file gives it a new version; the drop another one.)
+ */
+#define FUZZ_VERSION_BASE	1000ULL
+#define FUZZ_VERSION_FILE	(FUZZ_VERSION_BASE + 1)
+#define FUZZ_VERSION_INNER	(FUZZ_VERSION_BASE + 3)
+#define FUZZ_INNER_DATA		"inner\n"
 
 /* The negotiated inline threshold the harness uses (ORFS_FUZZ_INLINE overrides). */
 #define FUZZ_INLINE_DEFAULT	4096U

@@ -17,9 +17,12 @@
  *  - accept private data on the client: orfs_conn_rep_check();
  *  - reject private data on the client: orfs_rej_errno(), orfs_rej_str();
  *  - a reply on the client: orfs_hdr_check(reply), and for READDIR the
- *    entries through orfs_dirent_iter / orfs_dirent_next();
+ *    entries through orfs_dirent_iter / orfs_dirent_next(), for
+ *    DEMOTE_META and DEMOTE orfs_demote_rep_check() with @count blocks;
  *  - a request: orfs_hdr_check(request), and the name tails through
- *    orfs_tail_check() and orfs_name_check();
+ *    orfs_tail_check() and orfs_name_check(); a DEMOTE_META or DEMOTE
+ *    through orfs_demote_check(), and, if it passes, rebuilt with the
+ *    client's batch helpers, which must give a body it passes again;
  *  - raw READDIR inline data: orfs_dirent_next() with @count entries;
  *  - one name: orfs_name_check().
  * Each result is checked against what its documentation promises; a
@@ -206,7 +209,98 @@ static int walk_dirents(const uint8_t *data, uint32_t len, uint32_t count)
 
 /* ---- messages ---- */
 
-static void fuzz_reply(const uint8_t *p, uint32_t len)
+/*
+ * A DEMOTE reply to a request of @nblocks blocks: if orfs_demote_rep_check()
+ * accepts it, the verdicts are known, counted right, inside the body.
+ */
+static void fuzz_demote_reply(const struct orfs_hdr *h, uint32_t nblocks)
+{
+	const struct orfs_demote_rep *r = orfs_body(h);
+	const u8 *v = NULL;
+	uint32_t i, acc = 0;
+	int rc;
+
+	rc = orfs_demote_rep_check(h, nblocks, &v);
+	if (rc < 0) {
+		if (rc != -EBADMSG)
+			bug("orfs_demote_rep_check() returned %d", rc);
+		return;
+	}
+	if (orfs_cpu32(h->body_len) != sizeof(*r) + nblocks || h->data_len ||
+	    v != (const u8 *)(r + 1))
+		bug("orfs_demote_rep_check() accepted a body of %u bytes for %u blocks",
+		    orfs_cpu32(h->body_len), nblocks);
+	for (i = 0; i < nblocks; i++) {
+		if (v[i] > ORFS_DV_MAX)
+			bug("orfs_demote_rep_check() accepted verdict %u", v[i]);
+		acc += v[i] == ORFS_DV_ACCEPT;
+	}
+	if ((uint32_t)rc != acc || (acc && !r->block_size))
+		bug("orfs_demote_rep_check() said %d accepted, %u are", rc, acc);
+}
+
+/*
+ * A DEMOTE_META or DEMOTE request: what orfs_demote_check() accepts lies
+ * inside the body and has the promised fields; the client's batch helpers
+ * rebuild it (one handle per distinct handle) into a body that passes too,
+ * with the same data length.
+ */
+static void fuzz_demote_request(const struct orfs_hdr *h)
+{
+	const struct orfs_demote_req *q = orfs_body(h);
+	const struct orfs_demote_blk *b;
+	const struct orfs_fh *f;
+	struct orfs_demote_batch batch;
+	uint64_t *body2;
+	struct orfs_hdr *h2;
+	uint32_t total = 0, total2 = 0, nf, nb, i;
+	int rc, n;
+
+	rc = orfs_demote_check(h, &total);
+	if (rc != 0 && rc != -EBADMSG && rc != -EINVAL)
+		bug("orfs_demote_check() returned %d", rc);
+	if (rc)
+		return;
+	nf = orfs_cpu16(q->nfiles);
+	nb = orfs_cpu16(q->nblocks);
+	if (!nf || nf > ORFS_DEMOTE_FILES_MAX || !nb || nb > ORFS_DEMOTE_BLOCKS_MAX ||
+	    orfs_cpu32(h->body_len) != orfs_demote_body_len(nf, nb) ||
+	    orfs_cpu32(h->body_len) > ORFS_DEMOTE_BODY_MAX)
+		bug("orfs_demote_check() accepted %u files, %u blocks in %u bytes",
+		    nf, nb, orfs_cpu32(h->body_len));
+	f = orfs_demote_files(q);
+	b = orfs_demote_blocks(q);
+	orfs_demote_batch_init(&batch);
+	for (i = 0; i < nb; i++) {
+		uint32_t file = orfs_cpu16(b[i].file);
+
+		if (file >= nf || orfs_fh_check(&f[file]) || !b[i].version ||
+		    !b[i].len || orfs_cpu32(b[i].len) > ORFS_DEMOTE_LEN_MAX)
+			bug("orfs_demote_check() accepted block %u", i);
+		rc = orfs_demote_batch_add(&batch, &f[file], orfs_cpu64(b[i].offset),
+					   orfs_cpu32(b[i].len),
+					   orfs_cpu64(b[i].version));
+		if (rc != (int)i)
+			bug("orfs_demote_batch_add() refused checked block %u: %d", i, rc);
+	}
+	if (batch.bytes != total)
+		bug("the batch holds %u bytes, the check said %u", batch.bytes, total);
+	body2 = calloc(1, sizeof(*h2) + ORFS_DEMOTE_BODY_MAX);
+	if (!body2)
+		abort();
+	h2 = (struct orfs_hdr *)body2;
+	n = orfs_demote_encode(&batch, h2 + 1, ORFS_DEMOTE_BODY_MAX,
+			       orfs_cpu32(q->flags), orfs_cpu32(q->grant));
+	if (n <= 0)
+		bug("orfs_demote_encode() of a checked request: %d", n);
+	orfs_hdr_init(h2, orfs_cpu16(h->opcode), 1, 0, (uint32_t)n, 0);
+	if (orfs_hdr_check(h2, sizeof(*h2) + (uint32_t)n, 0) ||
+	    orfs_demote_check(h2, &total2) || total2 != total)
+		bug("the rebuilt DEMOTE does not check out");
+	free(body2);
+}
+
+static void fuzz_reply(const uint8_t *p, uint32_t len, uint32_t count)
 {
 	const struct orfs_hdr *h = (const void *)p;
 	uint32_t body, data;
@@ -236,6 +330,9 @@ static void fuzz_reply(const uint8_t *p, uint32_t len)
 		/* As the client does: the entries are the inline data. */
 		walk_dirents(data ? orfs_data(h) : NULL, data, orfs_cpu32(b->count));
 	}
+	if (orfs_cpu16(h->opcode) == ORFS_OP_DEMOTE_META ||
+	    orfs_cpu16(h->opcode) == ORFS_OP_DEMOTE)
+		fuzz_demote_reply(h, count);
 }
 
 static void check_name_tail(const struct orfs_hdr *h, uint32_t fixed,
@@ -311,6 +408,10 @@ static void fuzz_request(const uint8_t *p, uint32_t len)
 				ORFS_XATTR_NAME_MAX, false);
 		break;
 	}
+	case ORFS_OP_DEMOTE_META:
+	case ORFS_OP_DEMOTE:
+		fuzz_demote_request(h);
+		break;
 	default:
 		break;
 	}
@@ -350,7 +451,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_conn_req(p, len, server_max, count);
 	fuzz_conn_rep(p, len, asked);
 	fuzz_conn_rej(p, len);
-	fuzz_reply(p, len);
+	fuzz_reply(p, len, count);
 	fuzz_request(p, len);
 	walk_dirents(p, len, count);
 	fuzz_name(p, len);

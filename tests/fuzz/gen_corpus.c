@@ -381,6 +381,93 @@ static void seed_xattr(void)
 		   ORFS_HF_RETRANSMIT, OBJ_XATTR, "user.orfs", 0, 0, NULL);
 }
 
+/* One block of a DEMOTE seed: fixture object @obj, where, how long, which version. */
+struct seed_blk {
+	unsigned int	obj;
+	uint64_t	off;
+	uint32_t	len;
+	uint64_t	version;
+};
+
+/*
+ * A DEMOTE_META or DEMOTE of @n blocks: the file table holds each object
+ * once, in order of first use; @data (DEMOTE without ORFS_IO_GRANT) is
+ * the inline data.
+ */
+static void demote_like(const char *name, uint16_t op, uint32_t flags,
+			uint32_t grant, const struct seed_blk *blk, unsigned int n,
+			const void *data, uint32_t data_len)
+{
+	uint8_t body[ORFS_DEMOTE_BODY_MAX];
+	struct orfs_demote_req *q = (struct orfs_demote_req *)body;
+	struct orfs_fh *files = (struct orfs_fh *)(q + 1);
+	struct orfs_demote_blk *b;
+	unsigned int objs[ORFS_DEMOTE_FILES_MAX], nf = 0, i, f;
+
+	for (i = 0; i < n; i++) {
+		for (f = 0; f < nf && objs[f] != blk[i].obj; f++)
+			;
+		if (f == nf)
+			objs[nf++] = blk[i].obj;
+	}
+	memset(body, 0, sizeof(body));
+	q->nfiles = orfs_le16((uint16_t)nf);
+	q->nblocks = orfs_le16((uint16_t)n);
+	q->flags = orfs_le32(flags);
+	q->grant = orfs_le32(grant);
+	for (f = 0; f < nf; f++)
+		files[f] = mark(objs[f]);
+	b = (struct orfs_demote_blk *)(files + nf);
+	for (i = 0; i < n; i++) {
+		for (f = 0; objs[f] != blk[i].obj; f++)
+			;
+		b[i].offset = orfs_le64(blk[i].off);
+		b[i].len = orfs_le32(blk[i].len);
+		b[i].version = orfs_le64(blk[i].version);
+		b[i].file = orfs_le16((uint16_t)f);
+	}
+	req(name, op, 0, body, orfs_demote_body_len(nf, n), NULL, NULL, data,
+	    data_len);
+}
+
+static void seed_demote(void)
+{
+	static const struct seed_blk meta[] = {
+		{ OBJ_INNER, 0, 6, FUZZ_VERSION_INNER },	/* accepted */
+		{ OBJ_FILE, 0, sizeof(FUZZ_FILE_DATA) - 1, FUZZ_VERSION_FILE },
+		{ OBJ_FILE, 0, sizeof(FUZZ_FILE_DATA) - 1, FUZZ_VERSION_BASE },
+		{ OBJ_INNER, 4096, 6, FUZZ_VERSION_INNER },	/* past the end */
+		{ OBJ_INNER, 1, 5, FUZZ_VERSION_INNER },	/* not a block */
+		{ OBJ_STALE, 0, 1, FUZZ_VERSION_BASE },
+		{ OBJ_SUB, 0, 4096, FUZZ_VERSION_BASE },
+	};
+	static const struct seed_blk inner[] = {
+		{ OBJ_INNER, 0, 6, FUZZ_VERSION_INNER },
+	};
+	static const struct seed_blk twice[] = {
+		{ OBJ_INNER, 0, 6, FUZZ_VERSION_INNER },
+		{ OBJ_INNER, 0, 6, FUZZ_VERSION_INNER },
+	};
+	static const struct seed_blk outside[] = {
+		{ OBJ_SECRET, 0, 7, FUZZ_VERSION_BASE },
+		{ OBJ_OUTSIDE_DIR, 0, 4096, FUZZ_VERSION_BASE },
+		{ OBJ_INNER, 0, 6, FUZZ_VERSION_INNER },
+	};
+
+	demote_like("demote-meta", ORFS_OP_DEMOTE_META, 0, 0, meta,
+		    sizeof(meta) / sizeof(meta[0]), NULL, 0);
+	demote_like("demote-inline", ORFS_OP_DEMOTE, 0, 0, inner, 1,
+		    FUZZ_INNER_DATA, 6);
+	demote_like("demote-twice", ORFS_OP_DEMOTE, 0, 0, twice, 2,
+		    FUZZ_INNER_DATA FUZZ_INNER_DATA, 12);
+	demote_like("demote-grant", ORFS_OP_DEMOTE, ORFS_IO_GRANT, 2, inner, 1,
+		    NULL, 0);
+	demote_like("demote-meta-outside", ORFS_OP_DEMOTE_META, 0, 0, outside,
+		    sizeof(outside) / sizeof(outside[0]), NULL, 0);
+	demote_like("demote-short-data", ORFS_OP_DEMOTE, 0, 0, inner, 1,
+		    "inner", 5);
+}
+
 static void seed_misc(void)
 {
 	struct orfs_hdr *h = (struct orfs_hdr *)MSG;
@@ -606,6 +693,37 @@ static void seed_proto(void)
 		n = build(ORFS_OP_LOOKUP, 0, &q, sizeof(q), "file.txt", NULL, NULL, 0);
 		proto("lookup-request", 4096, 4096, 0, MSG, n);
 	}
+	{
+		static const uint8_t v[3] = { ORFS_DV_ACCEPT, ORFS_DV_STALE,
+					      ORFS_DV_CACHED };
+		struct orfs_demote_batch b;
+		struct orfs_demote_rep *r;
+		struct orfs_fh fh;
+		int n;
+
+		memset(&fh, 0, sizeof(fh));
+		fh.len = orfs_le32(12);
+		fh.ino = orfs_le64(12);
+		orfs_demote_batch_init(&b);
+		orfs_demote_batch_add(&b, &fh, 0, 4096, 5);
+		fh.ino = orfs_le64(13);
+		orfs_demote_batch_add(&b, &fh, 65536, 65536, 6);
+		orfs_demote_batch_add(&b, &fh, 0, 100, 6);
+		memset(MSG, 0, MSG_MAX);
+		n = orfs_demote_encode(&b, MSG + sizeof(*h), ORFS_DEMOTE_BODY_MAX,
+				       0, 0);
+		orfs_hdr_init(h, ORFS_OP_DEMOTE_META, 8 << 16, 0, (uint32_t)n, 0);
+		proto("demote-request", 4096, 4096, 3, MSG, sizeof(*h) + (uint32_t)n);
+		memset(MSG, 0, MSG_MAX);
+		r = (struct orfs_demote_rep *)(MSG + sizeof(*h));
+		orfs_hdr_init(h, ORFS_OP_DEMOTE_META, 8 << 16, ORFS_HF_REPLY,
+			      sizeof(*r) + 3, 0);
+		r->nblocks = orfs_le16(3);
+		r->accepted = orfs_le16(1);
+		r->block_size = orfs_le32(65536);
+		memcpy(r + 1, v, 3);
+		proto("demote-reply", 4096, 4096, 3, MSG, sizeof(*h) + sizeof(*r) + 3);
+	}
 	proto("name", 0, 0, 0, "file.txt", 8);
 }
 
@@ -625,6 +743,7 @@ int main(int argc, char **argv)
 	seed_rename_link();
 	seed_setattr();
 	seed_xattr();
+	seed_demote();
 	seed_misc();
 	seed_auth();
 	seed_cred();

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests for the ORFS wire protocol v1 helpers in include/orfs_proto.h:
- * header, tail, name and handle validation, the READDIR entry iterator and
- * the rdma_cm private-data checks.  The decoders face untrusted peers, so
+ * header, tail, name and handle validation, the READDIR entry iterator,
+ * the rdma_cm private-data checks, and the DEMOTE_META / DEMOTE encoders
+ * and decoders (the client side of DEMOTE exclusive caching).  The decoders face untrusted peers, so
  * most cases feed them something malformed and check the exact error.
  *
  * Run with tools/kunit.sh.
@@ -64,7 +65,7 @@ static const struct orfs_test_op orfs_test_ops[] = {
 	{ ORFS_OP_LOOKUP,   72,  160, "LOOKUP" },
 	{ ORFS_OP_READDIR,  80,  8,   "READDIR" },
 	{ ORFS_OP_STATFS,   64,  56,  "STATFS" },
-	{ ORFS_OP_READ,     88,  8,   "READ" },
+	{ ORFS_OP_READ,     88,  16,  "READ" },
 	{ ORFS_OP_WRITE,    88,  104, "WRITE" },
 	{ ORFS_OP_CREATE,   96,  160, "CREATE" },
 	{ ORFS_OP_MKDIR,    96,  160, "MKDIR" },
@@ -82,6 +83,8 @@ static const struct orfs_test_op orfs_test_ops[] = {
 	{ ORFS_OP_LISTXATTR, 80, 8,   "LISTXATTR" },
 	{ ORFS_OP_REMOVEXATTR, 80, 0, "REMOVEXATTR" },
 	{ ORFS_OP_AUTH,     32,  32,  "AUTH" },
+	{ ORFS_OP_DEMOTE_META, 16, 8, "DEMOTE_META" },
+	{ ORFS_OP_DEMOTE,   16,  8,   "DEMOTE" },
 };
 
 /**
@@ -209,6 +212,8 @@ static void orfs_hdr_test_valid_request(struct kunit *test)
 		const struct orfs_test_op *o = &orfs_test_ops[i];
 
 		KUNIT_EXPECT_EQ_MSG(test, o->op, i, "orfs_test_ops[] order");
+		if (!o->name)
+			continue;	/* reserved */
 		KUNIT_EXPECT_EQ_MSG(test, orfs_body_min(o->op, 0), (int)o->req,
 				    "%s", o->name);
 		h = orfs_test_msg(test, o->op, 0, o->req, 0, &len);
@@ -229,6 +234,8 @@ static void orfs_hdr_test_valid_reply(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(orfs_test_ops); i++) {
 		const struct orfs_test_op *o = &orfs_test_ops[i];
 
+		if (!o->name)
+			continue;	/* reserved */
 		KUNIT_EXPECT_EQ_MSG(test, orfs_body_min(o->op, 1), (int)o->rep,
 				    "%s", o->name);
 		h = orfs_test_msg(test, o->op, ORFS_HF_REPLY, o->rep, 0, &len);
@@ -583,6 +590,8 @@ static void orfs_hdr_test_short_body(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(orfs_test_ops); i++) {
 		const struct orfs_test_op *o = &orfs_test_ops[i];
 
+		if (!o->name)
+			continue;	/* reserved */
 		if (o->req) {
 			h = orfs_test_msg(test, o->op, 0, o->req - 1, 0, &len);
 			KUNIT_EXPECT_EQ_MSG(test, orfs_t_hdr_check(h, len, 0),
@@ -609,6 +618,8 @@ static void orfs_hdr_test_error_reply(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(orfs_test_ops); i++) {
 		const struct orfs_test_op *o = &orfs_test_ops[i];
 
+		if (!o->name)
+			continue;	/* reserved */
 		h = orfs_test_msg(test, o->op, ORFS_HF_REPLY, 0, 0, &len);
 		h->status = orfs_le32(ENOENT);
 		KUNIT_EXPECT_EQ_MSG(test, orfs_t_hdr_check(h, len, 1), 0,
@@ -1363,6 +1374,322 @@ static void orfs_rej_errno_test(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, orfs_rej_str(0xffff), "connection refused");
 }
 
+/* ---- DEMOTE_META and DEMOTE ---- */
+
+static noinline int orfs_t_demote_check(const struct orfs_hdr *h, u32 *total)
+{
+	return orfs_demote_check(h, total);
+}
+
+static noinline int orfs_t_demote_rep_check(const struct orfs_hdr *h,
+					    u32 nblocks, const u8 **v)
+{
+	return orfs_demote_rep_check(h, nblocks, v);
+}
+
+/* A well-formed handle whose bytes are @seed. */
+static void orfs_test_fh(struct orfs_fh *fh, u8 seed)
+{
+	memset(fh, 0, sizeof(*fh));
+	fh->len = orfs_le32(8);
+	fh->type = orfs_le32(1);
+	fh->ino = orfs_le64(seed);
+	memset(fh->data, seed, 8);
+}
+
+/*
+ * orfs_test_demote_msg() - a DEMOTE_META or DEMOTE request from a batch, in
+ * a buffer of exactly the message's size (KASAN sees any overread)
+ */
+static struct orfs_hdr *orfs_test_demote_msg(struct kunit *test, u16 op,
+					     const struct orfs_demote_batch *b,
+					     u32 flags, u32 grant, u32 *len)
+{
+	u32 body = orfs_demote_body_len(b->nfiles, b->nblocks);
+	struct orfs_hdr *h = orfs_test_msg(test, op, 0, body, 0, len);
+
+	KUNIT_ASSERT_EQ(test, orfs_demote_encode(b, h + 1, body, flags, grant),
+			(int)body);
+	KUNIT_ASSERT_EQ(test, orfs_t_hdr_check(h, *len, 0), 0);
+	return h;
+}
+
+/* Two files, three blocks: (f0, 0), (f1, 64 KiB), (f0, 8 KiB). */
+static void orfs_test_batch3(struct kunit *test, struct orfs_demote_batch *b)
+{
+	struct orfs_fh f0, f1;
+
+	orfs_test_fh(&f0, 1);
+	orfs_test_fh(&f1, 2);
+	orfs_demote_batch_init(b);
+	KUNIT_ASSERT_EQ(test, orfs_demote_batch_add(b, &f0, 0, 4096, 70), 0);
+	KUNIT_ASSERT_EQ(test, orfs_demote_batch_add(b, &f1, 65536, 65536, 71), 1);
+	KUNIT_ASSERT_EQ(test, orfs_demote_batch_add(b, &f0, 8192, 300, 70), 2);
+}
+
+static void orfs_demote_test_encode(struct kunit *test)
+{
+	struct orfs_demote_batch *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	const struct orfs_demote_blk *blk;
+	const struct orfs_demote_req *q;
+	struct orfs_hdr *h;
+	u32 len, total = 0;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b);
+	orfs_test_batch3(test, b);
+	KUNIT_EXPECT_EQ(test, b->nfiles, 2U);
+	KUNIT_EXPECT_EQ(test, b->bytes, 4096U + 65536U + 300U);
+	KUNIT_EXPECT_EQ(test, orfs_demote_body_len(2, 3), 16U + 128U + 72U);
+	h = orfs_test_demote_msg(test, ORFS_OP_DEMOTE_META, b, 0, 0, &len);
+	KUNIT_EXPECT_EQ(test, len, ORFS_TEST_HDR + 16U + 128U + 72U);
+	KUNIT_EXPECT_EQ(test, orfs_t_demote_check(h, &total), 0);
+	KUNIT_EXPECT_EQ(test, total, 4096U + 65536U + 300U);
+	/* The wire layout, byte for byte where it matters. */
+	q = orfs_body(h);
+	KUNIT_EXPECT_EQ(test, orfs_cpu16(q->nfiles), 2);
+	KUNIT_EXPECT_EQ(test, orfs_cpu16(q->nblocks), 3);
+	KUNIT_EXPECT_EQ(test, orfs_cpu32(q->flags), 0U);
+	KUNIT_EXPECT_PTR_EQ(test, (const void *)orfs_demote_files(q),
+			    (const void *)((const u8 *)h + ORFS_TEST_HDR + 16));
+	blk = orfs_demote_blocks(q);
+	KUNIT_EXPECT_PTR_EQ(test, (const void *)blk,
+			    (const void *)((const u8 *)h + ORFS_TEST_HDR + 16 + 128));
+	KUNIT_EXPECT_EQ(test, orfs_cpu16(blk[2].file), 0);
+	KUNIT_EXPECT_EQ(test, orfs_cpu64(blk[1].offset), 65536ULL);
+	KUNIT_EXPECT_EQ(test, orfs_cpu64(blk[1].version), 71ULL);
+	KUNIT_EXPECT_EQ(test, orfs_cpu32(blk[2].len), 300U);
+	/* DEMOTE through staging buffer 5 */
+	h = orfs_test_demote_msg(test, ORFS_OP_DEMOTE, b, ORFS_IO_GRANT, 5, &len);
+	KUNIT_EXPECT_EQ(test, orfs_t_demote_check(h, &total), 0);
+	KUNIT_EXPECT_EQ(test, orfs_cpu32(((const struct orfs_demote_req *)
+					  orfs_body(h))->grant), 5U);
+	/* Room too small, bad flags, an empty batch. */
+	KUNIT_EXPECT_EQ(test, orfs_demote_encode(b, h + 1, 100, 0, 0), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, orfs_demote_encode(b, h + 1, 1024, ORFS_IO_STABLE, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, orfs_demote_encode(b, h + 1, 1024, 0, 1), -EINVAL);
+	orfs_demote_batch_init(b);
+	KUNIT_EXPECT_EQ(test, orfs_demote_encode(b, h + 1, 1024, 0, 0), -EINVAL);
+}
+
+static void orfs_demote_test_batch_limits(struct kunit *test)
+{
+	struct orfs_demote_batch *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct orfs_fh fh, bad;
+	struct orfs_hdr *h;
+	u32 i, len, total;
+	int rc;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b);
+	orfs_test_fh(&fh, 7);
+	bad = fh;
+	bad.len = orfs_le32(ORFS_FH_DATA + 1);
+	orfs_demote_batch_init(b);
+	KUNIT_EXPECT_EQ(test, orfs_demote_batch_add(b, &bad, 0, 1, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, orfs_demote_batch_add(b, &fh, 0, 0, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, orfs_demote_batch_add(b, &fh, 0,
+						    ORFS_DEMOTE_LEN_MAX + 1, 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, orfs_demote_batch_add(b, &fh, 0, 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, orfs_demote_batch_add(b, &fh, S64_MAX, 1, 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, b->nblocks, 0U);
+	for (i = 0; i < ORFS_DEMOTE_BLOCKS_MAX; i++)
+		KUNIT_EXPECT_EQ(test, orfs_demote_batch_add(b, &fh, (u64)i << 16,
+							    65536, 3), (int)i);
+	KUNIT_EXPECT_EQ(test, orfs_demote_batch_add(b, &fh, 1ULL << 30, 1, 3),
+			-ENOSPC);
+	h = orfs_test_demote_msg(test, ORFS_OP_DEMOTE, b, 0, 0, &len);
+	KUNIT_EXPECT_EQ(test, orfs_t_demote_check(h, &total), 0);
+	KUNIT_EXPECT_EQ(test, total, ORFS_DEMOTE_BLOCKS_MAX * 65536U);
+	/* Many files: the body bound stops the batch, never the decoder. */
+	orfs_demote_batch_init(b);
+	for (i = 0; ; i++) {
+		orfs_test_fh(&fh, (u8)(i + 1));
+		rc = orfs_demote_batch_add(b, &fh, 0, 4096, 3);
+		if (rc < 0)
+			break;
+	}
+	KUNIT_EXPECT_EQ(test, rc, -ENOSPC);
+	KUNIT_EXPECT_LE(test, b->nfiles, ORFS_DEMOTE_FILES_MAX);
+	KUNIT_EXPECT_LE(test, orfs_demote_body_len(b->nfiles, b->nblocks),
+			ORFS_DEMOTE_BODY_MAX);
+	h = orfs_test_demote_msg(test, ORFS_OP_DEMOTE_META, b, 0, 0, &len);
+	KUNIT_EXPECT_EQ(test, orfs_t_demote_check(h, &total), 0);
+	/* The largest body fits a receive buffer's metadata part. */
+	KUNIT_EXPECT_LE(test, ORFS_TEST_HDR + ORFS_DEMOTE_BODY_MAX, ORFS_META_MAX);
+}
+
+static void orfs_demote_test_keep(struct kunit *test)
+{
+	static const u8 drop_first[3] = { ORFS_DV_STALE, ORFS_DV_ACCEPT,
+					  ORFS_DV_ACCEPT };
+	static const u8 only_second[3] = { ORFS_DV_CACHED, ORFS_DV_ACCEPT,
+					   ORFS_DV_NOROOM };
+	static const u8 none[3] = { ORFS_DV_GONE, ORFS_DV_SHAPE, ORFS_DV_STALE };
+	struct orfs_demote_batch *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct orfs_fh f1;
+	struct orfs_hdr *h;
+	u32 len, total;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b);
+	orfs_test_batch3(test, b);
+	KUNIT_EXPECT_EQ(test, orfs_demote_batch_keep(b, drop_first), 2U);
+	KUNIT_EXPECT_EQ(test, b->nfiles, 2U);
+	KUNIT_EXPECT_EQ(test, b->bytes, 65536U + 300U);
+	KUNIT_EXPECT_EQ(test, orfs_cpu16(b->blocks[0].file), 1);
+	KUNIT_EXPECT_EQ(test, orfs_cpu64(b->blocks[1].offset), 8192ULL);
+	h = orfs_test_demote_msg(test, ORFS_OP_DEMOTE, b, 0, 0, &len);
+	KUNIT_EXPECT_EQ(test, orfs_t_demote_check(h, &total), 0);
+	KUNIT_EXPECT_EQ(test, total, 65536U + 300U);
+
+	orfs_test_batch3(test, b);
+	orfs_test_fh(&f1, 2);
+	KUNIT_EXPECT_EQ(test, orfs_demote_batch_keep(b, only_second), 1U);
+	KUNIT_EXPECT_EQ(test, b->nfiles, 1U);	/* file 0 went, 1 became 0 */
+	KUNIT_EXPECT_EQ(test, memcmp(&b->files[0], &f1, sizeof(f1)), 0);
+	KUNIT_EXPECT_EQ(test, orfs_cpu16(b->blocks[0].file), 0);
+	h = orfs_test_demote_msg(test, ORFS_OP_DEMOTE, b, ORFS_IO_GRANT, 0, &len);
+	KUNIT_EXPECT_EQ(test, orfs_t_demote_check(h, &total), 0);
+
+	orfs_test_batch3(test, b);
+	KUNIT_EXPECT_EQ(test, orfs_demote_batch_keep(b, none), 0U);
+	KUNIT_EXPECT_EQ(test, b->nfiles, 0U);
+	KUNIT_EXPECT_EQ(test, b->bytes, 0U);
+}
+
+/* Every malformed field of a request body is refused, with its error. */
+static void orfs_demote_test_rejects(struct kunit *test)
+{
+	struct orfs_demote_batch *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct orfs_demote_req *q;
+	struct orfs_demote_blk *blk;
+	struct orfs_fh *files;
+	struct orfs_hdr *h;
+	u32 len, total;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b);
+	orfs_test_batch3(test, b);
+#define ORFS_T_REMAKE(op, fl, gr)					\
+	do {								\
+		h = orfs_test_demote_msg(test, op, b, fl, gr, &len);	\
+		q = (struct orfs_demote_req *)(h + 1);			\
+		files = (struct orfs_fh *)(q + 1);			\
+		blk = (struct orfs_demote_blk *)(files + 2);		\
+	} while (0)
+#define ORFS_T_EXPECT(err)						\
+	KUNIT_EXPECT_EQ(test, orfs_t_demote_check(h, &total), err)
+	ORFS_T_REMAKE(ORFS_OP_DEMOTE_META, 0, 0);
+	q->nfiles = 0;
+	ORFS_T_EXPECT(-EBADMSG);
+	q->nfiles = orfs_le16(ORFS_DEMOTE_FILES_MAX + 1);
+	ORFS_T_EXPECT(-EBADMSG);
+	q->nfiles = orfs_le16(1);		/* the body does not add up */
+	ORFS_T_EXPECT(-EBADMSG);
+	ORFS_T_REMAKE(ORFS_OP_DEMOTE_META, 0, 0);
+	q->nblocks = 0;
+	ORFS_T_EXPECT(-EBADMSG);
+	q->nblocks = orfs_le16(ORFS_DEMOTE_BLOCKS_MAX + 1);
+	ORFS_T_EXPECT(-EBADMSG);
+	q->nblocks = orfs_le16(4);		/* one more than the body holds */
+	ORFS_T_EXPECT(-EBADMSG);
+	ORFS_T_REMAKE(ORFS_OP_DEMOTE_META, 0, 0);
+	h->body_len = orfs_le32(orfs_cpu32(h->body_len) - 1);
+	ORFS_T_EXPECT(-EBADMSG);
+	h->body_len = orfs_le32(sizeof(*q) - 1);
+	ORFS_T_EXPECT(-EBADMSG);
+	ORFS_T_REMAKE(ORFS_OP_DEMOTE_META, 0, 0);
+	q->flags = orfs_le32(ORFS_IO_GRANT);	/* META moves no data */
+	ORFS_T_EXPECT(-EINVAL);
+	ORFS_T_REMAKE(ORFS_OP_DEMOTE, 0, 0);
+	q->flags = orfs_le32(ORFS_IO_REMOTE);
+	ORFS_T_EXPECT(-EINVAL);
+	q->flags = 0;
+	q->grant = orfs_le32(1);
+	ORFS_T_EXPECT(-EINVAL);
+	q->grant = 0;
+	q->reserved = orfs_le32(1);
+	ORFS_T_EXPECT(-EINVAL);
+	ORFS_T_REMAKE(ORFS_OP_DEMOTE, 0, 0);
+	files[0].len = 0;
+	ORFS_T_EXPECT(-EBADMSG);
+	files[0].len = orfs_le32(ORFS_FH_DATA + 1);
+	ORFS_T_EXPECT(-EBADMSG);
+	ORFS_T_REMAKE(ORFS_OP_DEMOTE, 0, 0);
+	blk[0].file = orfs_le16(2);
+	ORFS_T_EXPECT(-EBADMSG);
+	blk[0].file = orfs_le16(0xffff);
+	ORFS_T_EXPECT(-EBADMSG);
+	blk[0].file = orfs_le16(1);
+	blk[2].file = orfs_le16(1);		/* file 0 named by none */
+	ORFS_T_EXPECT(-EINVAL);
+	ORFS_T_REMAKE(ORFS_OP_DEMOTE, 0, 0);
+	blk[1].len = 0;
+	ORFS_T_EXPECT(-EINVAL);
+	blk[1].len = orfs_le32(ORFS_DEMOTE_LEN_MAX + 1);
+	ORFS_T_EXPECT(-EINVAL);
+	blk[1].len = orfs_le32(1);
+	blk[1].offset = orfs_le64(S64_MAX);
+	ORFS_T_EXPECT(-EINVAL);
+	blk[1].offset = orfs_le64(S64_MAX - 1);
+	ORFS_T_EXPECT(0);
+	blk[1].offset = orfs_le64(U64_MAX);
+	ORFS_T_EXPECT(-EINVAL);
+	ORFS_T_REMAKE(ORFS_OP_DEMOTE, 0, 0);
+	blk[2].version = 0;
+	ORFS_T_EXPECT(-EINVAL);
+	ORFS_T_REMAKE(ORFS_OP_DEMOTE, 0, 0);
+	blk[2].reserved = orfs_le16(0x100);
+	ORFS_T_EXPECT(-EINVAL);
+	/* A message cut short is refused by the header check first. */
+	ORFS_T_REMAKE(ORFS_OP_DEMOTE, 0, 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_hdr_check(h, len - 1, 0), -EBADMSG);
+#undef ORFS_T_EXPECT
+#undef ORFS_T_REMAKE
+}
+
+/* The client's check of the reply, and the READ reply's version. */
+static void orfs_demote_test_reply(struct kunit *test)
+{
+	static const u8 v[3] = { ORFS_DV_ACCEPT, ORFS_DV_STALE, ORFS_DV_ACCEPT };
+	struct orfs_demote_rep *r;
+	struct orfs_hdr *h;
+	const u8 *got = NULL;
+	u32 len;
+
+	h = orfs_test_msg(test, ORFS_OP_DEMOTE_META, ORFS_HF_REPLY, 8 + 3, 0, &len);
+	r = (struct orfs_demote_rep *)(h + 1);
+	r->nblocks = orfs_le16(3);
+	r->accepted = orfs_le16(2);
+	r->block_size = orfs_le32(65536);
+	memcpy(r + 1, v, 3);
+	KUNIT_ASSERT_EQ(test, orfs_t_hdr_check(h, len, 1), 0);
+	KUNIT_EXPECT_EQ(test, orfs_t_demote_rep_check(h, 3, &got), 2);
+	KUNIT_EXPECT_PTR_EQ(test, got, (const u8 *)(r + 1));
+	KUNIT_EXPECT_EQ(test, orfs_t_demote_rep_check(h, 4, &got), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, orfs_t_demote_rep_check(h, 2, &got), -EBADMSG);
+	r->accepted = orfs_le16(1);
+	KUNIT_EXPECT_EQ(test, orfs_t_demote_rep_check(h, 3, &got), -EBADMSG);
+	r->accepted = orfs_le16(2);
+	r->block_size = orfs_le32(4096 + 512);
+	KUNIT_EXPECT_EQ(test, orfs_t_demote_rep_check(h, 3, &got), -EBADMSG);
+	r->block_size = 0;
+	KUNIT_EXPECT_EQ(test, orfs_t_demote_rep_check(h, 3, &got), -EBADMSG);
+	r->block_size = orfs_le32(4096);
+	((u8 *)(r + 1))[1] = ORFS_DV_MAX + 1;
+	KUNIT_EXPECT_EQ(test, orfs_t_demote_rep_check(h, 3, &got), -EBADMSG);
+	((u8 *)(r + 1))[1] = ORFS_DV_SHAPE;
+	KUNIT_EXPECT_EQ(test, orfs_t_demote_rep_check(h, 3, &got), 2);
+	h->data_len = orfs_le32(1);
+	KUNIT_EXPECT_EQ(test, orfs_t_demote_rep_check(h, 3, &got), -EBADMSG);
+	h->data_len = 0;
+	h->body_len = orfs_le32(8 + 2);
+	KUNIT_EXPECT_EQ(test, orfs_t_demote_rep_check(h, 3, &got), -EBADMSG);
+
+	KUNIT_EXPECT_EQ(test, sizeof(struct orfs_read_rep), (size_t)16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct orfs_read_rep, version), (size_t)8);
+}
+
 static struct kunit_case orfs_proto_test_cases[] = {
 	KUNIT_CASE(orfs_layout_test),
 	KUNIT_CASE(orfs_hdr_test_valid_request),
@@ -1411,6 +1738,11 @@ static struct kunit_case orfs_proto_test_cases[] = {
 	KUNIT_CASE(orfs_negotiate_inline_test),
 	KUNIT_CASE(orfs_op_modifies_test),
 	KUNIT_CASE(orfs_rej_errno_test),
+	KUNIT_CASE(orfs_demote_test_encode),
+	KUNIT_CASE(orfs_demote_test_batch_limits),
+	KUNIT_CASE(orfs_demote_test_keep),
+	KUNIT_CASE(orfs_demote_test_rejects),
+	KUNIT_CASE(orfs_demote_test_reply),
 	{}
 };
 

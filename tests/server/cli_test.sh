@@ -54,7 +54,7 @@ for o in --export --listen --port --foreground -f --inline --credits \
 	 --drc-entries --drc-per-client --log-level --pidfile --help --version \
 	 --config --allow --read-only --cache-size --grant-size --grants \
 	 --staging-size --cache-block-size --io-engine --direct-io --poll --control \
-	 --secret-file SIGUSR1 "config file"; do
+	 --secret-file --fh-key-file SIGUSR1 "config file"; do
 	grep -qF -- "$o" "$T/out" || missing="$missing $o"
 done
 if [ "$st" -eq 0 ] && [ -z "$missing" ]; then
@@ -118,25 +118,41 @@ check "bad --io-engine" 1 "invalid --io-engine 'aio'" -- --export /tmp --io-engi
 check "bad --staging-size" 1 "invalid --staging-size '1Q'" -- --export /tmp --staging-size 1Q
 check "bad --poll" 1 "invalid --poll 'spin'" -- --export /tmp --poll spin
 check "bad --direct-io" 1 "invalid --direct-io 'maybe'" -- --export /tmp --direct-io=maybe
+mkdir "$T/export"
 printf '0123456789abcdef0123\n' >"$T/secret"
 chmod 644 "$T/secret"
 check "secret file readable by others" 1 "orfsd: secret file $T/secret: group or others may access it (mode 0644); chmod 600 it" \
-	-- --export /tmp --secret-file "$T/secret"
+	-- --export "$T/export" --secret-file "$T/secret"
 chmod 600 "$T/secret"
 printf 'short\n' >"$T/short"
 chmod 600 "$T/short"
 check "secret file too short" 1 "orfsd: secret file $T/short: 5 bytes; a secret needs at least 16" \
-	-- --export /tmp --secret-file "$T/short"
+	-- --export "$T/export" --secret-file "$T/short"
 check "missing secret file" 1 "orfsd: secret file $T/none: No such file or directory" \
-	-- --export /tmp --secret-file "$T/none"
+	-- --export "$T/export" --secret-file "$T/none"
 check "cache too large for memory" 1 "cache too large for memory" \
-	-- --export /tmp -f --cache-size 900G
+	-- --export "$T/export" -f --cache-size 900G
 check "cache smaller than a staging buffer" 1 "cannot hold one" \
-	-- --export /tmp -f --cache-size 64K
+	-- --export "$T/export" -f --cache-size 64K
 
 check "export is a file" 1 "orfsd: export directory $T/file: Not a directory" \
 	-- --export "$T/file" -f
-mkdir "$T/export"
+# The file handle key: a key file others may read, a key attribute that is
+# no key (trusted.* attributes need root).
+printf '00112233445566778899aabbccddeeff\n' >"$T/fh.key"
+chmod 644 "$T/fh.key"
+check "key file readable by others" 1 "must belong to orfsd's user and be readable by it alone" \
+	-- --export "$T/export" -f --fh-key-file "$T/fh.key"
+printf 'not a key\n' >"$T/fh.key"
+chmod 600 "$T/fh.key"
+check "key file without a key" 1 "not 32 hex digits" \
+	-- --export "$T/export" -f --fh-key-file "$T/fh.key"
+mkdir "$T/badkey"
+if python3 -c 'import os, sys; os.setxattr(sys.argv[1], "trusted.orfsd.fh_key", b"abc")' \
+	"$T/badkey" 2>/dev/null; then
+	check "key attribute that is no key" 1 "trusted.orfsd.fh_key is not a key of 16 bytes" \
+		-- --export "$T/badkey" -f
+fi
 
 if ! has_rdma; then
 	check "no RDMA device (foreground)" 1 \

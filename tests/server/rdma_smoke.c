@@ -3,7 +3,7 @@
  * orfs-smoke: a userspace ORFS client that exercises a running orfsd over
  * RDMA, without orfs.ko.  Needs an RDMA device (soft-RoCE in the test VM).
  *
- *   orfs-smoke [-p PORT] [-m MOUNTPATH] [-c CONNS] [-k] ADDR
+ *   orfs-smoke [-p PORT] [-m MOUNTPATH] [-c CONNS] [-k] [-D] [-F FILE] ADDR
  *
  * For each of CONNS connections (default 1, opened at the same time):
  * NULL, MOUNT, GETATTR, STATFS, READDIR of the whole root with LOOKUP of
@@ -28,17 +28,30 @@
  * ORFS_REJ_VERSION.  -k exits without disconnecting, with `credits`
  * requests still in flight (the server must clean up on its own).
  *
+ * -D runs the DEMOTE scenario instead (exercise_demote(): DEMOTE_META and
+ * DEMOTE, inline and through a staging buffer, a cached block declined,
+ * demoted blocks read back, stale versions refused), on one connection, to
+ * an orfsd whose block cache holds fewer than 48 blocks of 64 KiB.
+ *
+ * -F FILE forges handles instead (forge_main()): FILE is a file on this
+ * host outside the export, which is a subdirectory of FILE's filesystem;
+ * its kernel handle, untagged or with a made-up tag, and its directory's,
+ * must be refused with ESTALE by every op.
+ *
  * Prints TAP ("ok N - ..." / "not ok N - ...") and exits 1 on any failure.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <netdb.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -996,6 +1009,318 @@ static void exercise_rw(struct client *c, int ci, const struct orfs_fh *root,
 	tap(st == 0, "conn %d: UNLINK, RMDIR (%d)", ci, st);
 }
 
+/* ---- DEMOTE exclusive caching (-D, against an orfsd with a small cache) ---- */
+
+#define DEMOTE_BLK	65536U		/* orfsd's default cache block */
+#define DEMOTE_TAIL	100U		/* file a: one block and a tail */
+#define DEMOTE_B_SIZE	(3U << 20)	/* file b: more than the test cache */
+
+/* Byte @i of file @seed's pattern. */
+static uint8_t dpat(uint32_t seed, uint64_t i)
+{
+	return (uint8_t)((i * 29 + seed * 11 + (i >> 16)) & 0xff);
+}
+
+/*
+ * An RDMA WRITE (@op IBV_WR_RDMA_WRITE) of @len bytes at @local into
+ * staging buffer @grant, or an RDMA READ from it, waited for.  No request
+ * may be in flight (its reply's receive completion would be lost here).
+ */
+static int grant_rdma(struct client *c, enum ibv_wr_opcode op, struct dio *d,
+		      uint8_t *local, uint32_t len, uint32_t grant)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)local, .length = len, .lkey = d->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 0x80000000U | 0x7ff0, .sg_list = &sge, .num_sge = 1,
+		.opcode = op, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	long end = now_ms() + TIMEOUT_MS;
+	struct ibv_wc wc;
+	int n;
+
+	wr.wr.rdma.remote_addr = orfs_cpu64(c->rep.grant_addr) +
+				 (uint64_t)grant * orfs_cpu32(c->rep.grant_size);
+	wr.wr.rdma.rkey = orfs_cpu32(c->rep.grant_rkey);
+	if (ibv_post_send(c->id->qp, &wr, &bad))
+		return -EIO;
+	while (now_ms() < end) {
+		n = ibv_poll_cq(c->cq, 1, &wc);
+		if (n < 0)
+			return -EIO;
+		if (n == 0) {
+			usleep(100);
+			continue;
+		}
+		if (wc.status != IBV_WC_SUCCESS)
+			return -EIO;
+		if (wc.wr_id == wr.wr_id)
+			return 0;
+	}
+	return -ETIMEDOUT;
+}
+
+/* WRITE @len pattern-@seed bytes at @off through staging buffer 0. */
+static int dwrite(struct client *c, struct dio *d, const struct orfs_fh *fh,
+		  uint32_t seed, uint64_t off, uint32_t len, uint8_t *out)
+{
+	struct orfs_io_req *q;
+	uint64_t xid;
+	uint32_t i;
+	int st;
+
+	for (i = 0; i < len; i++)
+		d->mem[i] = dpat(seed, off + i);
+	st = grant_rdma(c, IBV_WR_RDMA_WRITE, d, d->mem, len, 0);
+	if (st)
+		return st;
+	q = req_start(c, 0, ORFS_OP_WRITE, sizeof(*q), &xid);
+	q->fh = *fh;
+	q->offset = orfs_le64(off);
+	q->count = orfs_le32(len);
+	q->flags = orfs_le32(ORFS_IO_GRANT);
+	return call(c, xid, msg_len(c, 0), out);
+}
+
+/*
+ * READ @len bytes at @off (through staging buffer 0 when @len is above
+ * the inline threshold); check them against pattern @seed; *@version gets
+ * the reply's version.  Return the status, or -EILSEQ for wrong bytes.
+ */
+static int dread(struct client *c, struct dio *d, const struct orfs_fh *fh,
+		 uint32_t seed, uint64_t off, uint32_t len, uint64_t *version,
+		 uint8_t *out)
+{
+	const struct orfs_read_rep *rr = rep_body(out);
+	bool granted = len > c->inline_size;
+	struct orfs_io_req *q;
+	const uint8_t *data;
+	uint64_t xid;
+	uint32_t i, n;
+	int st;
+
+	q = req_start(c, 0, ORFS_OP_READ, sizeof(*q), &xid);
+	q->fh = *fh;
+	q->offset = orfs_le64(off);
+	q->count = orfs_le32(len);
+	q->flags = orfs_le32(granted ? ORFS_IO_GRANT : 0);
+	st = call(c, xid, msg_len(c, 0), out);
+	if (st)
+		return st;
+	*version = orfs_cpu64(rr->version);
+	n = orfs_cpu32(rr->count);
+	if (n != len)
+		return -EILSEQ;
+	data = orfs_data((const struct orfs_hdr *)out);
+	if (granted) {
+		memset(d->mem, 0, n);
+		st = grant_rdma(c, IBV_WR_RDMA_READ, d, d->mem, n, 0);
+		if (st)
+			return st;
+		data = d->mem;
+	}
+	for (i = 0; i < n; i++)
+		if (data[i] != dpat(seed, off + i))
+			return -EILSEQ;
+	return 0;
+}
+
+/*
+ * DEMOTE_META (@d NULL) or DEMOTE of batch @b: the data of DEMOTE inline
+ * if it fits, else RDMA-written into staging buffer 0 first.  The
+ * verdicts go to @v.  Return the status, or -EBADMSG for a reply the
+ * client's orfs_demote_rep_check() refuses.
+ */
+static int ddemote(struct client *c, struct dio *d,
+		   const struct orfs_demote_batch *b, uint32_t seed,
+		   uint8_t *v, uint8_t *out)
+{
+	uint16_t op = d ? ORFS_OP_DEMOTE : ORFS_OP_DEMOTE_META;
+	bool granted = d && b->bytes > c->inline_size;
+	struct orfs_hdr *h;
+	const u8 *verdicts;
+	uint8_t *data;
+	uint32_t i, k, at = 0;
+	uint64_t xid;
+	int n, st;
+
+	h = (struct orfs_hdr *)send_buf(c, 0);
+	req_start(c, 0, op, 0, &xid);
+	n = orfs_demote_encode(b, h + 1, ORFS_DEMOTE_BODY_MAX,
+			       granted ? ORFS_IO_GRANT : 0, 0);
+	if (n < 0)
+		return n;
+	h->body_len = orfs_le32((uint32_t)n);
+	data = granted ? d->mem : (uint8_t *)h + orfs_data_offset((uint32_t)n);
+	for (i = 0; d && i < b->nblocks; i++) {
+		uint64_t off = orfs_cpu64(b->blocks[i].offset);
+
+		for (k = 0; k < orfs_cpu32(b->blocks[i].len); k++)
+			data[at++] = dpat(seed, off + k);
+	}
+	if (granted) {
+		st = grant_rdma(c, IBV_WR_RDMA_WRITE, d, d->mem, b->bytes, 0);
+		if (st)
+			return st;
+	} else if (d) {
+		h->data_len = orfs_le32(b->bytes);
+	}
+	st = call(c, xid, msg_len_data(c, 0), out);
+	if (st)
+		return st;
+	if (orfs_demote_rep_check((const struct orfs_hdr *)out, b->nblocks,
+				  &verdicts) < 0)
+		return -EBADMSG;
+	memcpy(v, verdicts, b->nblocks);
+	return 0;
+}
+
+/* A batch of one block of @fh. */
+static void dbatch(struct orfs_demote_batch *b, const struct orfs_fh *fh,
+		   uint64_t off, uint32_t len, uint64_t version)
+{
+	orfs_demote_batch_init(b);
+	orfs_demote_batch_add(b, fh, off, len, version);
+}
+
+/*
+ * The DEMOTE scenario, on an orfsd whose block cache (64 KiB blocks) holds
+ * fewer than 48 blocks: file b, bigger than the cache, is read through it,
+ * so every later miss evicts the block at the eviction end, which is the
+ * block sent last.  File a is one block and a 100-byte tail.
+ *  1. READ a's tail, then block 0: the second fill evicts the tail.
+ *  2. DEMOTE_META of both: block 0 is declined (cached), the tail wanted.
+ *  3. DEMOTE of the tail, inline: taken.  READ it: a demoted hit.
+ *  4. READ block 0 (to the eviction end), then one of b's evicted blocks:
+ *     block 0 leaves.  DEMOTE_META + DEMOTE of it through a staging
+ *     buffer: taken.  READ it back, RDMA-READ the staging buffer: the
+ *     demoted bytes.
+ *  5. A WRITE to a: the old version is stale now, for DEMOTE_META and for
+ *     DEMOTE.
+ * orfsd's statistics (demote hits, verdicts) are checked by the caller.
+ */
+static void exercise_demote(struct client *c, const struct orfs_fh *root,
+			    uint8_t *out)
+{
+	struct orfs_demote_batch b;
+	struct orfs_fh dir, fa, fb;
+	uint64_t xid, v = 0, v2 = 0;
+	uint8_t verd[2];
+	char dname[64];
+	struct dio d;
+	uint32_t off;
+	int st;
+
+	memset(&d, 0, sizeof(d));
+	if (!c->rep.grants || orfs_cpu32(c->rep.grant_size) < (1U << 20) ||
+	    dio_init(c, &d, 1U << 20)) {
+		tap(false, "demote: a staging buffer of 1 MiB and a registered buffer");
+		return;
+	}
+	snprintf(dname, sizeof(dname), "smoke-demote-%d", (int)getpid());
+	xid = create_req(c, ORFS_OP_MKDIR, root, dname, 0755, 0, NULL);
+	st = call(c, xid, msg_len(c, 0), out);
+	dir = ((const struct orfs_lookup_rep *)rep_body(out))->fh;
+	if (!st) {
+		xid = create_req(c, ORFS_OP_CREATE, &dir, "a", 0644, ORFS_CR_EXCL, NULL);
+		st = call(c, xid, msg_len(c, 0), out);
+		fa = ((const struct orfs_lookup_rep *)rep_body(out))->fh;
+	}
+	if (!st) {
+		xid = create_req(c, ORFS_OP_CREATE, &dir, "b", 0644, ORFS_CR_EXCL, NULL);
+		st = call(c, xid, msg_len(c, 0), out);
+		fb = ((const struct orfs_lookup_rep *)rep_body(out))->fh;
+	}
+	st = st ? st : dwrite(c, &d, &fa, 1, 0, DEMOTE_BLK + DEMOTE_TAIL, out);
+	for (off = 0; !st && off < DEMOTE_B_SIZE; off += 1U << 20)
+		st = dwrite(c, &d, &fb, 2, off, 1U << 20, out);
+	for (off = 0; !st && off < DEMOTE_B_SIZE; off += 1U << 20)
+		st = dread(c, &d, &fb, 2, off, 1U << 20, &v, out);
+	tap(st == 0, "demote: files written, the cache filled by a read of 3 MiB (%d)",
+	    st);
+	if (st)
+		goto out;
+
+	/* 1, 2 */
+	st = dread(c, &d, &fa, 1, DEMOTE_BLK, DEMOTE_TAIL, &v, out);
+	if (!st)
+		st = dread(c, &d, &fa, 1, 0, DEMOTE_BLK, &v2, out);
+	tap(st == 0 && v && v == v2, "demote: READ replies carry the version (%llu, %d)",
+	    (unsigned long long)v, st);
+	orfs_demote_batch_init(&b);
+	orfs_demote_batch_add(&b, &fa, 0, DEMOTE_BLK, v);
+	orfs_demote_batch_add(&b, &fa, DEMOTE_BLK, DEMOTE_TAIL, v);
+	st = ddemote(c, NULL, &b, 1, verd, out);
+	tap(st == 0 && verd[0] == ORFS_DV_CACHED && verd[1] == ORFS_DV_ACCEPT &&
+	    orfs_cpu32(((const struct orfs_demote_rep *)rep_body(out))->block_size) ==
+	    DEMOTE_BLK,
+	    "demote: DEMOTE_META declines the cached block, wants the evicted tail (%d: %u %u)",
+	    st, verd[0], verd[1]);
+
+	/* 3 */
+	dbatch(&b, &fa, DEMOTE_BLK, DEMOTE_TAIL, v);
+	st = ddemote(c, &d, &b, 1, verd, out);
+	tap(st == 0 && verd[0] == ORFS_DV_ACCEPT,
+	    "demote: DEMOTE of the tail inline taken (%d: %u)", st, verd[0]);
+	st = dread(c, &d, &fa, 1, DEMOTE_BLK, DEMOTE_TAIL, &v2, out);
+	tap(st == 0 && v2 == v, "demote: READ of the demoted tail (%d)", st);
+	st = ddemote(c, &d, &b, 1, verd, out);
+	tap(st == 0 && verd[0] == ORFS_DV_CACHED,
+	    "demote: a second DEMOTE of it declined, cached (%d: %u)", st, verd[0]);
+
+	/* 4 */
+	st = dread(c, &d, &fa, 1, 0, DEMOTE_BLK, &v2, out);
+	if (!st)	/* evicted from the cache by step 1's fills */
+		st = dread(c, &d, &fb, 2, 31 * DEMOTE_BLK, DEMOTE_BLK, &v2, out);
+	dbatch(&b, &fa, 0, DEMOTE_BLK, v);
+	if (!st)
+		st = ddemote(c, NULL, &b, 1, verd, out);
+	tap(st == 0 && verd[0] == ORFS_DV_ACCEPT,
+	    "demote: block 0 evicted, DEMOTE_META wants it (%d: %u)", st, verd[0]);
+	st = ddemote(c, &d, &b, 1, verd, out);
+	tap(st == 0 && verd[0] == ORFS_DV_ACCEPT,
+	    "demote: DEMOTE of 64 KiB through a staging buffer taken (%d: %u)",
+	    st, verd[0]);
+	st = dread(c, &d, &fa, 1, 0, DEMOTE_BLK, &v2, out);
+	tap(st == 0 && v2 == v, "demote: READ of the demoted block, the same bytes (%d)",
+	    st);
+
+	/* 5 */
+	{
+		struct orfs_io_req *q = req_start(c, 0, ORFS_OP_WRITE, sizeof(*q) + 0, &xid);
+		struct orfs_hdr *h = (struct orfs_hdr *)send_buf(c, 0);
+
+		q->fh = fa;
+		q->offset = orfs_le64(10);
+		q->count = orfs_le32(1);
+		h->data_len = orfs_le32(1);
+		*((uint8_t *)h + orfs_data_offset(sizeof(*q))) = dpat(1, 10);
+		st = call(c, xid, msg_len_data(c, 0), out);
+	}
+	dbatch(&b, &fa, DEMOTE_BLK, DEMOTE_TAIL, v);
+	if (!st)
+		st = ddemote(c, NULL, &b, 1, verd, out);
+	tap(st == 0 && verd[0] == ORFS_DV_STALE,
+	    "demote: after a WRITE, DEMOTE_META with the old version: stale (%d: %u)",
+	    st, verd[0]);
+	dbatch(&b, &fa, 0, DEMOTE_BLK, v);
+	st = ddemote(c, &d, &b, 1, verd, out);
+	tap(st == 0 && verd[0] == ORFS_DV_STALE,
+	    "demote: DEMOTE with the old version refused: stale (%d: %u)", st, verd[0]);
+	st = dread(c, &d, &fa, 1, 0, DEMOTE_BLK, &v2, out);
+	tap(st == 0 && v2 > v, "demote: READ after the WRITE, a newer version (%d)", st);
+out:
+	xid = name_req(c, ORFS_OP_UNLINK, &dir, "a");
+	st = call(c, xid, msg_len(c, 0), out);
+	xid = name_req(c, ORFS_OP_UNLINK, &dir, "b");
+	st = st ? st : call(c, xid, msg_len(c, 0), out);
+	xid = name_req(c, ORFS_OP_RMDIR, root, dname);
+	st = st ? st : call(c, xid, msg_len(c, 0), out);
+	tap(st == 0, "demote: cleanup (%d)", st);
+	dio_fini(&d);
+}
+
 /*
  * A reconnect: a CREATE sent on @a, retransmitted on @b (same client id)
  * with another slot index, gets @a's reply, not EEXIST.
@@ -1182,6 +1507,174 @@ static void exercise(struct client *c, int ci, const char *mpath,
 	free(out);
 }
 
+/* ---- -F: forged handles of an object outside a subdirectory export ---- */
+
+/*
+ * The handle a client on the server's host can forge for @path: the
+ * kernel's own bytes (name_to_handle_at()), then @tag_len bytes of @tag
+ * (none: the handle format orfsd used before it tagged its handles).
+ */
+static int forge_fh(const char *path, const uint8_t *tag, uint32_t tag_len,
+		    struct orfs_fh *fh)
+{
+	union {
+		struct file_handle	h;
+		char			buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} kh;
+	struct stat st;
+	int mnt_id;
+
+	kh.h.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(AT_FDCWD, path, &kh.h, &mnt_id, 0) < 0 ||
+	    lstat(path, &st) < 0)
+		return -errno;
+	if (kh.h.handle_bytes + tag_len > ORFS_FH_DATA)
+		return -EOVERFLOW;
+	memset(fh, 0, sizeof(*fh));
+	fh->len = orfs_le32(kh.h.handle_bytes + tag_len);
+	fh->type = orfs_le32((uint32_t)kh.h.handle_type);
+	fh->ino = orfs_le64((uint64_t)st.st_ino);
+	memcpy(fh->data, kh.h.f_handle, kh.h.handle_bytes);
+	memcpy(fh->data + kh.h.handle_bytes, tag, tag_len);
+	return 0;
+}
+
+/* GETATTR, READ, WRITE, SETATTR, LINK with @fh: each must get ESTALE. */
+static bool forged_refused(struct client *c, const struct orfs_fh *fh,
+			   const struct orfs_fh *root, uint8_t *out)
+{
+	struct orfs_io_req *q;
+	struct orfs_setattr_req *sa;
+	struct orfs_link_req *l;
+	struct orfs_hdr *h;
+	uint64_t xid;
+	bool ok = true;
+
+	((struct orfs_fh_req *)req_start(c, 0, ORFS_OP_GETATTR, 64, &xid))->fh = *fh;
+	ok &= call(c, xid, msg_len(c, 0), out) == ESTALE;
+	q = req_start(c, 0, ORFS_OP_READ, sizeof(*q), &xid);
+	q->fh = *fh;
+	q->count = orfs_le32(64);
+	ok &= call(c, xid, msg_len(c, 0), out) == ESTALE;
+	q = req_start(c, 0, ORFS_OP_WRITE, sizeof(*q), &xid);
+	q->fh = *fh;
+	q->count = orfs_le32(6);
+	h = (struct orfs_hdr *)send_buf(c, 0);
+	h->data_len = orfs_le32(6);
+	memcpy((uint8_t *)h + orfs_data_offset(sizeof(*q)), "pwned\n", 6);
+	ok &= call(c, xid, msg_len_data(c, 0), out) == ESTALE;
+	sa = req_start(c, 0, ORFS_OP_SETATTR, sizeof(*sa), &xid);
+	sa->fh = *fh;
+	sa->valid = orfs_le32(ORFS_SA_MODE);
+	sa->mode = orfs_le32(0666);
+	ok &= call(c, xid, msg_len(c, 0), out) == ESTALE;
+	l = req_start(c, 0, ORFS_OP_LINK, sizeof(*l) + 6, &xid);
+	l->fh = *fh;
+	l->dir = *root;
+	l->name_len = orfs_le32(6);
+	memcpy(l + 1, "stolen", 6);
+	ok &= call(c, xid, msg_len(c, 0), out) == ESTALE;
+	return ok;
+}
+
+/*
+ * -F PATH: PATH is a file outside the export (a subdirectory of its
+ * filesystem), on this host.  Its kernel handle, untagged, with a zero tag
+ * and with a made-up one, is refused by every op; so is its directory's.
+ */
+static int forge_main(const char *host, const char *port, const char *mpath,
+		      const char *victim)
+{
+	static const uint8_t zero[8], junk[8] = { 0x5a, 1, 2, 3, 4, 5, 6, 7 };
+	static const struct { const uint8_t *tag; uint32_t len; const char *what; } v[] = {
+		{ NULL, 0, "untagged" }, { zero, 8, "zero tag" }, { junk, 8, "made-up tag" },
+	};
+	static struct client c;
+	uint32_t pl = (uint32_t)strlen(mpath), i;
+	struct orfs_mount_req *m;
+	struct orfs_fh root, fh;
+	char dir[PATH_MAX], *slash;
+	uint8_t *out;
+	uint64_t xid;
+	int err, st;
+
+	err = client_setup(&c, host, port);
+	if (!err)
+		err = client_connect(&c, 1, 1, NULL);
+	tap(!err, "forge: connect (%s)", err ? strerror(-err) : "ok");
+	out = malloc(c.buf_size ? c.buf_size : 1);
+	if (err || !out)
+		goto out;
+	m = req_start(&c, 0, ORFS_OP_MOUNT, sizeof(*m) + pl, &xid);
+	m->path_len = orfs_le32(pl);
+	memcpy(m + 1, mpath, pl);
+	st = call(&c, xid, msg_len(&c, 0), out);
+	tap(st == 0, "forge: MOUNT %s (%d)", mpath, st);
+	if (st)
+		goto out;
+	root = ((struct orfs_mount_rep *)rep_body(out))->root;
+	snprintf(dir, sizeof(dir), "%s", victim);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir)
+		*slash = '\0';
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		err = forge_fh(victim, v[i].tag, v[i].len, &fh);
+		tap(!err && forged_refused(&c, &fh, &root, out),
+		    "forge: %s handle of %s: GETATTR, READ, WRITE, SETATTR, LINK refused with ESTALE (%d)",
+		    v[i].what, victim, err);
+		err = forge_fh(dir, v[i].tag, v[i].len, &fh);
+		if (!err) {
+			((struct orfs_fh_req *)req_start(&c, 0, ORFS_OP_GETATTR, 64,
+							  &xid))->fh = fh;
+			st = call(&c, xid, msg_len(&c, 0), out);
+		}
+		tap(!err && st == ESTALE, "forge: %s handle of %s: ESTALE (%d, %d)",
+		    v[i].what, dir, err, st);
+	}
+	((struct orfs_fh_req *)req_start(&c, 0, ORFS_OP_GETATTR, 64, &xid))->fh = root;
+	st = call(&c, xid, msg_len(&c, 0), out);
+	tap(st == 0, "forge: the handle the server issued still works (%d)", st);
+out:
+	free(out);
+	client_destroy(&c, false);
+	printf("1..%d\n", tap_n);
+	return tap_failed || err ? 1 : 0;
+}
+
+/* -D: the DEMOTE scenario alone, on one connection. */
+static int demote_main(const char *host, const char *port, const char *mpath)
+{
+	static struct client c;
+	uint32_t pl = (uint32_t)strlen(mpath);
+	struct orfs_mount_req *m;
+	struct orfs_fh root;
+	uint8_t *out;
+	uint64_t xid;
+	int err, st;
+
+	err = client_setup(&c, host, port);
+	if (!err)
+		err = client_connect(&c, 1, 1, NULL);
+	tap(!err, "demote: connect (%s, %u staging buffers)",
+	    err ? strerror(-err) : "ok", orfs_cpu16(c.rep.grants));
+	out = malloc(c.buf_size ? c.buf_size : 1);
+	if (!err && out) {
+		m = req_start(&c, 0, ORFS_OP_MOUNT, sizeof(*m) + pl, &xid);
+		m->path_len = orfs_le32(pl);
+		memcpy(m + 1, mpath, pl);
+		st = call(&c, xid, msg_len(&c, 0), out);
+		tap(st == 0, "demote: MOUNT %s (%d)", mpath, st);
+		if (!st) {
+			root = ((struct orfs_mount_rep *)rep_body(out))->root;
+			exercise_demote(&c, &root, out);
+		}
+	}
+	free(out);
+	client_destroy(&c, false);
+	printf("1..%d\n", tap_n);
+	return tap_failed || err ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct client cl[MAX_CONNS];
@@ -1190,27 +1683,34 @@ int main(int argc, char **argv)
 	struct orfs_conn_rej rej;
 	struct client bad;
 	int nconn = 1, i, opt, err;
-	bool abrupt = false;
+	bool abrupt = false, demote = false;
+	const char *forge = NULL;
 
-	while ((opt = getopt(argc, argv, "p:m:c:k")) != -1) {
+	while ((opt = getopt(argc, argv, "p:m:c:kDF:")) != -1) {
 		switch (opt) {
 		case 'p': port = optarg; break;
 		case 'm': mpath = optarg; break;
 		case 'c': nconn = atoi(optarg); break;
 		case 'k': abrupt = true; break;
+		case 'D': demote = true; break;
+		case 'F': forge = optarg; break;
 		default:
-			fprintf(stderr, "usage: %s [-p PORT] [-m PATH] [-c CONNS] [-k] ADDR\n",
+			fprintf(stderr, "usage: %s [-p PORT] [-m PATH] [-c CONNS] [-k] [-D] [-F FILE] ADDR\n",
 				argv[0]);
 			return 2;
 		}
 	}
 	if (optind != argc - 1 || nconn < 1 || nconn > MAX_CONNS) {
-		fprintf(stderr, "usage: %s [-p PORT] [-m PATH] [-c CONNS] [-k] ADDR\n",
+		fprintf(stderr, "usage: %s [-p PORT] [-m PATH] [-c CONNS] [-k] [-D] ADDR\n",
 			argv[0]);
 		return 2;
 	}
 
 	client_id = ((uint64_t)time(NULL) << 32) ^ ((uint64_t)getpid() << 8) ^ 0x5eed;
+	if (demote)
+		return demote_main(argv[optind], port, mpath);
+	if (forge)
+		return forge_main(argv[optind], port, mpath, forge);
 	for (i = 0; i < nconn; i++) {
 		err = client_setup(&cl[i], argv[optind], port);
 		if (!err)

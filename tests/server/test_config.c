@@ -164,6 +164,25 @@ static void test_drc_options(void **state)
 			 -EINVAL);
 }
 
+/* --fh-key-file: unset by default, a path from the command line or file. */
+static void test_fh_key_file(void **state)
+{
+	struct orfs_config c;
+
+	assert_int_equal(PARSE(&c, "--export", "/e"), 0);
+	assert_null(c.fh_key_file);
+	orfs_config_free(&c);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--fh-key-file", "/etc/orfsd.key"),
+			 0);
+	assert_string_equal(c.fh_key_file, "/etc/orfsd.key");
+	orfs_config_free(&c);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--fh-key-file", ""), -EINVAL);
+	write_conf("export = /f\nfh-key-file = /var/lib/orfsd/key\n");
+	assert_int_equal(PARSE(&c, "--config", conf_path), 0);
+	assert_string_equal(c.fh_key_file, "/var/lib/orfsd/key");
+	orfs_config_free(&c);
+}
+
 /* The Unifier's options: block size, engine, O_DIRECT, polling, control. */
 static void test_cache_options(void **state)
 {
@@ -547,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_drc_options),
 		cmocka_unit_test(test_cache_options),
+		cmocka_unit_test(test_fh_key_file),
 		cmocka_unit_test(test_staging_split),
 		cmocka_unit_test(test_listen_forms),
 		cmocka_unit_test(test_addr),

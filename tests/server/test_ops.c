@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Unit tests for server/ops.c and server/export.c: real requests built in
- * memory, executed against a temporary export directory.  No RDMA needed,
+ * memory, executed against a temporary export directory, and the file
+ * handles' tags (forged, tampered, another export's, the key's storage).  No RDMA needed,
  * but file handles need root (CAP_DAC_READ_SEARCH) and a filesystem that
  * supports them (ext4, xfs, btrfs, tmpfs ...).
  *
@@ -61,6 +62,7 @@
 #include "log.h"
 #include "ops.h"
 #include "orfs_proto.h"
+#include "siphash.h"
 #include "stats.h"
 #include "unifier.h"
 
@@ -469,8 +471,13 @@ static int do_readdir(const struct orfs_fh *dir, uint64_t cookie, uint32_t max)
 	return run();
 }
 
-/* The handle of @rel (relative to base), made directly with the syscall. */
-static struct orfs_fh raw_fh(const char *rel)
+/*
+ * The handle of @rel (relative to base) as export @e would issue it, made
+ * directly from the object (orfs_fh_encode() only refuses other devices,
+ * so it also makes handles outside the export: what orfsd would issue if
+ * a path led out of it).
+ */
+static struct orfs_fh raw_fh_in(const struct orfs_export *e, const char *rel)
 {
 	char p[PATH_MAX];
 	struct orfs_fh fh;
@@ -481,10 +488,14 @@ static struct orfs_fh raw_fh(const char *rel)
 	fd = open(p, O_PATH | O_NOFOLLOW);
 	assert_true(fd >= 0);
 	assert_int_equal(fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW), 0);
-	/* orfs_fh_encode() only refuses other devices, so it works outside. */
-	assert_int_equal(orfs_fh_encode(&exp, fd, &st, &fh), 0);
+	assert_int_equal(orfs_fh_encode(e, fd, &st, &fh), 0);
 	close(fd);
 	return fh;
+}
+
+static struct orfs_fh raw_fh(const char *rel)
+{
+	return raw_fh_in(&exp, rel);
 }
 
 static void lstat_in(const char *rel, struct stat *st)
@@ -4711,6 +4722,275 @@ static void test_cred_xattr(void **state)
 	assert_thread_root();
 }
 
+/* ---- authenticated file handles (export.c, siphash.h) ---- */
+
+/* The SipHash-2-4 test vectors of the paper (key 00..0f, message 00..). */
+static void test_siphash_vectors(void **state)
+{
+	uint8_t key[16], msg[64];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(key); i++)
+		key[i] = (uint8_t)i;
+	for (i = 0; i < sizeof(msg); i++)
+		msg[i] = (uint8_t)i;
+	assert_true(orfs_siphash24(key, msg, 0) == 0x726fdb47dd0e0e31ULL);
+	assert_true(orfs_siphash24(key, msg, 7) == 0xab0200f58b01d137ULL);
+	assert_true(orfs_siphash24(key, msg, 8) == 0x93f5f5799a932462ULL);
+	assert_true(orfs_siphash24(key, msg, 15) == 0xa129ca6149be45e5ULL);
+	assert_true(orfs_siphash24(key, msg, 63) == 0x958a324ceb064572ULL);
+}
+
+/*
+ * What a client can forge for @rel: the kernel's own handle (the bytes
+ * open_by_handle_at() takes), with @tag after it (or nothing if
+ * @tag_len is 0), as orfsd's wire handle.
+ */
+static struct orfs_fh forged_fh(const char *rel, const uint8_t *tag,
+				uint32_t tag_len)
+{
+	union {
+		struct file_handle	h;
+		char			buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} kh;
+	char p[PATH_MAX];
+	struct orfs_fh fh;
+	struct stat st;
+	int mnt_id;
+
+	path_in(p, rel);
+	kh.h.handle_bytes = MAX_HANDLE_SZ;
+	assert_int_equal(name_to_handle_at(AT_FDCWD, p, &kh.h, &mnt_id, 0), 0);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_true(kh.h.handle_bytes + tag_len <= ORFS_FH_DATA);
+	memset(&fh, 0, sizeof(fh));
+	fh.len = orfs_le32(kh.h.handle_bytes + tag_len);
+	fh.type = orfs_le32((uint32_t)kh.h.handle_type);
+	fh.ino = orfs_le64((uint64_t)st.st_ino);
+	memcpy(fh.data, kh.h.f_handle, kh.h.handle_bytes);
+	if (tag_len)
+		memcpy(fh.data + kh.h.handle_bytes, tag, tag_len);
+	return fh;
+}
+
+/* Every way a handle of outside/secret.txt could be used is refused. */
+static void assert_secret_refused(const struct orfs_fh *fh)
+{
+	struct orfs_fh root = root_fh();
+	struct orfs_setattr_req sa;
+	struct stat st;
+
+	assert_int_equal(do_getattr(fh, NULL), ESTALE);
+	assert_int_equal(do_read(fh, 0, 6), ESTALE);
+	assert_int_equal(do_write(fh, 0, "pwned!", 6, 0, NULL), ESTALE);
+	assert_int_equal(do_link(fh, &root, "stolen", NULL), ESTALE);
+	memset(&sa, 0, sizeof(sa));
+	sa.fh = *fh;
+	sa.valid = orfs_le32(ORFS_SA_MODE);
+	sa.mode = orfs_le32(0666);
+	assert_int_equal(do_setattr(&sa, NULL), ESTALE);
+	assert_int_equal(do_getxattr(fh, "trusted.x", 0, NULL), ESTALE);
+	lstat_in("outside/secret.txt", &st);
+	assert_int_equal(st.st_mode & 07777, 0644 & ~027);
+	assert_int_equal(st.st_nlink, 1);
+	assert_true(st.st_size == 6);
+}
+
+/*
+ * The hole this closes: the export is a subdirectory, and a client forges
+ * the kernel handle of a file outside it, on the same filesystem.  Without
+ * a tag, with a made-up one, or with orfsd's old format, it is refused.
+ */
+static void test_handle_forged_file_outside(void **state)
+{
+	static const uint8_t zero[ORFS_FH_MAC_LEN], junk[ORFS_FH_MAC_LEN] = {
+		1, 2, 3, 4, 5, 6, 7, 8 };
+	struct orfs_fh fh;
+
+	assert_false(exp.whole_fs);
+	fh = forged_fh("outside/secret.txt", NULL, 0);	/* the pre-tag format */
+	assert_secret_refused(&fh);
+	fh = forged_fh("outside/secret.txt", zero, ORFS_FH_MAC_LEN);
+	assert_secret_refused(&fh);
+	fh = forged_fh("outside/secret.txt", junk, ORFS_FH_MAC_LEN);
+	assert_secret_refused(&fh);
+	/* The same forgeries of a file inside are refused just as well. */
+	fh = forged_fh("export/file.txt", junk, ORFS_FH_MAC_LEN);
+	assert_int_equal(do_getattr(&fh, NULL), ESTALE);
+	fh = forged_fh("export/file.txt", NULL, 0);
+	assert_int_equal(do_getattr(&fh, NULL), ESTALE);
+}
+
+/* A valid handle with one bit changed anywhere, or junk after it, is refused. */
+static void test_handle_tampered(void **state)
+{
+	struct orfs_fh root = root_fh(), fh, bad;
+	uint32_t len, i;
+
+	assert_int_equal(do_lookup(&root, "file.txt", &fh, NULL), 0);
+	assert_int_equal(do_getattr(&fh, NULL), 0);
+	len = orfs_cpu32(fh.len);
+	assert_true(len > ORFS_FH_MAC_LEN && len <= ORFS_FH_DATA);
+	for (i = 0; i < ORFS_FH_DATA; i++) {
+		bad = fh;
+		bad.data[i] ^= 0x10;
+		assert_int_equal(do_getattr(&bad, NULL), ESTALE);
+	}
+	bad = fh;
+	bad.type = orfs_le32(orfs_cpu32(fh.type) ^ 0x100);
+	assert_int_equal(do_getattr(&bad, NULL), ESTALE);
+	bad = fh;
+	bad.len = orfs_le32(len - 1);
+	assert_int_equal(do_getattr(&bad, NULL), ESTALE);
+	bad.len = orfs_le32(ORFS_FH_MAC_LEN);
+	assert_int_equal(do_getattr(&bad, NULL), ESTALE);
+}
+
+/*
+ * Another export's handles, also one of a subdirectory of this export (or
+ * of the directory next to it): valid there, refused here, both ways.
+ */
+static void test_handle_other_export(void **state)
+{
+	struct orfs_export out, sub;
+	struct orfs_fh root = root_fh(), fh, mine;
+	char p[PATH_MAX];
+
+	path_in(p, "outside");
+	assert_int_equal(orfs_export_open(&out, p), 0);
+	path_in(p, "export/sub");
+	assert_int_equal(orfs_export_open(&sub, p), 0);
+	assert_memory_not_equal(out.fh_key, exp.fh_key, ORFS_FH_KEY_LEN);
+	/* outside/secret.txt as the other export issued it */
+	fh = raw_fh_in(&out, "outside/secret.txt");
+	ctx.exp = &out;
+	assert_int_equal(do_getattr(&fh, NULL), 0);
+	ctx.exp = &exp;
+	assert_secret_refused(&fh);
+	/* export/sub/inner.txt: the subdirectory export's handle, and ours */
+	fh = raw_fh_in(&sub, "export/sub/inner.txt");
+	assert_int_equal(do_getattr(&fh, NULL), ESTALE);
+	assert_int_equal(do_lookup(&root, "sub", &mine, NULL), 0);
+	assert_int_equal(do_lookup(&mine, "inner.txt", &mine, NULL), 0);
+	assert_memory_not_equal(&fh, &mine, sizeof(fh));
+	ctx.exp = &sub;
+	assert_int_equal(do_getattr(&fh, NULL), 0);
+	assert_int_equal(do_getattr(&mine, NULL), ESTALE);
+	ctx.exp = &exp;
+	orfs_export_close(&out);
+	orfs_export_close(&sub);
+	/* The key attribute stays: a restart gives the same key. */
+	path_in(p, "outside");
+	assert_int_equal(orfs_export_open(&out, p), 0);
+	ctx.exp = &out;
+	assert_int_equal(do_getattr(&fh, NULL), ESTALE);	/* still sub's */
+	fh = raw_fh_in(&out, "outside/secret.txt");
+	orfs_export_close(&out);
+	assert_int_equal(orfs_export_open(&out, p), 0);
+	assert_int_equal(do_getattr(&fh, NULL), 0);
+	ctx.exp = &exp;
+	orfs_export_close(&out);
+}
+
+/*
+ * The key: in the export root's attribute, made once and then kept; or in
+ * a key file, made once (0600) and then read; a bad one stops the start.
+ * Handles made with one key are stale with another.
+ */
+static void test_handle_key_storage(void **state)
+{
+	struct orfs_export e1, e2;
+	struct orfs_fh root = root_fh(), fh, fh2;
+	char kf[PATH_MAX], p[PATH_MAX], text[64];
+	uint8_t key[ORFS_FH_KEY_LEN];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	/* the attribute holds exactly the key in use */
+	n = getxattr(export_dir, ORFS_FH_KEY_XATTR, key, sizeof(key));
+	assert_int_equal(n, ORFS_FH_KEY_LEN);
+	assert_memory_equal(key, exp.fh_key, ORFS_FH_KEY_LEN);
+	/* a key file: made, then read back the same */
+	path_in(kf, "fh.key");
+	unlink(kf);
+	assert_int_equal(orfs_export_open_key(&e1, export_dir, kf), 0);
+	assert_int_equal(stat(kf, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_true(st.st_size == 2 * ORFS_FH_KEY_LEN + 1);
+	assert_int_equal(orfs_export_open_key(&e2, export_dir, kf), 0);
+	assert_memory_equal(e1.fh_key, e2.fh_key, ORFS_FH_KEY_LEN);
+	assert_memory_not_equal(e1.fh_key, exp.fh_key, ORFS_FH_KEY_LEN);
+	ctx.exp = &e1;
+	assert_int_equal(do_lookup(&root, "file.txt", NULL, NULL), ESTALE);
+	fh = raw_fh_in(&e1, "export");
+	assert_int_equal(do_lookup(&fh, "file.txt", &fh2, NULL), 0);
+	ctx.exp = &e2;
+	assert_int_equal(do_getattr(&fh2, NULL), 0);	/* survives a restart */
+	ctx.exp = &exp;
+	assert_int_equal(do_getattr(&fh2, NULL), ESTALE);
+	orfs_export_close(&e1);
+	orfs_export_close(&e2);
+	/* key files that are refused: readable by others, malformed, a link */
+	assert_int_equal(chmod(kf, 0644), 0);
+	assert_int_equal(orfs_export_open_key(&e1, export_dir, kf), -EINVAL);
+	assert_int_equal(chmod(kf, 0600), 0);
+	fd = open(kf, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	snprintf(text, sizeof(text), "%.31s\n", "0123456789abcdef0123456789abcdef");
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	assert_int_equal(orfs_export_open_key(&e1, export_dir, kf), -EINVAL);
+	fd = open(kf, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "0123456789abcdef0123456789abcdeX\n", 33), 33);
+	close(fd);
+	assert_int_equal(orfs_export_open_key(&e1, export_dir, kf), -EINVAL);
+	fd = open(kf, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "0123456789abcdef0123456789ABCDEF \n", 34), 34);
+	close(fd);
+	assert_int_equal(orfs_export_open_key(&e1, export_dir, kf), 0);
+	assert_int_equal(e1.fh_key[15], 0xef);
+	orfs_export_close(&e1);
+	path_in(p, "fh.key-link");
+	unlink(p);
+	assert_int_equal(symlink(kf, p), 0);
+	assert_int_equal(orfs_export_open_key(&e1, export_dir, p), -ELOOP);
+	unlink(p);
+	unlink(kf);
+	/* an attribute that is no key */
+	path_in(p, "outside/dir");
+	assert_int_equal(setxattr(p, ORFS_FH_KEY_XATTR, "short", 5, 0), 0);
+	assert_int_equal(orfs_export_open(&e1, p), -EINVAL);
+	assert_int_equal(removexattr(p, ORFS_FH_KEY_XATTR), 0);
+	assert_int_equal(orfs_export_open(&e1, p), 0);
+	orfs_export_close(&e1);
+}
+
+/* orfsd's own attributes never cross the wire. */
+static void test_xattr_private(void **state)
+{
+	struct orfs_fh root = root_fh();
+	uint8_t key[ORFS_FH_KEY_LEN];
+	uint32_t n;
+
+	assert_int_equal(do_getxattr(&root, ORFS_FH_KEY_XATTR, 0, NULL), ENODATA);
+	assert_int_equal(do_getxattr(&root, ORFS_FH_KEY_XATTR, 64, NULL), ENODATA);
+	assert_int_equal(do_getxattr(&root, "trusted.orfsd.other", 64, NULL), ENODATA);
+	assert_int_equal(do_setxattr(&root, ORFS_FH_KEY_XATTR, "0123456789abcdef",
+				     16, 0), EPERM);
+	assert_int_equal(do_setxattr(&root, "trusted.orfsd.x", "v", 1,
+				     ORFS_XA_CREATE), EPERM);
+	assert_int_equal(do_removexattr(&root, ORFS_FH_KEY_XATTR), EPERM);
+	assert_int_equal(do_listxattr(&root, 4096, &n), 0);
+	assert_null(memmem(orfs_data(REP), n, "orfsd", 5));
+	/* the key is still there, unchanged */
+	assert_int_equal(getxattr(export_dir, ORFS_FH_KEY_XATTR, key, sizeof(key)),
+			 ORFS_FH_KEY_LEN);
+	assert_memory_equal(key, exp.fh_key, ORFS_FH_KEY_LEN);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -4739,6 +5019,12 @@ int main(void)
 		cmocka_unit_test_teardown(test_handle_stale_after_unlink, reset_ctx),
 		cmocka_unit_test_teardown(test_handle_survives_restart, reset_ctx),
 		cmocka_unit_test_teardown(test_export_open_errors, reset_ctx),
+		cmocka_unit_test(test_siphash_vectors),
+		cmocka_unit_test_teardown(test_handle_forged_file_outside, reset_ctx),
+		cmocka_unit_test_teardown(test_handle_tampered, reset_ctx),
+		cmocka_unit_test_teardown(test_handle_other_export, reset_ctx),
+		cmocka_unit_test_teardown(test_handle_key_storage, reset_ctx),
+		cmocka_unit_test_teardown(test_xattr_private, reset_ctx),
 		cmocka_unit_test_teardown(test_bad_headers, reset_ctx),
 		cmocka_unit_test_teardown(test_short_messages, reset_ctx),
 		cmocka_unit_test_teardown(test_credit_only, reset_ctx),

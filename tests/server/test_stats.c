@@ -72,6 +72,9 @@ static void test_empty(void **state)
 	assert_int_equal(value_of("disk_reads"), 0);
 	assert_non_null(strstr(text, "disk_engine none\n"));
 	assert_non_null(strstr(text, "cache_hit_percent 0.0\n"));
+	assert_non_null(strstr(text, "cache_hit_percent_demote 0.0\n"));
+	assert_int_equal(value_of("demote_taken"), 0);
+	assert_int_equal(value_of("demote_declined_stale"), 0);
 	assert_null(strstr(text, "errors_"));
 }
 
@@ -98,6 +101,13 @@ static void test_values(void **state)
 	orfs_cache_lookup_read(c, 5, 0);
 	orfs_cache_lookup_read(c, 5, 0);
 	orfs_cache_lookup_read(c, 5, 1);
+	/* A demoted block, looked up once. */
+	orfs_cache_file_version(c, 5);
+	b = orfs_cache_demote_accept(c, 5, 3, orfs_cache_file_version(c, 5));
+	assert_non_null(b);
+	orfs_cache_fill_done(c, b, 4096, ORFS_CACHE_MRU);
+	orfs_cache_unpin(c, b);
+	orfs_cache_lookup_read(c, 5, 3);
 
 	orfs_disk_sync_init(&d);
 	d.st.reads = 3;
@@ -106,6 +116,13 @@ static void test_values(void **state)
 	st.requests = 42;
 	st.read_remote = 1 << 20;
 	st.write_grant = 77;
+	st.demote_offered = 9;
+	st.demote_wanted = 6;
+	st.demote_blocks = 6;
+	st.demote_taken = 5;
+	st.demote_declined[ORFS_DV_STALE] = 4;
+	st.demote_declined[ORFS_DV_NOROOM] = 1;
+	st.demote_grant = 65536;
 	orfs_stats_error(&st, ENOSPC);
 	orfs_stats_error(&st, -ENOSPC);
 	orfs_stats_error(&st, EIO);
@@ -125,12 +142,29 @@ static void test_values(void **state)
 	assert_non_null(strstr(text, "disk_engine sync\n"));
 	assert_int_equal(value_of("cache_blocks"), 8);
 	assert_int_equal(value_of("cache_block_size"), 4096);
-	assert_int_equal(value_of("cache_cached_blocks"), 1);
-	assert_int_equal(value_of("cache_hits"), 2);
+	assert_int_equal(value_of("cache_cached_blocks"), 2);
+	assert_int_equal(value_of("cache_hits"), 3);
 	assert_int_equal(value_of("cache_hits_disk"), 2);
-	assert_int_equal(value_of("cache_hits_demote"), 0);
+	assert_int_equal(value_of("cache_hits_demote"), 1);
 	assert_int_equal(value_of("cache_misses"), 1);
-	assert_non_null(strstr(text, "cache_hit_percent 66.7\n"));
+	/* Hit rates overall and by origin; misses went to the disk. */
+	assert_non_null(strstr(text, "cache_hit_percent 75.0\n"));
+	assert_non_null(strstr(text, "cache_hit_percent_disk 50.0\n"));
+	assert_non_null(strstr(text, "cache_hit_percent_demote 25.0\n"));
+	assert_non_null(strstr(text, "cache_hit_percent_write 0.0\n"));
+	assert_non_null(strstr(text, "cache_miss_percent 25.0\n"));
+	assert_int_equal(value_of("cache_demote_accepted"), 1);
+	assert_int_equal(value_of("demote_offered"), 9);
+	assert_int_equal(value_of("demote_wanted"), 6);
+	assert_int_equal(value_of("demote_blocks"), 6);
+	assert_int_equal(value_of("demote_taken"), 5);
+	assert_int_equal(value_of("demote_declined_stale"), 4);
+	assert_int_equal(value_of("demote_declined_noroom"), 1);
+	assert_int_equal(value_of("demote_declined_cached"), 0);
+	assert_int_equal(value_of("demote_declined_gone"), 0);
+	assert_int_equal(value_of("demote_declined_shape"), 0);
+	assert_int_equal(value_of("bytes_demote_grant"), 65536);
+	assert_int_equal(value_of("bytes_demote_inline"), 0);
 	orfs_cache_destroy(c);
 	orfs_disk_fini(&d);
 	free(arena);

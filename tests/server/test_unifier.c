@@ -6,7 +6,9 @@
  * concurrent reads, reads around a full cache), coherence after WRITE,
  * SETATTR, UNLINK, RENAME and changes made behind the server's back,
  * ENOSPC and EIO reaching the reply, asynchronous completion, short
- * transfers, O_DIRECT and the buffered fallback.
+ * transfers, O_DIRECT and the buffered fallback; DEMOTE_META and DEMOTE
+ * (verdicts, demoted blocks at the MRU end and hit by READs, versions
+ * that go stale between the two messages, staging buffers, no room).
  *
  * Runs as root in a private mount namespace with two exports:
  *	base/ext	a directory under /tmp (or ORFS_TEST_TMPDIR): O_DIRECT
@@ -217,6 +219,7 @@ static void uni_make(enum engine eng, struct orfs_export *exp, bool direct)
 
 static int uni_drop(void **state)
 {
+	exp_ext.read_only = false;
 	if (cache) {
 		assert_true(orfs_disk_idle(&disk));
 		orfs_unifier_fini(&uni);
@@ -958,6 +961,370 @@ static void test_direct_and_buffered(void **state)
 	free(buf);
 }
 
+/* ---- DEMOTE_META and DEMOTE ---- */
+
+/* READ @count bytes at @off; return the version the reply carries. */
+static uint64_t read_version(const struct orfs_fh *fh, uint64_t off,
+			     uint32_t count)
+{
+	build_io(reqbuf, ORFS_OP_READ, fh, off, count, 0, NULL);
+	assert_int_equal(run(), 0);
+	return orfs_cpu64(((const struct orfs_read_rep *)
+			   (repbuf + sizeof(struct orfs_hdr)))->version);
+}
+
+/* The uid and gid DEMOTE requests carry (0: root). */
+static uint32_t demote_uid;
+
+/*
+ * Send batch @b as @op: a DEMOTE's data inline from @data, or, with
+ * ORFS_IO_GRANT in @flags, already in staging buffer @grant.  On success
+ * the reply is checked as a client would and its verdicts copied to @v.
+ * Return: the reply status.
+ */
+static int demote_send(uint16_t op, const struct orfs_demote_batch *b,
+		       const uint8_t *data, uint32_t flags, uint32_t grant,
+		       uint8_t *v)
+{
+	struct orfs_hdr *h = (void *)reqbuf;
+	const u8 *verdicts;
+	uint32_t dl;
+	int n, st;
+
+	memset(reqbuf, 0, ORFS_META_MAX);
+	n = orfs_demote_encode(b, h + 1, ORFS_DEMOTE_BODY_MAX, flags, grant);
+	assert_true(n > 0);
+	dl = op == ORFS_OP_DEMOTE && !(flags & ORFS_IO_GRANT) ? b->bytes : 0;
+	orfs_hdr_init(h, op, XID, 0, (uint32_t)n, dl);
+	h->cred.uid = orfs_le32(demote_uid);
+	h->cred.gid = orfs_le32(demote_uid);
+	if (dl)
+		memcpy(reqbuf + orfs_data_offset((uint32_t)n), data, dl);
+	st = run();
+	if (!st) {
+		assert_true(orfs_demote_rep_check((void *)repbuf, b->nblocks,
+						  &verdicts) >= 0);
+		memcpy(v, verdicts, b->nblocks);
+	}
+	return st;
+}
+
+/* The pattern bytes of the blocks of @b (all of file seed @seed), back to back. */
+static uint8_t *demote_data_of(const struct orfs_demote_batch *b, uint32_t seed)
+{
+	uint8_t *d = malloc(b->bytes ? b->bytes : 1);
+	uint32_t i, k, at = 0;
+
+	assert_non_null(d);
+	for (i = 0; i < b->nblocks; i++) {
+		uint64_t off = orfs_cpu64(b->blocks[i].offset);
+
+		for (k = 0; k < orfs_cpu32(b->blocks[i].len); k++)
+			d[at++] = pat(seed, off + k);
+	}
+	return d;
+}
+
+/*
+ * The verdicts of DEMOTE_META: accepted, already cached (moved to the MRU
+ * end), stale versions (older, newer), wrong shapes, past the end of file,
+ * a file gone, a directory.
+ */
+static void test_demote_meta_verdicts(void **state)
+{
+	struct orfs_demote_batch b;
+	struct orfs_fh fh, dir, gone;
+	const struct orfs_demote_rep *r;
+	uint64_t v, key;
+	uint8_t verd[ORFS_DEMOTE_BLOCKS_MAX];
+	char p[PATH_MAX];
+
+	uni_make(ENG_URING, &exp_ext, true);
+	fh = mkfile("dm", 4 * BS + 100, 20);
+	key = key_of("dm");
+	gone = mkfile("dm-gone", BS, 21);
+	read_version(&gone, 0, BS);
+	xpath(p, "dm-gone");
+	assert_int_equal(unlink(p), 0);
+	dir = handle_of(".");
+	v = read_version(&fh, 2 * BS, BS);	/* block 2 cached */
+	assert_true(v != 0);
+	assert_true(read_version(&fh, 0, BS) == v);	/* block 0 too */
+	assert_true(orfs_cache_lru_first(cache)->blkno == 0);
+
+	orfs_demote_batch_init(&b);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, BS, BS, v), 0);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, 0, BS, v), 1);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, 3 * BS, BS, v - 1), 2);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, 3 * BS, BS, v + 1), 3);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, 100, BS, v), 4);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, 3 * BS, 2048, v), 5);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, 4 * BS, 100, v), 6);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, 4 * BS, 99, v), 7);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, 4 * BS, 101, v), 8);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, 5 * BS, BS, v), 9);
+	assert_int_equal(orfs_demote_batch_add(&b, &gone, 0, BS, v), 10);
+	assert_int_equal(orfs_demote_batch_add(&b, &dir, 0, BS, v), 11);
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE_META, &b, NULL, 0, 0, verd), 0);
+	r = (const void *)(repbuf + sizeof(struct orfs_hdr));
+	assert_int_equal(orfs_cpu32(r->block_size), BS);
+	assert_int_equal(orfs_cpu16(r->accepted), 2);
+	assert_int_equal(verd[0], ORFS_DV_ACCEPT);
+	assert_int_equal(verd[1], ORFS_DV_CACHED);
+	assert_int_equal(verd[2], ORFS_DV_STALE);
+	assert_int_equal(verd[3], ORFS_DV_STALE);
+	assert_int_equal(verd[4], ORFS_DV_SHAPE);
+	assert_int_equal(verd[5], ORFS_DV_SHAPE);
+	assert_int_equal(verd[6], ORFS_DV_ACCEPT);	/* the tail, exactly */
+	assert_int_equal(verd[7], ORFS_DV_SHAPE);
+	assert_int_equal(verd[8], ORFS_DV_STALE);	/* past the end */
+	assert_int_equal(verd[9], ORFS_DV_STALE);
+	assert_int_equal(verd[10], ORFS_DV_GONE);
+	assert_int_equal(verd[11], ORFS_DV_GONE);
+	/* The cached block the client is dropping is now most recently used. */
+	assert_true(orfs_cache_lru_first(cache)->blkno == 2);
+	assert_int_equal(cached_blocks(key), 2);	/* META moves no data */
+	assert_int_equal(stats.demote_offered, 12);
+	assert_int_equal(stats.demote_wanted, 2);
+	assert_int_equal(stats.demote_declined[ORFS_DV_STALE], 4);
+	assert_int_equal(stats.demote_declined[ORFS_DV_SHAPE], 3);
+	assert_int_equal(stats.demote_declined[ORFS_DV_GONE], 2);
+	assert_int_equal(stats.demote_declined[ORFS_DV_CACHED], 1);
+	/* A file the cache knows nothing about: its version cannot be vouched for. */
+	fh = mkfile("dm-unknown", BS, 22);
+	orfs_demote_batch_init(&b);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, 0, BS, v), 0);
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE_META, &b, NULL, 0, 0, verd), 0);
+	assert_int_equal(verd[0], ORFS_DV_STALE);
+	/* Only an identity that may read a file may offer its blocks. */
+	fh = handle_of("dm");
+	xpath(p, "dm");
+	assert_int_equal(chmod(p, 0600), 0);
+	orfs_demote_batch_init(&b);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, BS, BS, v), 0);
+	demote_uid = 1000;
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE_META, &b, NULL, 0, 0, verd), 0);
+	demote_uid = 0;
+	assert_int_equal(verd[0], ORFS_DV_DENIED);
+	assert_int_equal(stats.demote_declined[ORFS_DV_DENIED], 1);
+}
+
+/*
+ * DEMOTE inline: the blocks go in at the MRU end, are never written to the
+ * file, and a READ then hits them (a demote hit) without the disk.
+ */
+static void test_demote_inline_hit(void **state)
+{
+	struct orfs_cache_block *blk, *last = NULL;
+	struct orfs_demote_batch b;
+	struct orfs_fh fh, other;
+	uint8_t verd[4], *data;
+	uint64_t v, reads, writes;
+
+	uni_make(ENG_URING, &exp_ext, true);
+	fh = mkfile("di", 3 * BS + 10, 23);
+	v = read_version(&fh, 0, 3 * BS + 10);	/* the client holds it all */
+	/* Other reads evict it from the server: no change to the file. */
+	other = mkfile("di-other", NBLK * BS, 28);
+	read_check(&other, 0, NBLK * BS, 28, NBLK * BS, ~0ULL);
+	assert_int_equal(cached_blocks(key_of("di")), 0);
+	orfs_demote_batch_init(&b);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, BS, BS, v), 0);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, 3 * BS, 10, v), 1);
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE_META, &b, NULL, 0, 0, verd), 0);
+	assert_int_equal(verd[0], ORFS_DV_ACCEPT);
+	assert_int_equal(verd[1], ORFS_DV_ACCEPT);
+	data = demote_data_of(&b, 23);
+	writes = disk.st.writes;
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE, &b, data, 0, 0, verd), 0);
+	free(data);
+	assert_int_equal(verd[0], ORFS_DV_ACCEPT);
+	assert_int_equal(verd[1], ORFS_DV_ACCEPT);
+	assert_int_equal(cstats().demote_accepted, 2);
+	assert_int_equal(stats.demote_taken, 2);
+	assert_int_equal(stats.demote_inline, BS + 10);
+	assert_int_equal(disk.st.writes, writes);	/* clean: never written */
+	/* Demoted blocks are the most recently used. */
+	for (blk = orfs_cache_lru_first(cache); blk;
+	     blk = orfs_cache_lru_next(cache, blk))
+		last = blk;
+	assert_non_null(last);
+	assert_true(last->blkno == 3 && last->origin == ORFS_CACHE_FROM_DEMOTE);
+	/* A READ hits them, from the demoted data, without the disk. */
+	reads = disk.st.reads;
+	assert_int_equal(read_check(&fh, BS, BS, 23, 3 * BS + 10, ~0ULL), BS);
+	assert_int_equal(read_check(&fh, 3 * BS, BS, 23, 3 * BS + 10, ~0ULL), 10);
+	assert_int_equal(disk.st.reads, reads);
+	assert_int_equal(cstats().hits[ORFS_CACHE_FROM_DEMOTE], 2);
+	/* Sent again: a second demote of them is declined, they are cached. */
+	data = demote_data_of(&b, 23);
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE, &b, data, 0, 0, verd), 0);
+	free(data);
+	assert_int_equal(verd[0], ORFS_DV_CACHED);
+	assert_int_equal(verd[1], ORFS_DV_CACHED);
+}
+
+/*
+ * A WRITE between DEMOTE_META and DEMOTE makes the version stale: the
+ * block is dropped, and a READ gets the written data.  A change made
+ * behind orfsd's back does the same.
+ */
+static void test_demote_stale_between(void **state)
+{
+	struct timespec ts = { 0, 30 * 1000 * 1000 };
+	struct orfs_demote_batch b;
+	struct orfs_fh fh;
+	uint8_t verd[2], *data, x = 0x11;
+	char p[PATH_MAX];
+	uint64_t v;
+	int fd;
+
+	uni_make(ENG_URING, &exp_ext, true);
+	fh = mkfile("ds", 2 * BS, 24);
+	v = read_version(&fh, 0, 10);		/* block 0 only */
+	orfs_demote_batch_init(&b);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, BS, BS, v), 0);
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE_META, &b, NULL, 0, 0, verd), 0);
+	assert_int_equal(verd[0], ORFS_DV_ACCEPT);
+	assert_int_equal(write_pat(&fh, BS, 100, 25, 0), 0);
+	data = demote_data_of(&b, 24);
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE, &b, data, 0, 0, verd), 0);
+	assert_int_equal(verd[0], ORFS_DV_STALE);
+	assert_int_equal(stats.demote_taken, 0);
+	assert_int_equal(cached_blocks(key_of("ds")), 1);
+	build_io(reqbuf, ORFS_OP_READ, &fh, BS, 1, 0, NULL);
+	assert_int_equal(run(), 0);
+	assert_int_equal(repbuf[orfs_data_offset(sizeof(struct orfs_read_rep))],
+			 pat(25, BS));
+	/* The current version works; a local change behind orfsd's back stales it. */
+	orfs_cache_invalidate_file(cache, key_of("ds"), 0);
+	v = read_version(&fh, 0, 10);
+	nanosleep(&ts, NULL);
+	xpath(p, "ds");
+	fd = open(p, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, &x, 1, BS + 5), 1);
+	close(fd);
+	orfs_demote_batch_init(&b);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, BS, BS, v), 0);
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE, &b, data, 0, 0, verd), 0);
+	assert_int_equal(verd[0], ORFS_DV_STALE);
+	free(data);
+	/* The READ after the change carries a newer version. */
+	assert_true(read_version(&fh, 0, 10) > v);
+}
+
+/* DEMOTE through a staging buffer, and its rejections. */
+static void test_demote_grant(void **state)
+{
+	struct orfs_demote_batch b;
+	struct orfs_fh fh;
+	uint8_t verd[2], *data;
+	uint8_t *grant = aligned_alloc(BS, 4 * BS);
+	struct orfs_hdr *h = (void *)reqbuf;
+	uint64_t v;
+
+	assert_non_null(grant);
+	uni_make(ENG_URING, &exp_ext, true);
+	ctx.grant_base = grant;
+	ctx.grants = 2;
+	ctx.grant_size = 2 * BS;
+	fh = mkfile("dg", 3 * BS, 26);
+	v = read_version(&fh, 2 * BS, 1);	/* block 2 only */
+	orfs_demote_batch_init(&b);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, 0, BS, v), 0);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, BS, BS, v), 1);
+	data = demote_data_of(&b, 26);
+	memcpy(grant + 2 * BS, data, 2 * BS);	/* staging buffer 1 */
+	free(data);
+	/* grant out of range; inline data with a grant */
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE, &b, NULL, ORFS_IO_GRANT, 2, verd),
+			 EINVAL);
+	assert_true(orfs_demote_encode(&b, h + 1, ORFS_DEMOTE_BODY_MAX,
+				       ORFS_IO_GRANT, 1) > 0);
+	h->data_len = orfs_le32(8);
+	assert_int_equal(run(), EBADMSG);
+	/* inline data of the wrong length */
+	assert_true(orfs_demote_encode(&b, h + 1, ORFS_DEMOTE_BODY_MAX, 0, 0) > 0);
+	h->data_len = orfs_le32(2 * BS - 1);
+	assert_int_equal(run(), EBADMSG);
+	/* DEMOTE_META with inline data */
+	h->opcode = orfs_le16(ORFS_OP_DEMOTE_META);
+	h->data_len = orfs_le32(2 * BS);
+	assert_int_equal(run(), EBADMSG);
+	assert_int_equal(stats.demote_blocks, 0);
+	/* the good one */
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE, &b, NULL, ORFS_IO_GRANT, 1, verd),
+			 0);
+	assert_int_equal(verd[0], ORFS_DV_ACCEPT);
+	assert_int_equal(verd[1], ORFS_DV_ACCEPT);
+	assert_int_equal(stats.demote_grant, 2 * BS);
+	assert_int_equal(read_check(&fh, 0, 2 * BS, 26, 3 * BS, ~0ULL), 2 * BS);
+	assert_int_equal(cstats().hits[ORFS_CACHE_FROM_DEMOTE], 2);
+	/* more data than a staging buffer holds; more than the inline threshold */
+	ctx.grant_size = BS;
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE, &b, NULL, ORFS_IO_GRANT, 0, verd),
+			 EINVAL);
+	ctx.inline_size = BS;
+	data = demote_data_of(&b, 26);
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE, &b, data, 0, 0, verd), EINVAL);
+	free(data);
+	free(grant);
+}
+
+/* No room: every block pinned, or no cache at all. */
+static void test_demote_noroom(void **state)
+{
+	struct orfs_cache_block *f[NBLK];
+	struct orfs_demote_batch b;
+	const struct orfs_demote_rep *r;
+	struct orfs_unifier *u = ctx.uni;
+	struct orfs_fh fh;
+	uint8_t verd[3], *data;
+	uint32_t i, n = 0;
+	uint64_t v;
+
+	uni_make(ENG_URING, &exp_ext, true);
+	fh = mkfile("dn", 3 * BS, 27);
+	v = read_version(&fh, 0, 1);
+	orfs_cache_invalidate_block(cache, orfs_cache_lookup(cache, key_of("dn"), 0));
+	v = read_version(&fh, 2 * BS, 1);
+	orfs_demote_batch_init(&b);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(orfs_demote_batch_add(&b, &fh, i * BS, BS, v), (int)i);
+	/* Every free block pinned: only block 2 of the file can be evicted. */
+	while (n < NBLK - 1 && (f[n] = orfs_cache_get_free(cache)))
+		n++;
+	assert_int_equal(n, NBLK - 1);
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE_META, &b, NULL, 0, 0, verd), 0);
+	assert_int_equal(verd[0], ORFS_DV_ACCEPT);	/* would evict block 2 */
+	assert_int_equal(verd[1], ORFS_DV_NOROOM);	/* counted: none left */
+	data = demote_data_of(&b, 27);
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE, &b, data, 0, 0, verd), 0);
+	assert_int_equal(verd[0], ORFS_DV_ACCEPT);	/* evicts block 2 */
+	assert_int_equal(verd[1], ORFS_DV_NOROOM);
+	for (i = 0; i < n; i++)
+		orfs_cache_unpin(cache, f[i]);
+	/* A read-only export takes no demotes. */
+	exp_ext.read_only = true;
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE_META, &b, NULL, 0, 0, verd),
+			 EROFS);
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE, &b, data, 0, 0, verd), EROFS);
+	exp_ext.read_only = false;
+	/* Without a block cache: all declined, block size 0, READ version 0. */
+	ctx.uni = NULL;
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE_META, &b, NULL, 0, 0, verd), 0);
+	r = (const void *)(repbuf + sizeof(struct orfs_hdr));
+	assert_int_equal(orfs_cpu32(r->block_size), 0);
+	assert_int_equal(verd[0], ORFS_DV_NOROOM);
+	assert_int_equal(verd[1], ORFS_DV_NOROOM);
+	assert_true(read_version(&fh, 0, 1) == 0);
+	assert_int_equal(demote_send(ORFS_OP_DEMOTE, &b, data, 0, 0, verd), 0);
+	assert_int_equal(verd[0], ORFS_DV_NOROOM);
+	free(data);
+	ctx.uni = u;
+}
+
 /* Both engines give the same results for the same requests. */
 static void test_engines_agree(void **state)
 {
@@ -997,6 +1364,11 @@ int main(void)
 		cmocka_unit_test_teardown(test_short_transfers, uni_drop),
 		cmocka_unit_test_teardown(test_direct_and_buffered, uni_drop),
 		cmocka_unit_test_teardown(test_engines_agree, uni_drop),
+		cmocka_unit_test_teardown(test_demote_meta_verdicts, uni_drop),
+		cmocka_unit_test_teardown(test_demote_inline_hit, uni_drop),
+		cmocka_unit_test_teardown(test_demote_stale_between, uni_drop),
+		cmocka_unit_test_teardown(test_demote_grant, uni_drop),
+		cmocka_unit_test_teardown(test_demote_noroom, uni_drop),
 	};
 
 	return cmocka_run_group_tests_name("orfsd_unifier", tests, group_setup,

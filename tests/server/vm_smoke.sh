@@ -11,9 +11,12 @@
 # Starts orfsd on a tmpfs export, runs server/build/orfs-smoke against it
 # (several connections at once, each also doing REMOTE (O_DIRECT) I/O where
 # orfsd moves the data by RDMA READ and WRITE, then one that vanishes without
-# disconnecting), checks the server survived, runs cli_test.sh (which, with a
+# disconnecting), forges handles of a file outside the export (orfs-smoke
+# -F), checks the server survived, runs cli_test.sh (which, with a
 # device present, checks "address in use", the pidfile and SIGTERM), then
-# stops the server with SIGTERM and expects exit status 0.  Prints TAP.
+# stops the server with SIGTERM and expects exit status 0.  Then the DEMOTE
+# scenario (orfs-smoke -D) against a second orfsd with a small block cache,
+# and its statistics.  Prints TAP.
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 repo=$(cd "$here/../.." && pwd -P)
@@ -98,6 +101,27 @@ after=$(fds)
 [ "$before" -eq "$after" ] && ok "no fd leak over 24 connections ($before fds)" ||
 	not_ok "fd leak: $before fds before, $after after"
 
+# Forged handles of a file outside the export, which is a subdirectory of
+# its filesystem: refused (ESTALE) and logged with the client's address; the
+# file is untouched.  The export root got its file handle key.
+echo secret >"$T/secret.txt"
+chmod 600 "$T/secret.txt"
+if "$SMOKE" -p "$PORT" -F "$T/secret.txt" "$ADDR" >"$T/smoke7" 2>&1; then
+	ok "orfs-smoke -F: forged handles of a file outside the export refused"
+else
+	not_ok "orfs-smoke -F: forged handles of a file outside the export refused"
+fi
+sed 's/^/# /' "$T/smoke7"
+[ "$(cat "$T/secret.txt")" = secret ] && [ "$(stat -c %a:%h "$T/secret.txt")" = 600:1 ] &&
+	ok "the file outside the export is unchanged" ||
+	not_ok "the file outside the export changed: $(stat -c %a:%h "$T/secret.txt") $(cat "$T/secret.txt")"
+grep -qE "[0-9a-f.:]+:[0-9]+: refused a file handle export .* did not issue" "$T/orfsd.log" &&
+	ok "refused handles logged with the client's address" ||
+	not_ok "refused handles logged with the client's address"
+python3 -c 'import os, sys; sys.exit(len(os.getxattr(sys.argv[1], "trusted.orfsd.fh_key")) != 16)' "$T/export" &&
+	ok "the export root holds a 16-byte file handle key" ||
+	not_ok "the export root holds a 16-byte file handle key"
+
 if ORFSD=$ORFSD timeout 120 bash "$here/cli_test.sh" 2>&1 | tee "$T/cli" | sed 's/^/# /'; [ "${PIPESTATUS[0]}" -eq 0 ]; then
 	ok "cli_test.sh with a device"
 else
@@ -119,6 +143,66 @@ grep -q "server RDMA: [1-9][0-9]* bytes read from the client for [1-9][0-9]* WRI
 echo "# --- orfsd log (warnings, errors, last 20 lines) ---"
 grep -v ": debug: " "$T/orfsd.log" | grep -iv "connected\|mounted" | sed 's/^/# /'
 tail -n 20 "$T/orfsd.log" | sed 's/^/# /'
+
+# DEMOTE exclusive caching, against a second orfsd whose block cache holds
+# 32 blocks of 64 KiB (6 MiB arena, 4 MiB of it staging buffers): orfs-smoke
+# -D, then orfsd's statistics must show the demoted blocks taken in, hit
+# by READs, and the cached and stale ones declined.
+stat_of() {
+	python3 - "$T/ctl" "$1" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+data = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    data += b
+for line in data.decode().splitlines():
+    k, v = line.split(" ", 1)
+    if k == sys.argv[2]:
+        print(v)
+        break
+else:
+    print(-1)
+PY
+}
+PORT2=$((PORT + 1))
+mkdir -p "$T/export2"
+"$ORFSD" --export "$T/export2" --foreground --listen "$ADDR" --port "$PORT2" \
+	--log-level debug --cache-size 6M --staging-size 4M --grant-size 1M \
+	--control "$T/ctl" 2>"$T/orfsd2.log" &
+srv2=$!
+for i in $(seq 1 100); do
+	grep -q "listening on" "$T/orfsd2.log" 2>/dev/null && break
+	kill -0 $srv2 2>/dev/null || break
+	sleep 0.2
+done
+if "$SMOKE" -p "$PORT2" -D "$ADDR" >"$T/smoke6" 2>&1; then
+	ok "orfs-smoke -D: DEMOTE_META and DEMOTE"
+else
+	not_ok "orfs-smoke -D: DEMOTE_META and DEMOTE"
+fi
+sed 's/^/# /' "$T/smoke6"
+dh=$(stat_of cache_hits_demote)
+dt=$(stat_of demote_taken)
+dc=$(stat_of demote_declined_cached)
+ds=$(stat_of demote_declined_stale)
+di=$(stat_of bytes_demote_inline)
+dg=$(stat_of bytes_demote_grant)
+echo "# demote: $dh demoted hits ($(stat_of cache_hit_percent_demote)% of lookups), $dt taken, $dc declined cached, $ds stale, $di bytes inline, $dg through staging buffers"
+[ "$dh" -ge 2 ] && [ "$dt" -ge 2 ] && [ "$dc" -ge 2 ] && [ "$ds" -ge 2 ] &&
+	[ "$di" -gt 0 ] && [ "$dg" -gt 0 ] &&
+	ok "orfsd statistics: demoted hits, blocks taken, declines" ||
+	not_ok "orfsd statistics: demoted hits, blocks taken, declines"
+kill -TERM $srv2
+wait $srv2
+st=$?
+[ $st -eq 0 ] && ok "SIGTERM: second orfsd exits 0" || not_ok "SIGTERM: second orfsd exit $st"
+grep -q "ERROR: \(Address\|Leak\)Sanitizer\|runtime error" "$T/orfsd2.log" &&
+	not_ok "sanitizer report in the second orfsd log" || ok "no sanitizer report (second orfsd)"
+grep -v ": debug: " "$T/orfsd2.log" | grep -iv "connected\|mounted" | sed 's/^/# /'
 rm -rf "$T"
 echo "1..$n"
 [ $failed -eq 0 ]

@@ -2,7 +2,10 @@
 # orfsd's access control as a client sees it: an allow-list that leaves the
 # client out refuses the mount with EACCES and a kernel log line; a
 # read-only export refuses changes with EROFS and still serves reads; a
-# config file works, and the command line overrides it.
+# config file works, and the command line overrides it.  The file handle
+# key: made once in the export root's trusted.orfsd.fh_key, kept across
+# restarts, invisible and untouchable through the mount; --fh-key-file
+# makes a 0600 key file instead.  (Forged handles: t-server-smoke.)
 . "$(dirname "$0")/lib.sh"
 set -e
 exp=$ORFS_WORK/export
@@ -41,5 +44,48 @@ orfs_server_start "$exp" --config "$ORFS_WORK/orfsd.conf" --read-only=no
 orfs_mount "$mnt"
 touch "$mnt/new"
 [ -e "$exp/new" ] || fail "--read-only=no did not override the file"
+
+# The file handle key: the same since the first start, hidden from clients.
+key() { python3 -c 'import os, sys; print(os.getxattr(sys.argv[1], "trusted.orfsd.fh_key").hex())' "$1"; }
+k1=$(key "$exp")
+[ ${#k1} -eq 32 ] || fail "no 16-byte key on the export root: '$k1'"
+python3 - "$mnt" <<'PY' || fail "the key is visible or writable through the mount"
+import errno, os, sys
+m = sys.argv[1]
+try:
+    os.getxattr(m, "trusted.orfsd.fh_key")
+    sys.exit("GETXATTR of the key succeeded")
+except OSError as e:
+    if e.errno != errno.ENODATA:
+        sys.exit("GETXATTR: %s" % e)
+for f in (lambda: os.setxattr(m, "trusted.orfsd.fh_key", b"0" * 16),
+          lambda: os.removexattr(m, "trusted.orfsd.fh_key")):
+    try:
+        f()
+        sys.exit("changing the key succeeded")
+    except OSError as e:
+        if e.errno != errno.EPERM:
+            sys.exit("SETXATTR/REMOVEXATTR: %s" % e)
+if any(n.startswith("trusted.orfsd.") for n in os.listxattr(m)):
+    sys.exit("LISTXATTR shows the key")
+PY
 umount "$mnt"
+orfs_server_stop
+orfs_server_start "$exp"
+[ "$(key "$exp")" = "$k1" ] || fail "the key changed across a restart"
+orfs_server_stop
+
+# --fh-key-file: a key file made with mode 0600, and the same one kept.
+orfs_server_start "$exp" --fh-key-file "$ORFS_WORK/fh.key"
+[ "$(stat -c %a "$ORFS_WORK/fh.key")" = 600 ] || fail "key file mode $(stat -c %a "$ORFS_WORK/fh.key")"
+kf=$(cat "$ORFS_WORK/fh.key")
+orfs_mount "$mnt"
+[ "$(cat "$mnt/d/f")" = content ] || fail "no reads with a key file"
+umount "$mnt"
+orfs_server_stop
+chmod 644 "$ORFS_WORK/fh.key"
+expect_fail "readable by it alone" timeout 20 "$ORFS_ORFSD" --export "$exp" --foreground \
+	--listen "$ORFS_SRV_ADDR:$ORFS_PORT" --fh-key-file "$ORFS_WORK/fh.key"
+chmod 600 "$ORFS_WORK/fh.key"
+[ "$(cat "$ORFS_WORK/fh.key")" = "$kf" ] || fail "the key file changed"
 exit 0

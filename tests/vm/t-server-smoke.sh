@@ -2,7 +2,8 @@
 # orfsd against its userspace test client (server/build/orfs-smoke, no
 # orfs.ko): several connections with inline, granted and REMOTE (server
 # RDMA) I/O through the block cache, a client that vanishes, the startup
-# errors, SIGTERM.  tests/server/vm_smoke.sh prints TAP; any "not ok" fails.
+# errors, SIGTERM; DEMOTE_META and DEMOTE against a second orfsd with a
+# small cache, and its demote statistics.  tests/server/vm_smoke.sh prints TAP; any "not ok" fails.
 . "$(dirname "$0")/lib.sh"
 out=$(bash "$ORFS_TOP/tests/server/vm_smoke.sh" 2>&1)
 rc=$?
