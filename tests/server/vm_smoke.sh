@@ -172,7 +172,7 @@ PORT2=$((PORT + 1))
 mkdir -p "$T/export2"
 "$ORFSD" --export "$T/export2" --foreground --listen "$ADDR" --port "$PORT2" \
 	--log-level debug --cache-size 6M --staging-size 4M --grant-size 1M \
-	--control "$T/ctl" 2>"$T/orfsd2.log" &
+	--control "$T/ctl" --no-root-squash 2>"$T/orfsd2.log" &
 srv2=$!
 for i in $(seq 1 100); do
 	grep -q "listening on" "$T/orfsd2.log" 2>/dev/null && break
