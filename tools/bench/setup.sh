@@ -114,9 +114,11 @@ orfs_start() {
 	mountpoint -q $BENCH_ORFS_EXPORT ||
 		mount -t tmpfs -o mode=0777 orfsexport $BENCH_ORFS_EXPORT ||
 		{ SETUP_ERR="cannot mount a tmpfs on $BENCH_ORFS_EXPORT"; return 1; }
+	# --no-root-squash by default, as the NFS export has no_root_squash: the
+	# jobs run as root on both.
 	# shellcheck disable=SC2086 # extra server arguments
 	"$BENCH_ORFSD" --export $BENCH_ORFS_EXPORT --listen "$BENCH_SRV:$BENCH_ORFS_PORT" \
-		--foreground ${ORFS_BENCH_ORFSD_ARGS:-} >>"$log" 2>&1 </dev/null &
+		--foreground ${ORFS_BENCH_ORFSD_ARGS---no-root-squash} >>"$log" 2>&1 </dev/null &
 	ORFSD_PID=$!
 	for i in $(seq 1 150); do
 		if rdma resource show cm_id 2>/dev/null |
