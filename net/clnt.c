@@ -42,7 +42,7 @@ static struct workqueue_struct *orfs_wq;
 /**
  * struct orfs_clnt - the connections of one mount
  * @opts: how to connect; @opts.down points back here
- * @lock: protects @conns, @aborted and @inline_size
+ * @lock: protects @conns, @aborted, @inline_size and opts.busy_poll
  * @conns: the connections; NULL while one is being replaced
  * @next: round-robin cursor
  * @wq: requests waiting for a live connection
@@ -67,7 +67,7 @@ static struct workqueue_struct *orfs_wq;
  */
 struct orfs_clnt {
 	struct orfs_conn_opts	opts;
-	spinlock_t		lock;
+	spinlock_t		lock;		/* see @lock above */
 	struct orfs_conn	*conns[ORFS_NCONNECT_MAX];
 	unsigned int		next;
 	wait_queue_head_t	wq;

@@ -210,7 +210,7 @@ struct orfs_conn {
 	struct ib_cq		*cq;
 	struct ib_qp		*qp;
 
-	spinlock_t		lock;
+	spinlock_t		lock;		/* see @lock above */
 	enum orfs_conn_state	state;
 	unsigned long		*slot_free;
 	wait_queue_head_t	slot_wq;
