@@ -12,7 +12,8 @@
  * connections (or threads) do not interact except through the filesystem
  * and the duplicate-request cache (drc.c, which has its own lock).
  * ops_io.c holds the data and attribute operations, ops_ns.c the ones that
- * change the namespace, ops_xattr.c the extended attributes.
+ * change the namespace, ops_xattr.c the extended attributes, ops_file.c
+ * SEEK, ALLOCATE and COPY.
  *
  * READ, WRITE and COMMIT may wait for the disk: orfs_req_start() then
  * returns with the request pending, and the op finishes it later with
@@ -459,6 +460,9 @@ static const struct {
 	[ORFS_OP_SETXATTR]	= { .name = "SETXATTR", .fn = orfs_op_setxattr },
 	[ORFS_OP_LISTXATTR]	= { .name = "LISTXATTR", .fn = orfs_op_listxattr },
 	[ORFS_OP_REMOVEXATTR]	= { .name = "REMOVEXATTR", .fn = orfs_op_removexattr },
+	[ORFS_OP_SEEK]		= { .name = "SEEK", .fn = orfs_op_seek },
+	[ORFS_OP_ALLOCATE]	= { .name = "ALLOCATE", .fn = orfs_op_allocate },
+	[ORFS_OP_COPY]		= { .name = "COPY", .fn = orfs_op_copy },
 };
 
 const char *orfs_op_name(uint16_t opcode)
