@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
 # Server unit tests: the cmocka binaries (test_proto, test_ops, test_config,
-# test_drc, test_acl, test_cache, test_rseg, test_unifier, test_stats) and
+# test_drc, test_acl, test_cache, test_rseg, test_unifier, test_stats,
+# test_fileops) and
 # cli_test.sh (startup errors of the real orfsd).  test_ops runs twice: as
 # is, and as test_ops_cached with ORFS_TEST_CACHE=io_uring (every request
 # through the block cache and the io_uring engine).  Runs on the host, no
-# RDMA needed; test_ops and test_unifier need root (file handles, private
+# RDMA needed; test_ops, test_unifier and test_fileops need root (file handles, private
 # tmpfs mounts) and a filesystem with file handles under /tmp (or
 # ORFS_TEST_TMPDIR).
 #
@@ -73,7 +74,7 @@ report() {
 out=$(mktemp -d "${TMPDIR:-/tmp}/orfs-server-tests.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 for t in test_proto test_ops test_config test_drc test_acl test_cache test_rseg \
-	test_unifier test_stats; do
+	test_unifier test_stats test_fileops; do
 	echo "# $t"
 	"$build/tests/$t" >"$out/$t" 2>&1
 	report "$t" "$out/$t" $?

@@ -49,6 +49,9 @@ static void test_hdr_valid_requests(void **state)
 		int min = orfs_body_min(op, 0);
 		struct orfs_hdr *h;
 
+		/* 23..25 are assigned to features not in this tree. */
+		if (op >= 23 && op <= 25 && min < 0)
+			continue;
 		assert_true(min >= 0);
 		h = mkreq(op, (uint32_t)min);
 		assert_int_equal(orfs_hdr_check(h, req_len((uint32_t)min), 0), 0);
