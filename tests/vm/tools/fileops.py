@@ -384,6 +384,8 @@ def crossmount(orfs, orfs2, sysfs, sysfs2):
     fd = newfile(orfs + "/x-src")
     os.pwrite(fd, pat(0, 3 * M + 17), 0)
     os.close(fd)
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")              # the source's pages come from the server
     src = os.open(orfs + "/x-src", os.O_RDONLY)
     dst = newfile(orfs2 + "/x-dst")
     before, before2 = counters(sysfs), counters(sysfs2)
