@@ -131,6 +131,11 @@ def cfr_all(src, dst, n, soff, doff):
     return done
 
 
+def drop_caches():
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
 def newfile(path):
     return os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
 
@@ -224,6 +229,11 @@ def sc_falloc(d):
         st = os.fstat(fd)
         size_now = st.st_size
         os.fsync(fd)
+        # ext4 reports an unwritten extent (allocated, zeroed) as data
+        # where the page cache holds pages of it, as a hole elsewhere:
+        # what is cached must not decide the map (the server's file is in
+        # this same kernel, so this drops its pages too).
+        drop_caches()
         st = os.fstat(fd)
         obs.append((name, e, size_now, st.st_size, st.st_blocks,
                     digest(fd, [(off, min(off + ln, off + 8 * M))])))
@@ -384,8 +394,7 @@ def crossmount(orfs, orfs2, sysfs, sysfs2):
     fd = newfile(orfs + "/x-src")
     os.pwrite(fd, pat(0, 3 * M + 17), 0)
     os.close(fd)
-    with open("/proc/sys/vm/drop_caches", "w") as f:
-        f.write("3\n")              # the source's pages come from the server
+    drop_caches()                     # the source's pages come from the server
     src = os.open(orfs + "/x-src", os.O_RDONLY)
     dst = newfile(orfs2 + "/x-dst")
     before, before2 = counters(sysfs), counters(sysfs2)
