@@ -827,7 +827,7 @@ void orfs_io_exit(void)
 }
 
 const struct file_operations orfs_file_operations = {
-	.llseek		= generic_file_llseek,
+	.llseek		= orfs_file_llseek,
 	.read_iter	= orfs_file_read_iter,
 	.write_iter	= orfs_file_write_iter,
 	.mmap		= generic_file_mmap,
@@ -836,4 +836,6 @@ const struct file_operations orfs_file_operations = {
 	.fsync		= orfs_fsync,
 	.splice_read	= generic_file_splice_read,
 	.splice_write	= iter_file_splice_write,
+	.fallocate	= orfs_fallocate,
+	.copy_file_range = orfs_copy_file_range,
 };

@@ -191,6 +191,13 @@ void orfs_wb_cred_drop(struct inode *inode);
 int orfs_io_init(void);
 void orfs_io_exit(void);
 
+/* fileops.c */
+loff_t orfs_file_llseek(struct file *file, loff_t offset, int whence);
+long orfs_fallocate(struct file *file, int mode, loff_t offset, loff_t len);
+ssize_t orfs_copy_file_range(struct file *file_in, loff_t pos_in,
+			     struct file *file_out, loff_t pos_out,
+			     size_t len, unsigned int flags);
+
 /* direct.c */
 ssize_t orfs_direct_io(struct kiocb *iocb, struct iov_iter *iter);
 extern const struct address_space_operations orfs_aops;

@@ -106,6 +106,9 @@ enum orfs_opcode {
 	ORFS_OP_AUTH		= 23,	/* shared-secret proof, first request */
 	ORFS_OP_DEMOTE_META	= 24,	/* offer clean blocks to the server cache */
 	ORFS_OP_DEMOTE		= 25,	/* the data of the blocks it accepted */
+	ORFS_OP_SEEK		= 26,	/* SEEK_DATA / SEEK_HOLE on the server's file */
+	ORFS_OP_ALLOCATE	= 27,	/* fallocate: allocate, punch hole, zero range */
+	ORFS_OP_COPY		= 28,	/* copy_file_range done by the server */
 	ORFS_OP_MAX
 };
 
@@ -116,8 +119,8 @@ enum orfs_opcode {
 /*
  * Request: this is a retransmission after a reconnect or a timeout.  The
  * server answers a non-idempotent request (CREATE, MKDIR, MKNOD, SYMLINK,
- * UNLINK, RMDIR, RENAME, LINK, SETATTR, SETXATTR, REMOVEXATTR) from its
- * duplicate-request cache,
+ * UNLINK, RMDIR, RENAME, LINK, SETATTR, SETXATTR, REMOVEXATTR, ALLOCATE,
+ * COPY) from its duplicate-request cache,
  * keyed by the client id of the connection and xid >> 16 (the request's
  * sequence number), instead of executing it again.  WRITE is idempotent
  * and not cached.
@@ -821,6 +824,117 @@ struct orfs_demote_rep {
 	/* u8 verdict[nblocks] */
 };
 ORFS_STATIC_ASSERT(sizeof(struct orfs_demote_rep) == 8);
+/* ---- SEEK, ALLOCATE, COPY: file operations done by the server ---- */
+
+/* orfs_seek_req.whence: the Linux values of SEEK_DATA and SEEK_HOLE */
+#define ORFS_SEEK_DATA		3
+#define ORFS_SEEK_HOLE		4
+
+/**
+ * struct orfs_seek_req - SEEK: lseek(2) SEEK_DATA or SEEK_HOLE on the file
+ * @fh: a regular file
+ * @offset: where to start looking, at most INT64_MAX
+ * @whence: ORFS_SEEK_DATA or ORFS_SEEK_HOLE
+ * @reserved: zero
+ *
+ * The answer is the server's: the client writes its dirty pages back first.
+ * ENXIO as lseek(2) gives it: @offset at or past end of file, or (DATA)
+ * no data at or after @offset.  The body is exactly this size.
+ */
+struct orfs_seek_req {
+	struct orfs_fh	fh;
+	__le64		offset;
+	__le32		whence;
+	__le32		reserved;
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_seek_req) == 80);
+
+/**
+ * struct orfs_seek_rep - SEEK reply
+ * @offset: the start of the data or hole found, >= the request's offset
+ * @attr: the file's attributes (fetched after the lseek)
+ */
+struct orfs_seek_rep {
+	__le64			offset;
+	struct orfs_attr	attr;
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_seek_rep) == 104);
+
+/*
+ * orfs_allocate_req.mode: the Linux values of the FALLOC_FL_* flags they
+ * stand for.  Valid modes: 0 (allocate, extending the size), KEEP_SIZE,
+ * PUNCH_HOLE | KEEP_SIZE, ZERO_RANGE, ZERO_RANGE | KEEP_SIZE.  Anything
+ * else is EOPNOTSUPP.
+ */
+#define ORFS_FA_KEEP_SIZE	0x01
+#define ORFS_FA_PUNCH_HOLE	0x02
+#define ORFS_FA_ZERO_RANGE	0x10
+#define ORFS_FA_KNOWN		0x13
+
+/**
+ * struct orfs_allocate_req - ALLOCATE: fallocate(2) on the file
+ * @fh: a regular file
+ * @offset: first byte, at most INT64_MAX
+ * @length: bytes, > 0; @offset + @length at most INT64_MAX (else EFBIG)
+ * @mode: ORFS_FA_*
+ * @reserved: zero
+ *
+ * The server calls fallocate(2) on its file and returns its errno:
+ * EOPNOTSUPP where the file system lacks the mode, ENOSPC, EFBIG...  The
+ * reply is struct orfs_attr_rep: the attributes after the change.  The
+ * body is exactly this size.
+ */
+struct orfs_allocate_req {
+	struct orfs_fh	fh;
+	__le64		offset;
+	__le64		length;
+	__le32		mode;
+	__le32		reserved;
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_allocate_req) == 88);
+
+/* The most bytes one COPY may ask for: bounds the server's time on it. */
+#define ORFS_COPY_MAX		(16U << 20)
+
+/**
+ * struct orfs_copy_req - COPY: copy_file_range(2) between two files of
+ *	the export, done by the server
+ * @src: the regular file copied from
+ * @dst: the regular file copied to (may be @src: the ranges must not
+ *	overlap, as copy_file_range(2) requires: else EINVAL)
+ * @src_offset: first byte read
+ * @dst_offset: first byte written
+ * @count: bytes, at most ORFS_COPY_MAX; each offset + @count at most
+ *	INT64_MAX
+ * @flags: zero
+ * @reserved: zero
+ *
+ * The data never crosses the network.  The reply is struct orfs_copy_rep.
+ * The body is exactly this size.
+ */
+struct orfs_copy_req {
+	struct orfs_fh	src;
+	struct orfs_fh	dst;
+	__le64		src_offset;
+	__le64		dst_offset;
+	__le64		count;
+	__le32		flags;
+	__le32		reserved;
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_copy_req) == 160);
+
+/**
+ * struct orfs_copy_rep - COPY reply
+ * @count: bytes copied, at most the request's count: fewer when the
+ *	source ends first, or when an error stopped the copy after some
+ *	bytes (the error itself is reported only if nothing was copied)
+ * @attr: the destination's attributes after the copy
+ */
+struct orfs_copy_rep {
+	__le64			count;
+	struct orfs_attr	attr;
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_copy_rep) == 104);
 
 /* ---- helpers shared by both sides ---- */
 
@@ -909,6 +1023,15 @@ static inline int orfs_body_min(uint16_t opcode, int reply)
 	case ORFS_OP_DEMOTE:
 		return reply ? (int)sizeof(struct orfs_demote_rep) :
 			       (int)sizeof(struct orfs_demote_req);
+	case ORFS_OP_SEEK:
+		return reply ? (int)sizeof(struct orfs_seek_rep) :
+			       (int)sizeof(struct orfs_seek_req);
+	case ORFS_OP_ALLOCATE:
+		return reply ? (int)sizeof(struct orfs_attr_rep) :
+			       (int)sizeof(struct orfs_allocate_req);
+	case ORFS_OP_COPY:
+		return reply ? (int)sizeof(struct orfs_copy_rep) :
+			       (int)sizeof(struct orfs_copy_req);
 	default:
 		return -1;
 	}
@@ -922,7 +1045,7 @@ static inline int orfs_body_min(uint16_t opcode, int reply)
  * are answered from the duplicate-request cache when retransmitted.
  *
  * Return: 1 for WRITE, the creations, removals, RENAME, LINK, SETATTR,
- * SETXATTR and REMOVEXATTR; else 0.
+ * SETXATTR, REMOVEXATTR, ALLOCATE and COPY; else 0.
  */
 static inline int orfs_op_modifies(uint16_t opcode)
 {
@@ -939,6 +1062,8 @@ static inline int orfs_op_modifies(uint16_t opcode)
 	case ORFS_OP_SETATTR:
 	case ORFS_OP_SETXATTR:
 	case ORFS_OP_REMOVEXATTR:
+	case ORFS_OP_ALLOCATE:
+	case ORFS_OP_COPY:
 		return 1;
 	default:
 		return 0;

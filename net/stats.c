@@ -57,6 +57,9 @@ static const char * const orfs_op_names[ORFS_OP_MAX] = {
 	[ORFS_OP_LISTXATTR]	= "listxattr",
 	[ORFS_OP_REMOVEXATTR]	= "removexattr",
 	[ORFS_OP_AUTH]		= "auth",
+	[ORFS_OP_SEEK]		= "seek",
+	[ORFS_OP_ALLOCATE]	= "allocate",
+	[ORFS_OP_COPY]		= "copy",
 };
 
 const char *orfs_counter_name(enum orfs_counter c)

@@ -218,6 +218,10 @@ static uint64_t req_seq(const struct orfs_hdr *req)
  * The non-idempotent operations: running them twice is visible (EEXIST,
  * ENOENT, ENODATA, or a later change undone).  WRITE is not among them: it
  * carries its offset, so writing the same bytes again leaves the same file.
+ * ALLOCATE and COPY are, although running either again on an unchanged
+ * file changes nothing: run again after a later change (a write into a
+ * punched range, a truncation after an extending allocation, a source
+ * changed after a copy) they would undo it, and their replies are small.
  */
 bool orfs_drc_cacheable(uint16_t opcode)
 {

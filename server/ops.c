@@ -12,7 +12,8 @@
  * connections (or threads) do not interact except through the filesystem
  * and the duplicate-request cache (drc.c, which has its own lock).
  * ops_io.c holds the data and attribute operations, ops_ns.c the ones that
- * change the namespace, ops_xattr.c the extended attributes.
+ * change the namespace, ops_xattr.c the extended attributes, ops_file.c
+ * SEEK, ALLOCATE and COPY.
  *
  * Identities: every request carries its caller's (struct orfs_ucred),
  * which orfs_req_cred() maps as the export says (root squash).  Handles
@@ -520,6 +521,9 @@ static const struct {
 	[ORFS_OP_AUTH]		= { .name = "AUTH", .fn = op_auth },
 	[ORFS_OP_DEMOTE_META]	= { .name = "DEMOTE_META", .fn = orfs_op_demote_meta },
 	[ORFS_OP_DEMOTE]	= { .name = "DEMOTE", .fn = orfs_op_demote },
+	[ORFS_OP_SEEK]		= { .name = "SEEK", .fn = orfs_op_seek },
+	[ORFS_OP_ALLOCATE]	= { .name = "ALLOCATE", .fn = orfs_op_allocate },
+	[ORFS_OP_COPY]		= { .name = "COPY", .fn = orfs_op_copy },
 };
 
 const char *orfs_op_name(uint16_t opcode)

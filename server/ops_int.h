@@ -2,9 +2,9 @@
 /*
  * orfsd request handling: what ops.c (dispatch, lookups, directory
  * listing), ops_io.c (data and attributes of one object), ops_ns.c
- * (namespace changes), ops_xattr.c (extended attributes) and ops_demote.c
- * (DEMOTE exclusive caching) share.  Not
- * used outside the request layer.
+ * (namespace changes), ops_xattr.c (extended attributes), ops_demote.c
+ * (DEMOTE exclusive caching) and ops_file.c (SEEK, ALLOCATE, COPY) share.
+ * Not used outside the request layer.
  */
 #ifndef ORFSD_OPS_INT_H
 #define ORFSD_OPS_INT_H
@@ -89,5 +89,15 @@ int orfs_op_listxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		      struct orfs_reply *r);
 int orfs_op_removexattr(const struct orfs_req_ctx *ctx,
 			const struct orfs_hdr *h, struct orfs_reply *r);
+
+/* ops_file.c */
+int orfs_op_seek(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		 struct orfs_reply *r);
+int orfs_op_allocate(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		     struct orfs_reply *r);
+int orfs_op_copy(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		 struct orfs_reply *r);
+int orfs_copy_fallback(int sfd, uint64_t soff, int dfd, uint64_t doff,
+		       uint64_t count, uint64_t *done);
 
 #endif /* ORFSD_OPS_INT_H */

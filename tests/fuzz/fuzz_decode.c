@@ -679,6 +679,31 @@ static void check_success(const uint8_t *req, uint32_t len,
 			check_xattr_list(h);
 		break;
 	}
+	case ORFS_OP_SEEK: {
+		const struct orfs_seek_rep *b = orfs_body(h);
+		const struct orfs_seek_req *r = orfs_body(q);
+
+		if (orfs_cpu64(b->offset) < orfs_cpu64(r->offset) ||
+		    orfs_cpu64(b->offset) > (uint64_t)INT64_MAX)
+			bug("SEEK reply: offset %llu for a request at %llu",
+			    (unsigned long long)orfs_cpu64(b->offset),
+			    (unsigned long long)orfs_cpu64(r->offset));
+		if (data)
+			bug("SEEK reply: %u bytes of inline data", data);
+		break;
+	}
+	case ORFS_OP_COPY: {
+		const struct orfs_copy_rep *b = orfs_body(h);
+		const struct orfs_copy_req *r = orfs_body(q);
+
+		if (orfs_cpu64(b->count) > orfs_cpu64(r->count))
+			bug("COPY reply: %llu bytes copied of %llu asked",
+			    (unsigned long long)orfs_cpu64(b->count),
+			    (unsigned long long)orfs_cpu64(r->count));
+		if (data)
+			bug("COPY reply: %u bytes of inline data", data);
+		break;
+	}
 	default:
 		if (data)
 			bug("%s reply: %u bytes of inline data", orfs_op_name(op), data);
@@ -840,6 +865,16 @@ static unsigned int fh_slots(const uint8_t *req, size_t len,
 			off[i] = (uint32_t)(sizeof(struct orfs_demote_req) +
 					    i * sizeof(struct orfs_fh));
 		return n;
+	case ORFS_OP_SEEK:
+		off[0] = offsetof(struct orfs_seek_req, fh);
+		return 1;
+	case ORFS_OP_ALLOCATE:
+		off[0] = offsetof(struct orfs_allocate_req, fh);
+		return 1;
+	case ORFS_OP_COPY:
+		off[0] = offsetof(struct orfs_copy_req, src);
+		off[1] = offsetof(struct orfs_copy_req, dst);
+		return 2;
 	default:
 		return 0;
 	}
@@ -879,8 +914,10 @@ static void substitute_handles(uint8_t *req, size_t len)
  * the tree?  Only a modifying opcode that was executed can (not one that
  * failed the header check, or a CREDIT_ONLY message), and only if it
  * succeeded, except for the handlers that may fail after a first change:
- * WRITE (a short write), SETATTR (applied in steps) and the creations
- * (which undo their object, best effort).  A failed UNLINK, RMDIR, RENAME,
+ * WRITE (a short write), SETATTR (applied in steps), the creations
+ * (which undo their object, best effort) and ALLOCATE (a fallocate() that
+ * runs out of space may keep what it allocated).  A COPY that fails has
+ * copied nothing (one that stops after some bytes succeeds, short).  A failed UNLINK, RMDIR, RENAME,
  * LINK, SETXATTR or REMOVEXATTR is one failed system call: no change.
  * (A rebuild costs ~0.3 ms, ten times a typical request: most mutated
  * requests fail, and need none.)
@@ -906,6 +943,7 @@ static bool changed(const uint8_t *req, uint32_t len, uint32_t n)
 	case ORFS_OP_MKDIR:
 	case ORFS_OP_MKNOD:
 	case ORFS_OP_SYMLINK:
+	case ORFS_OP_ALLOCATE:
 		return true;
 	default:
 		return false;

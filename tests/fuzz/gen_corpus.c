@@ -468,6 +468,75 @@ static void seed_demote(void)
 		    "inner", 5);
 }
 
+static void seek_like(const char *name, unsigned int obj, uint64_t off,
+		      uint32_t whence)
+{
+	struct orfs_seek_req q = { 0 };
+
+	q.fh = mark(obj);
+	q.offset = orfs_le64(off);
+	q.whence = orfs_le32(whence);
+	req(name, ORFS_OP_SEEK, 0, &q, sizeof(q), NULL, NULL, NULL, 0);
+}
+
+static void allocate_like(const char *name, uint16_t flags, unsigned int obj,
+			  uint64_t off, uint64_t len, uint32_t mode)
+{
+	struct orfs_allocate_req q = { 0 };
+
+	q.fh = mark(obj);
+	q.offset = orfs_le64(off);
+	q.length = orfs_le64(len);
+	q.mode = orfs_le32(mode);
+	req(name, ORFS_OP_ALLOCATE, flags, &q, sizeof(q), NULL, NULL, NULL, 0);
+}
+
+static void copy_like(const char *name, uint16_t flags, unsigned int src,
+		      uint64_t soff, unsigned int dst, uint64_t doff,
+		      uint64_t count)
+{
+	struct orfs_copy_req q = { 0 };
+
+	q.src = mark(src);
+	q.dst = mark(dst);
+	q.src_offset = orfs_le64(soff);
+	q.dst_offset = orfs_le64(doff);
+	q.count = orfs_le64(count);
+	req(name, ORFS_OP_COPY, flags, &q, sizeof(q), NULL, NULL, NULL, 0);
+}
+
+/* SEEK, ALLOCATE, COPY (ops_file.c). */
+static void seed_fileops(void)
+{
+	seek_like("seek-data", OBJ_FILE, 0, ORFS_SEEK_DATA);
+	seek_like("seek-hole", OBJ_FILE, 3, ORFS_SEEK_HOLE);
+	seek_like("seek-eof", OBJ_XATTR, 1ULL << 32, ORFS_SEEK_DATA);
+	seek_like("seek-dir", OBJ_SUB, 0, ORFS_SEEK_HOLE);
+	seek_like("seek-fifo", OBJ_FIFO, 0, ORFS_SEEK_DATA);
+	seek_like("seek-bad-whence", OBJ_FILE, 0, 2);
+	allocate_like("allocate", 0, OBJ_FILE, 0, 8192, 0);
+	allocate_like("allocate-keep", 0, OBJ_INNER, 5ULL << 30, 4096,
+		      ORFS_FA_KEEP_SIZE);
+	allocate_like("allocate-punch", ORFS_HF_RETRANSMIT, OBJ_FILE, 2, 9,
+		      ORFS_FA_PUNCH_HOLE | ORFS_FA_KEEP_SIZE);
+	allocate_like("allocate-zero", 0, OBJ_FILE, 4, 100, ORFS_FA_ZERO_RANGE);
+	allocate_like("allocate-zero-keep", 0, OBJ_XATTR, 0, 3,
+		      ORFS_FA_ZERO_RANGE | ORFS_FA_KEEP_SIZE);
+	allocate_like("allocate-punch-nokeep", 0, OBJ_FILE, 0, 1,
+		      ORFS_FA_PUNCH_HOLE);
+	allocate_like("allocate-collapse", 0, OBJ_FILE, 0, 4096, 0x08);
+	allocate_like("allocate-secret", 0, OBJ_SECRET, 0, 4096, 0);
+	allocate_like("allocate-too-big", 0, OBJ_FILE, 1, (uint64_t)INT64_MAX, 0);
+	copy_like("copy", 0, OBJ_FILE, 0, OBJ_INNER, 0, 4096);
+	copy_like("copy-same-apart", 0, OBJ_FILE, 0, OBJ_FILE, 100, 27);
+	copy_like("copy-overlap", 0, OBJ_FILE, 0, OBJ_FILE, 5, 20);
+	copy_like("copy-far", ORFS_HF_RETRANSMIT, OBJ_XATTR, 0, OBJ_INNER,
+		  17ULL << 30, ORFS_COPY_MAX);
+	copy_like("copy-from-secret", 0, OBJ_SECRET, 0, OBJ_FILE, 0, 100);
+	copy_like("copy-to-dir", 0, OBJ_FILE, 0, OBJ_SUB, 0, 100);
+	copy_like("copy-stale", 0, OBJ_STALE, 0, OBJ_FILE, 0, 100);
+}
+
 static void seed_misc(void)
 {
 	struct orfs_hdr *h = (struct orfs_hdr *)MSG;
@@ -744,6 +813,7 @@ int main(int argc, char **argv)
 	seed_setattr();
 	seed_xattr();
 	seed_demote();
+	seed_fileops();
 	seed_misc();
 	seed_auth();
 	seed_cred();

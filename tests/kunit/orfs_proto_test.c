@@ -48,8 +48,9 @@ static noinline int orfs_t_dirent_next(struct orfs_dirent_iter *it,
 
 /*
  * Fixed body sizes per opcode, written out independently of orfs_body_min()
- * so that a wrong entry there is caught.  Index == opcode; a new opcode must
- * be added here (orfs_hdr_test_valid_request checks the count).
+ * so that a wrong entry there is caught.  In ascending opcode order (23..25
+ * are assigned to features not in this tree); a new opcode must be added
+ * here (orfs_hdr_test_valid_request checks the count).
  */
 struct orfs_test_op {
 	u16		op;
@@ -85,6 +86,9 @@ static const struct orfs_test_op orfs_test_ops[] = {
 	{ ORFS_OP_AUTH,     32,  32,  "AUTH" },
 	{ ORFS_OP_DEMOTE_META, 16, 8, "DEMOTE_META" },
 	{ ORFS_OP_DEMOTE,   16,  8,   "DEMOTE" },
+	{ ORFS_OP_SEEK,     80,  104, "SEEK" },
+	{ ORFS_OP_ALLOCATE, 88,  96,  "ALLOCATE" },
+	{ ORFS_OP_COPY,     160, 104, "COPY" },
 };
 
 /**
@@ -203,11 +207,18 @@ static void orfs_layout_test(struct kunit *test)
 static void orfs_hdr_test_valid_request(struct kunit *test)
 {
 	struct orfs_hdr *h;
-	unsigned int i;
+	unsigned int i, n;
 	u32 len;
 
-	/* Extend orfs_test_ops[] whenever an opcode is added. */
-	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(orfs_test_ops), (size_t)ORFS_OP_MAX);
+	/*
+	 * Extend orfs_test_ops[] whenever an opcode is added: it lists every
+	 * opcode orfs_body_min() knows, in ascending order.
+	 */
+	for (i = 0, n = 0; i < ORFS_OP_MAX; i++)
+		n += orfs_body_min(i, 0) >= 0;
+	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(orfs_test_ops), n);
+	KUNIT_EXPECT_EQ(test, orfs_test_ops[ARRAY_SIZE(orfs_test_ops) - 1].op,
+			ORFS_OP_MAX - 1);
 	for (i = 0; i < ARRAY_SIZE(orfs_test_ops); i++) {
 		const struct orfs_test_op *o = &orfs_test_ops[i];
 
@@ -1344,6 +1355,7 @@ static void orfs_op_modifies_test(struct kunit *test)
 		ORFS_OP_WRITE, ORFS_OP_CREATE, ORFS_OP_MKDIR, ORFS_OP_MKNOD,
 		ORFS_OP_SYMLINK, ORFS_OP_UNLINK, ORFS_OP_RMDIR, ORFS_OP_RENAME,
 		ORFS_OP_LINK, ORFS_OP_SETATTR, ORFS_OP_SETXATTR, ORFS_OP_REMOVEXATTR,
+		ORFS_OP_ALLOCATE, ORFS_OP_COPY,
 	};
 	unsigned int i, n = 0;
 	u16 op;
@@ -1355,6 +1367,7 @@ static void orfs_op_modifies_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(modifying));
 	KUNIT_EXPECT_EQ(test, orfs_op_modifies(ORFS_OP_READ), 0);
 	KUNIT_EXPECT_EQ(test, orfs_op_modifies(ORFS_OP_COMMIT), 0);
+	KUNIT_EXPECT_EQ(test, orfs_op_modifies(ORFS_OP_SEEK), 0);
 }
 
 static void orfs_rej_errno_test(struct kunit *test)

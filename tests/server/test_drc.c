@@ -122,6 +122,7 @@ static void test_cacheable(void **state)
 		ORFS_OP_CREATE, ORFS_OP_MKDIR, ORFS_OP_MKNOD, ORFS_OP_SYMLINK,
 		ORFS_OP_UNLINK, ORFS_OP_RMDIR, ORFS_OP_RENAME, ORFS_OP_LINK,
 		ORFS_OP_SETATTR, ORFS_OP_SETXATTR, ORFS_OP_REMOVEXATTR,
+		ORFS_OP_ALLOCATE, ORFS_OP_COPY,
 	};
 	unsigned int i, n = 0;
 	uint16_t op;
@@ -136,6 +137,7 @@ static void test_cacheable(void **state)
 	assert_false(orfs_drc_cacheable(ORFS_OP_COMMIT));
 	assert_false(orfs_drc_cacheable(ORFS_OP_GETXATTR));
 	assert_false(orfs_drc_cacheable(ORFS_OP_LISTXATTR));
+	assert_false(orfs_drc_cacheable(ORFS_OP_SEEK));
 }
 
 /* A hit returns the original reply, rebuilt with the new xid and credits. */
