@@ -319,7 +319,7 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_conn_req) == 48);
  * @flags: ORFS_CF_*
  * @boot_id: changes each time orfsd starts; lets a client notice restarts
  * @grant_addr: remote address of staging buffer 0
- * @grant_rkey: rkey of the arena
+ * @grant_rkey: rkey of exactly these staging buffers
  * @reserved: zero
  * @auth_nonce: with ORFS_CF_AUTH, the server's fresh random nonce (Ns);
  *	else zero

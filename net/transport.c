@@ -156,7 +156,6 @@ void orfs_conn_fail(struct orfs_conn *conn, int err)
 		conn->opts.down(conn->opts.down_ctx);
 }
 
-/* Context: process (orfs_xprt_wq).  Holds the reference conn_fail took. */
 /**
  * orfs_conn_set_busy_poll() - change how long callers spin for a reply
  * @conn: the connection
@@ -199,6 +198,7 @@ static void orfs_wait_spin(struct orfs_conn *conn, struct completion *done)
 		      ORFS_CTR_POLL_HITS : ORFS_CTR_POLL_MISSES, 1);
 }
 
+/* Context: process (orfs_xprt_wq).  Holds the reference conn_fail took. */
 static void orfs_conn_disc_work(struct work_struct *work)
 {
 	struct orfs_conn *conn = container_of(work, struct orfs_conn, disc_work);

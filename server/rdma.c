@@ -15,10 +15,12 @@
  * Because there is only this thread, the server and connection structures
  * need no locks.
  *
- * Per RDMA device: one PD, and one registration of the whole arena (the
- * staging buffers clients move data through), made when the first client
- * arrives on that device.  Per connection: one CQ shared by send and
- * receive, one RC QP, a contiguous run of staging buffers, and one
+ * Per RDMA device: one PD, and one registration of the whole arena for the
+ * server's own work requests (local access only), made when the first
+ * client arrives on that device.  Per connection: one CQ shared by send and
+ * receive, one RC QP, a contiguous run of staging buffers registered once
+ * more with remote read and write (the rkey the client gets reaches only
+ * its own staging buffers, never the cache or other clients'), and one
  * registered area holding credits+1 receive buffers and credits+1 send
  * buffers of ORFS_META_MAX + inline_size bytes each.  The extra receive
  * buffer is the one reserved for CREDIT_ONLY messages; the extra send buffer
@@ -165,7 +167,8 @@ enum conn_state {
  * struct orfs_dev - what the server keeps per RDMA device
  * @verbs: the device context (owned by rdma_cm)
  * @pd: protection domain every connection on the device uses
- * @arena_mr: the arena's registration in @pd, remote read and write; NULL
+ * @arena_mr: the arena's registration in @pd, local access only (the
+ *	server's own work requests); NULL
  *	if registering failed (connections then get no grants)
  * @next: link on the server's device list
  */
@@ -243,6 +246,9 @@ struct msgbuf {
  * @requests: requests handled, for the disconnect message
  * @grant_first: first arena slot of the staging buffers granted
  * @ngrants: how many (0: inline I/O only)
+ * @grant_mr: the registration of exactly those staging buffers with
+ *	remote access, whose rkey the client gets: it reaches nothing else
+ *	of the arena (the arena's own registration is local only)
  * @initiator_depth: RDMA READs the server may have outstanding on the QP
  *	(negotiated at accept; 0 rules out REMOTE WRITEs)
  * @max_msg: the most bytes one RDMA work request moves (the port's
@@ -299,6 +305,7 @@ struct orfs_conn {
 	uint64_t		requests;
 	uint32_t		grant_first;
 	uint32_t		ngrants;
+	struct ibv_mr		*grant_mr;
 	uint32_t		initiator_depth;
 	uint32_t		max_msg;
 	uint32_t		chunk_max;
@@ -638,6 +645,8 @@ static void conn_release(struct orfs_conn *conn)
 	free(conn->wr);
 	free(conn->sge);
 	if (conn->ngrants) {
+		ibv_dereg_mr(conn->grant_mr);
+		conn->grant_mr = NULL;
 		orfs_arena_ungrant(srv->cfg.arena, conn->grant_first, conn->ngrants);
 		srv->ngranted--;
 	}
@@ -1368,6 +1377,18 @@ static void conn_grant(struct orfs_server *srv, struct orfs_conn *conn,
 				conn->peer);
 		return;
 	}
+	conn->grant_mr = ibv_reg_mr(conn->dev->pd, orfs_arena_slot(a, conn->grant_first),
+				   (size_t)conn->ngrants * a->slot_size,
+				   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_WRITE);
+	if (!conn->grant_mr) {
+		log_ratelimited(ORFS_LOG_WARN,
+				"%s: cannot register its staging buffers: %s; inline I/O only",
+				conn->peer, strerror(errno));
+		orfs_arena_ungrant(a, conn->grant_first, conn->ngrants);
+		conn->ngrants = 0;
+		return;
+	}
 	srv->ngranted++;
 	conn->ctx.grant_base = orfs_arena_slot(a, conn->grant_first);
 	conn->ctx.grants = conn->ngrants;
@@ -1403,10 +1424,11 @@ static struct orfs_dev *dev_get(struct orfs_server *srv,
 		return NULL;
 	}
 	if (a && a->base) {
+		/* Local access only: the server's own work requests use it;
+		 * a client reaches just its staging buffers (conn_grant()).
+		 */
 		d->arena_mr = ibv_reg_mr(d->pd, a->base, a->size,
-					 IBV_ACCESS_LOCAL_WRITE |
-					 IBV_ACCESS_REMOTE_READ |
-					 IBV_ACCESS_REMOTE_WRITE);
+					 IBV_ACCESS_LOCAL_WRITE);
 		if (!d->arena_mr)
 			log_warn("%s: cannot register the %zu MiB cache: %s; clients get inline I/O only",
 				 ibv_get_device_name(verbs->device), a->size >> 20,
@@ -1528,7 +1550,7 @@ static int conn_accept(struct orfs_conn *conn, uint16_t version,
 		rep->grants = orfs_le16((uint16_t)conn->ngrants);
 		rep->grant_size = orfs_le32(conn->ctx.grant_size);
 		rep->grant_addr = orfs_le64((uint64_t)(uintptr_t)conn->ctx.grant_base);
-		rep->grant_rkey = orfs_le32(conn->dev->arena_mr->rkey);
+		rep->grant_rkey = orfs_le32(conn->grant_mr->rkey);
 	}
 
 	memset(&p, 0, sizeof(p));

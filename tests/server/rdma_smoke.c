@@ -1061,6 +1061,39 @@ static int grant_rdma(struct client *c, enum ibv_wr_opcode op, struct dio *d,
 	return -ETIMEDOUT;
 }
 
+/*
+ * The rkey a client gets reaches its own staging buffers and nothing else
+ * of the arena: an RDMA READ of its last staging buffer works, one of the
+ * bytes right after it (another client's buffers or the cache) fails.
+ * Needs a server whose staging area has room beyond this client's share.
+ */
+static void fenced(const char *host, const char *port)
+{
+	struct client c;
+	struct dio d = { 0 };
+	uint32_t n;
+	int err, st = -1, st2 = 0;
+
+	memset(&c, 0, sizeof(c));
+	err = client_setup(&c, host, port);
+	if (!err)
+		err = client_connect(&c, 1, 1, NULL);
+	if (!err && !c.rep.grants)
+		err = -ENOSPC;
+	if (!err)
+		err = dio_init(&c, &d, 4096);
+	if (!err) {
+		n = orfs_cpu16(c.rep.grants);
+		st = grant_rdma(&c, IBV_WR_RDMA_READ, &d, d.mem, 4096, n - 1);
+		st2 = grant_rdma(&c, IBV_WR_RDMA_READ, &d, d.mem, 4096, n);
+	}
+	tap(!err && st == 0 && st2 < 0,
+	    "rkey fenced: own staging buffers readable (%d), the arena past them not (%d)",
+	    st, st2);
+	dio_fini(&d);
+	client_destroy(&c, false);
+}
+
 /* WRITE @len pattern-@seed bytes at @off through staging buffer 0. */
 static int dwrite(struct client *c, struct dio *d, const struct orfs_fh *fh,
 		  uint32_t seed, uint64_t off, uint32_t len, uint8_t *out)
@@ -1731,8 +1764,10 @@ int main(int argc, char **argv)
 		exercise(&cl[i], i, mpath, &root);
 	if (nconn >= 2 && root.len)
 		retransmit_across(&cl[0], &cl[1], &root);
-	if (root.len && cl[0].rep.grants)
+	if (root.len && cl[0].rep.grants) {
 		bad_rkey(argv[optind], port, &root);
+		fenced(argv[optind], port);
+	}
 
 	/* Version 2..3 only: rejected with ORFS_REJ_VERSION. */
 	err = client_setup(&bad, argv[optind], port);
