@@ -179,21 +179,6 @@ static int fileop_copy(int sfd, uint64_t soff, int dfd, uint64_t doff,
 /* ---- shared by the three ---- */
 
 /*
- * Clear the set-ID bits a change of the file's data by @c clears (as a
- * WRITE does); @st is refreshed if the mode changes.
- */
-static int fileop_kill_priv(const struct orfs_cred *c, int fd, struct stat *st)
-{
-	mode_t kill = orfs_cred_kill_priv(c, st);
-	int err;
-
-	if (!kill)
-		return 0;
-	err = orfs_fd_chmod(fd, st->st_mode & 07777 & ~kill);
-	return err ? err : orfs_export_stat(fd, st);
-}
-
-/*
  * Decode @fh and open its regular file with @flags (O_RDONLY, O_WRONLY),
  * after checking that the identity of request @h may read or write it
  * (orfs_cred_access(), READ's and WRITE's rules); opened for writing, the
@@ -221,7 +206,7 @@ static int fileop_open(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	fd = err ? err : orfs_fd_reopen(pfd, st, flags);
 	close(pfd);
 	if (fd >= 0 && flags == O_WRONLY) {
-		err = fileop_kill_priv(&cred, fd, st);
+		err = orfs_io_kill_priv(&cred, fd, st);
 		if (err) {
 			close(fd);
 			fd = err;

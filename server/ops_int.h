@@ -49,6 +49,7 @@ int orfs_req_name(const struct orfs_hdr *h, uint32_t off, uint32_t len,
 void orfs_req_cred(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		   struct orfs_cred *c);
 const struct orfs_squash *orfs_ctx_squash(const struct orfs_req_ctx *ctx);
+int orfs_io_kill_priv(const struct orfs_cred *c, int fd, struct stat *st);
 int orfs_encode_obj(const struct orfs_req_ctx *ctx, int fd,
 		    const struct stat *st, struct orfs_fh *fh,
 		    struct orfs_attr *attr);

@@ -453,14 +453,15 @@ static int io_access(const struct orfs_cred *c, int fd, const struct stat *st,
 }
 
 /**
- * kill_priv() - clear the set-ID bits a WRITE or truncate by @c clears
+ * orfs_io_kill_priv() - clear the set-ID bits a change of a file's data by
+ *	@c clears (WRITE, truncate, ALLOCATE, COPY)
  * @c: the request's identity
  * @fd: the file (any descriptor)
  * @st: its attributes; refreshed if the mode changes
  *
  * Return: 0 or a negative errno.
  */
-static int kill_priv(const struct orfs_cred *c, int fd, struct stat *st)
+int orfs_io_kill_priv(const struct orfs_cred *c, int fd, struct stat *st)
 {
 	mode_t kill = orfs_cred_kill_priv(c, st);
 	int err;
@@ -845,7 +846,7 @@ int orfs_op_write(struct orfs_areq *a, const struct orfs_hdr *h)
 	direct = orfs_uni_aligned(s->u, s->off, s->count, s->buf);
 	err = io_open(s, &cred, &q->fh, O_WRONLY, direct, &st);
 	if (!err && s->count)
-		err = kill_priv(&cred, s->fd, &st);
+		err = orfs_io_kill_priv(&cred, s->fd, &st);
 	if (err)
 		return io_end(s, err);
 	if (s->u->cache && s->count) {
@@ -1067,7 +1068,7 @@ static int setattr_apply(int fd, struct stat *st,
 	if (valid & ORFS_SA_SIZE) {
 		err = orfs_cred_access(c, fd, st, W_OK, ORFS_ACC_OWNER_OVERRIDE);
 		if (!err)
-			err = kill_priv(c, fd, st);
+			err = orfs_io_kill_priv(c, fd, st);
 		if (!err)
 			err = setattr_size(fd, st, orfs_cpu64(q->size));
 	}
