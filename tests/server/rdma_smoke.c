@@ -46,6 +46,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <netdb.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -86,6 +87,7 @@ struct client {
 
 static int tap_n, tap_failed;
 static uint64_t client_id;	/* one per run: every connection is one "mount" */
+static bool offer_auth;		/* -S: connect with ORFS_CF_AUTH and a nonce */
 
 static void __attribute__((format(printf, 2, 3))) tap(bool ok, const char *fmt, ...)
 {
@@ -214,6 +216,10 @@ static void conn_req_init(struct orfs_conn_req *r, uint16_t lo, uint16_t hi)
 	r->max_sge = orfs_le16(1);
 	r->io_size = orfs_le32(ASK_IO_SIZE);
 	r->client_id = orfs_le64(client_id);
+	if (offer_auth) {
+		r->flags = orfs_le32(ORFS_CF_AUTH);
+		memset(r->nonce, 0x5a, sizeof(r->nonce));
+	}
 }
 
 /* Resolve, create the QP, post receives; the id is ready for rdma_connect. */
@@ -1708,6 +1714,42 @@ static int demote_main(const char *host, const char *port, const char *mpath)
 	return tap_failed || err ? 1 : 0;
 }
 
+/*
+ * -S: offer the shared-secret handshake, then never send AUTH.  orfsd must
+ * drop the connection once ORFS_AUTH_TIMEOUT_SECS (10 s) have passed, and
+ * not much before: the DISCONNECTED event must come 9 to 20 s after the
+ * connection was established.
+ */
+static int silent_main(const char *host, const char *port)
+{
+	static struct client c;
+	struct rdma_cm_event ev;
+	struct pollfd pfd;
+	long t0, dt = -1;
+	int err;
+
+	offer_auth = true;
+	err = client_setup(&c, host, port);
+	if (!err)
+		err = client_connect(&c, 1, 1, NULL);
+	tap(!err && (orfs_cpu32(c.rep.flags) & ORFS_CF_AUTH),
+	    "silent: connected with the handshake offered (%d)", err);
+	if (!err) {
+		t0 = now_ms();
+		pfd.fd = c.ch->fd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, 25000) == 1 &&
+		    !wait_cm(&c, RDMA_CM_EVENT_DISCONNECTED, &ev, NULL, 0))
+			dt = now_ms() - t0;
+		tap(dt >= 9000 && dt <= 20000,
+		    "silent: orfsd disconnected a client that never sent AUTH after %ld ms",
+		    dt);
+	}
+	client_destroy(&c, false);
+	printf("1..%d\n", tap_n);
+	return tap_failed || err ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct client cl[MAX_CONNS];
@@ -1716,19 +1758,20 @@ int main(int argc, char **argv)
 	struct orfs_conn_rej rej;
 	struct client bad;
 	int nconn = 1, i, opt, err;
-	bool abrupt = false, demote = false;
+	bool abrupt = false, demote = false, silent = false;
 	const char *forge = NULL;
 
-	while ((opt = getopt(argc, argv, "p:m:c:kDF:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:m:c:kDSF:")) != -1) {
 		switch (opt) {
 		case 'p': port = optarg; break;
 		case 'm': mpath = optarg; break;
 		case 'c': nconn = atoi(optarg); break;
 		case 'k': abrupt = true; break;
 		case 'D': demote = true; break;
+		case 'S': silent = true; break;
 		case 'F': forge = optarg; break;
 		default:
-			fprintf(stderr, "usage: %s [-p PORT] [-m PATH] [-c CONNS] [-k] [-D] [-F FILE] ADDR\n",
+			fprintf(stderr, "usage: %s [-p PORT] [-m PATH] [-c CONNS] [-k] [-D] [-S] [-F FILE] ADDR\n",
 				argv[0]);
 			return 2;
 		}
@@ -1742,6 +1785,8 @@ int main(int argc, char **argv)
 	client_id = ((uint64_t)time(NULL) << 32) ^ ((uint64_t)getpid() << 8) ^ 0x5eed;
 	if (demote)
 		return demote_main(argv[optind], port, mpath);
+	if (silent)
+		return silent_main(argv[optind], port);
 	if (forge)
 		return forge_main(argv[optind], port, mpath, forge);
 	for (i = 0; i < nconn; i++) {

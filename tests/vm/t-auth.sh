@@ -76,6 +76,14 @@ grep -q "rejected: the client offers no shared secret" "$ORFS_WORK/orfsd.log" ||
 ! mountpoint -q "$mnt" || fail "something got mounted"
 [ "$(stat_of auth_failures)" -ge 2 ] || fail "auth_failures not counted"
 
+# A client that offers the handshake and then says nothing is dropped once
+# the 10 s AUTH timeout has passed (orfs-smoke -S times it).
+out=$("$ORFS_TOP/server/build/orfs-smoke" -p "$ORFS_PORT" -S "$ORFS_SRV_ADDR" 2>&1) ||
+	fail "silent client: $out"
+note "$(echo "$out" | grep "disconnected a client")"
+grep -q "authentication failed: no AUTH within 10 s" "$ORFS_WORK/orfsd.log" ||
+	fail "orfsd did not log the silent client"
+
 # mount.orfs secretfile=: works, and refuses a file others may read.
 mount_orfs -o "secretfile=$ORFS_WORK/secret"
 [ "$(cat "$mnt/d/f")" = content ] || fail "secretfile= mount does not read"
