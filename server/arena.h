@@ -17,7 +17,7 @@
 
 #define ORFS_ARENA_DEFAULT	(256UL << 20)	/* --cache-size */
 #define ORFS_GRANT_SIZE_DEFAULT	(1U << 20)	/* --grant-size */
-#define ORFS_GRANTS_DEFAULT	8U		/* --grants, per connection */
+#define ORFS_GRANTS_DEFAULT	16U		/* --grants, per connection: a queue of 16 O_DIRECT requests never waits for one */
 
 /**
  * struct orfs_arena - the registered arena and its staging-buffer slots
