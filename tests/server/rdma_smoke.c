@@ -174,6 +174,33 @@ static long now_ms(void)
 }
 
 /*
+ * The next successful completion of @c's CQ in @wc, polling until @end
+ * (now_ms() time).  Return 0, -EIO for a failed completion (reported on
+ * stderr unless @quiet) or a CQ error, -ETIMEDOUT.
+ */
+static int poll_wc(struct client *c, struct ibv_wc *wc, long end, bool quiet)
+{
+	int n;
+
+	while (now_ms() < end) {
+		n = ibv_poll_cq(c->cq, 1, wc);
+		if (n < 0)
+			return -EIO;
+		if (n == 0) {
+			usleep(100);
+			continue;
+		}
+		if (wc->status == IBV_WC_SUCCESS)
+			return 0;
+		if (!quiet)
+			fprintf(stderr, "# completion error: %s\n",
+				ibv_wc_status_str(wc->status));
+		return -EIO;
+	}
+	return -ETIMEDOUT;
+}
+
+/*
  * Wait for one receive completion; returns its buffer index and length.
  * Send completions are consumed on the way.
  */
@@ -181,28 +208,16 @@ static int wait_recv(struct client *c, uint32_t *idx, uint32_t *len, long ms)
 {
 	long end = now_ms() + ms;
 	struct ibv_wc wc;
-	int n;
+	int err;
 
-	while (now_ms() < end) {
-		n = ibv_poll_cq(c->cq, 1, &wc);
-		if (n < 0)
-			return -EIO;
-		if (n == 0) {
-			usleep(100);
-			continue;
-		}
-		if (wc.status != IBV_WC_SUCCESS) {
-			fprintf(stderr, "# completion error: %s\n",
-				ibv_wc_status_str(wc.status));
-			return -EIO;
-		}
+	while (!(err = poll_wc(c, &wc, end, false))) {
 		if (wc.wr_id & 0x80000000U)
 			continue;
 		*idx = (uint32_t)wc.wr_id;
 		*len = wc.byte_len;
 		return 0;
 	}
-	return -ETIMEDOUT;
+	return err;
 }
 
 static void conn_req_init(struct orfs_conn_req *r, uint16_t lo, uint16_t hi)
@@ -1044,27 +1059,17 @@ static int grant_rdma(struct client *c, enum ibv_wr_opcode op, struct dio *d,
 	}, *bad;
 	long end = now_ms() + TIMEOUT_MS;
 	struct ibv_wc wc;
-	int n;
+	int err;
 
 	wr.wr.rdma.remote_addr = orfs_cpu64(c->rep.grant_addr) +
 				 (uint64_t)grant * orfs_cpu32(c->rep.grant_size);
 	wr.wr.rdma.rkey = orfs_cpu32(c->rep.grant_rkey);
 	if (ibv_post_send(c->id->qp, &wr, &bad))
 		return -EIO;
-	while (now_ms() < end) {
-		n = ibv_poll_cq(c->cq, 1, &wc);
-		if (n < 0)
-			return -EIO;
-		if (n == 0) {
-			usleep(100);
-			continue;
-		}
-		if (wc.status != IBV_WC_SUCCESS)
-			return -EIO;
+	while (!(err = poll_wc(c, &wc, end, true)))
 		if (wc.wr_id == wr.wr_id)
 			return 0;
-	}
-	return -ETIMEDOUT;
+	return err;
 }
 
 /*
