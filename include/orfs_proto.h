@@ -251,9 +251,15 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_attr) == 96);
  * nonce; accept: the server has one too and sends its nonce (auth_nonce):
  * the client's first request must be ORFS_OP_AUTH, whose reply carries
  * the server's proof.
+ *
+ * ORFS_CF_WINDOWS: request: the client can RDMA-read a READ's data from
+ * the memory windows a reply lists (ORFS_RF_WINDOW); accept: the server
+ * will answer granted READs served from its cache that way, so their data
+ * is never copied into a staging buffer.
  */
 #define ORFS_CF_AUTH		0x1
-#define ORFS_CF_KNOWN		ORFS_CF_AUTH
+#define ORFS_CF_WINDOWS		0x2
+#define ORFS_CF_KNOWN		(ORFS_CF_AUTH | ORFS_CF_WINDOWS)
 
 /*
  * The shared-secret handshake (Documentation/protocol.md, "Shared-secret
@@ -619,6 +625,16 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_io_req) == 88);
 #define ORFS_RF_GRANT		0x2
 /* ORFS_IO_REMOTE: the data is already in the client's segments */
 #define ORFS_RF_REMOTE		0x4
+/*
+ * ORFS_CF_WINDOWS, a READ with ORFS_IO_GRANT: the data stays in the
+ * server's cache blocks.  The reply's inline data is a list of 1 to
+ * ORFS_WINDOWS_MAX struct orfs_rseg, in file order, adding up to the
+ * count: memory windows bound to this connection's QP alone, with remote
+ * read access to exactly those bytes, which the client RDMA-reads.  They
+ * stay valid until the client names the same staging buffer again (or
+ * disconnects): the client must be done reading them by then.
+ */
+#define ORFS_RF_WINDOW		0x8
 
 /**
  * struct orfs_rseg - client memory the server may access for one request
@@ -638,6 +654,7 @@ struct orfs_rseg {
 ORFS_STATIC_ASSERT(sizeof(struct orfs_rseg) == 16);
 
 #define ORFS_RSEG_MAX		16U	/* segments in one READ or WRITE */
+#define ORFS_WINDOWS_MAX	32U	/* windows in one READ reply */
 
 /**
  * struct orfs_read_rep - READ reply body
@@ -1195,6 +1212,45 @@ static inline int orfs_tail_check(const struct orfs_hdr *h, uint32_t fixed,
 		return -ENAMETOOLONG;
 	if (memchr(tail, 0, tail_len))
 		return -EBADMSG;
+	return 0;
+}
+
+/**
+ * orfs_windows_check() - validate the window list of an ORFS_RF_WINDOW reply
+ * @data: the reply's inline data
+ * @data_len: its length
+ * @count: the reply's byte count
+ * @max: the most bytes the READ may return (the request's count, at most
+ *	the staging buffer's size)
+ * @nwin: filled with the number of windows
+ *
+ * The data must be exactly 1..ORFS_WINDOWS_MAX whole segments, each
+ * non-empty and not wrapping the address space, adding up to @count, and
+ * @count must be 1..@max.
+ *
+ * Return: 0 or -EBADMSG.
+ */
+static inline int orfs_windows_check(const void *data, uint32_t data_len,
+				     uint32_t count, uint32_t max, uint32_t *nwin)
+{
+	const struct orfs_rseg *seg = (const struct orfs_rseg *)data;
+	uint64_t total = 0, addr;
+	uint32_t n, i, len;
+
+	n = data_len / sizeof(*seg);
+	if (data_len % sizeof(*seg) || n == 0 || n > ORFS_WINDOWS_MAX ||
+	    count == 0 || count > max)
+		return -EBADMSG;
+	for (i = 0; i < n; i++) {
+		addr = orfs_cpu64(seg[i].addr);
+		len = orfs_cpu32(seg[i].len);
+		if (len == 0 || addr > ~(uint64_t)0 - len)
+			return -EBADMSG;
+		total += len;
+	}
+	if (total != count)
+		return -EBADMSG;
+	*nwin = n;
 	return 0;
 }
 

@@ -475,8 +475,10 @@ static int orfs_create_qp(struct orfs_conn *conn)
 	conn->rx_size = ORFS_META_MAX + conn->opts.inline_size;
 	/* One more fragment than pages: an unaligned transfer spans two. */
 	conn->io_pages = conn->opts.io_size >> PAGE_SHIFT;
+	/* A transfer from memory windows adds one work request per window. */
 	conn->grant_wrs = conn->io_pages ?
-		DIV_ROUND_UP(conn->io_pages + 1, min(conn->rdma_sge, conn->rd_sge)) : 0;
+		DIV_ROUND_UP(conn->io_pages + 1, min(conn->rdma_sge, conn->rd_sge)) +
+		ORFS_WINDOWS_MAX : 0;
 	/* O_DIRECT needs fast registration; the page count is the device's. */
 	if (conn->io_pages && (dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS))
 		conn->mr_pages = min(conn->io_pages + 1, dev->attrs.max_fast_reg_page_list_len);
@@ -583,8 +585,10 @@ static int orfs_connect(struct orfs_conn *conn)
 	req->max_sge = cpu_to_le16(min_t(u32, dev->attrs.max_send_sge, U16_MAX));
 	req->client_id = cpu_to_le64(conn->opts.client_id);
 	req->io_size = cpu_to_le32(conn->io_pages << PAGE_SHIFT);
+	if (conn->io_pages)
+		req->flags |= cpu_to_le32(ORFS_CF_WINDOWS);
 	if (conn->opts.auth_tfm) {
-		req->flags = cpu_to_le32(ORFS_CF_AUTH);
+		req->flags |= cpu_to_le32(ORFS_CF_AUTH);
 		get_random_bytes(req->nonce, sizeof(req->nonce));
 	}
 
@@ -632,7 +636,8 @@ static int orfs_alloc_grants(struct orfs_conn *conn)
 		init_completion(&g->done);
 		g->dma = kcalloc(frags, sizeof(*g->dma), GFP_KERNEL);
 		g->dma_len = kcalloc(frags, sizeof(*g->dma_len), GFP_KERNEL);
-		g->sge = kcalloc(frags, sizeof(*g->sge), GFP_KERNEL);
+		/* A window boundary can split a fragment in two. */
+		g->sge = kcalloc(frags + ORFS_WINDOWS_MAX, sizeof(*g->sge), GFP_KERNEL);
 		g->wr = kcalloc(conn->grant_wrs, sizeof(*g->wr), GFP_KERNEL);
 		if (!g->dma || !g->dma_len || !g->sge || !g->wr)
 			return -ENOMEM;
@@ -690,6 +695,7 @@ static int orfs_established(struct orfs_conn *conn, const struct rdma_cm_event *
 	ret = orfs_established_auth(conn);
 	if (ret)
 		return ret;
+	conn->windows = le32_to_cpu(conn->rep.flags) & ORFS_CF_WINDOWS;
 	conn->inline_size = le32_to_cpu(conn->rep.inline_size);
 	granted = le16_to_cpu(conn->rep.credits);
 	if (orfs_alloc_grants(conn) || orfs_rc_init(conn))
@@ -1130,7 +1136,8 @@ static void orfs_grant_unmap(struct orfs_conn *conn, struct orfs_grant *g)
  * @bytes: bytes to map, at most their total and the buffer's size
  * @dir: DMA_TO_DEVICE (RDMA WRITE) or DMA_FROM_DEVICE (RDMA READ)
  *
- * Fills @g's SGEs with the local DMA lkey: the pages are never registered.
+ * Records the DMA addresses in @g for orfs_grant_chain(), whose SGEs use the
+ * local DMA lkey: the pages are never registered.
  *
  * Return: 0, -EMSGSIZE (more fragments than a transfer carries) or -ENOMEM.
  */
@@ -1157,9 +1164,6 @@ static int orfs_grant_map(struct orfs_conn *conn, struct orfs_grant *g,
 		}
 		g->dma[i] = dma;
 		g->dma_len[i] = len;
-		g->sge[i].addr = dma;
-		g->sge[i].length = len;
-		g->sge[i].lkey = conn->pd->local_dma_lkey;
 		g->nr_map = i + 1;
 		bytes -= len;
 	}
@@ -1169,40 +1173,72 @@ static int orfs_grant_map(struct orfs_conn *conn, struct orfs_grant *g,
 /**
  * orfs_grant_chain() - build the RDMA READ or WRITE chain of a transfer
  * @conn: the connection
- * @g: the staging buffer, with its fragments mapped
+ * @g: the staging buffer, with its fragments mapped (@g->dma, @g->dma_len)
  * @opcode: IB_WR_RDMA_READ or IB_WR_RDMA_WRITE
+ * @rseg: the server memory the bytes go to or come from, in order: the
+ *	staging buffer, or the memory windows of an ORFS_RF_WINDOW reply
+ * @nrseg: entries in @rseg (at most ORFS_WINDOWS_MAX); their lengths add
+ *	up to the mapped bytes
  *
  * Each work request carries as many fragments as the device allows, at
- * consecutive offsets of the staging buffer.  All are unsignaled; the
- * caller signals or extends the last one.
+ * consecutive offsets of one server segment; a fragment that straddles two
+ * segments is split.  All are unsignaled; the caller signals or extends
+ * the last one.
  *
  * Return: the last work request of the chain.
  */
 static struct ib_rdma_wr *orfs_grant_chain(struct orfs_conn *conn,
 					   struct orfs_grant *g,
-					   enum ib_wr_opcode opcode)
+					   enum ib_wr_opcode opcode,
+					   const struct orfs_rseg *rseg, u32 nrseg)
 {
 	u32 per_wr = opcode == IB_WR_RDMA_READ ? conn->rd_sge : conn->rdma_sge;
-	u64 raddr = conn->grant_addr + (u64)g->idx * conn->grant_size;
+	u32 f = 0, foff = 0, nsge = 0, w = 0, s, left, len;
 	struct ib_rdma_wr *wr = NULL;
-	u32 i, k, n, w = 0;
+	struct ib_sge *sge;
+	u64 raddr;
 
-	for (i = 0; i < g->nr_map; i += n, w++) {
-		n = min(per_wr, g->nr_map - i);
-		wr = &g->wr[w];
-		memset(wr, 0, sizeof(*wr));
-		wr->wr.wr_cqe = &g->err_cqe;
-		wr->wr.opcode = opcode;
-		wr->wr.sg_list = &g->sge[i];
-		wr->wr.num_sge = n;
-		wr->remote_addr = raddr;
-		wr->rkey = conn->grant_rkey;
-		if (w)
-			g->wr[w - 1].wr.next = &wr->wr;
-		for (k = 0; k < n; k++)
-			raddr += g->sge[i + k].length;
+	for (s = 0; s < nrseg; s++) {
+		raddr = le64_to_cpu(rseg[s].addr);
+		left = le32_to_cpu(rseg[s].len);
+		while (left && f < g->nr_map) {
+			wr = &g->wr[w];
+			memset(wr, 0, sizeof(*wr));
+			wr->wr.wr_cqe = &g->err_cqe;
+			wr->wr.opcode = opcode;
+			wr->wr.sg_list = &g->sge[nsge];
+			wr->remote_addr = raddr;
+			wr->rkey = le32_to_cpu(rseg[s].rkey);
+			if (w)
+				g->wr[w - 1].wr.next = &wr->wr;
+			w++;
+			while (left && f < g->nr_map && wr->wr.num_sge < per_wr) {
+				len = min(g->dma_len[f] - foff, left);
+				sge = &g->sge[nsge++];
+				sge->addr = g->dma[f] + foff;
+				sge->length = len;
+				sge->lkey = conn->pd->local_dma_lkey;
+				wr->wr.num_sge++;
+				raddr += len;
+				left -= len;
+				foff += len;
+				if (foff == g->dma_len[f]) {
+					f++;
+					foff = 0;
+				}
+			}
+		}
 	}
 	return wr;
+}
+
+/* The one server segment of a transfer through staging buffer @g. */
+static void orfs_grant_rseg(const struct orfs_conn *conn, const struct orfs_grant *g,
+			    u32 bytes, struct orfs_rseg *rseg)
+{
+	rseg->addr = cpu_to_le64(conn->grant_addr + (u64)g->idx * conn->grant_size);
+	rseg->rkey = cpu_to_le32(conn->grant_rkey);
+	rseg->len = cpu_to_le32(bytes);
 }
 
 /* The signaled last RDMA READ of a chain completed (or was flushed). */
@@ -1237,11 +1273,14 @@ static void orfs_grant_err(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /**
- * orfs_grant_read() - RDMA READ a staging buffer into the request's pages
+ * orfs_grant_read() - RDMA READ a READ's data into the request's pages
  * @conn: the connection
- * @g: the staging buffer the server filled
+ * @g: the staging buffer the request named
  * @msg: the READ request, whose bvec receives the data
  * @bytes: bytes the reply says are there
+ * @win: the memory windows over the server's cache blocks that hold them
+ *	(an ORFS_RF_WINDOW reply), or NULL: they are in staging buffer @g
+ * @nwin: entries in @win
  * @timeo: how long the transfer may take
  *
  * Context: process; sleeps.  Once posted the transfer is always waited
@@ -1250,9 +1289,11 @@ static void orfs_grant_err(struct ib_cq *cq, struct ib_wc *wc)
  * Return: 0, -ENOTCONN, -ETIMEDOUT, -ENOMEM.
  */
 static int orfs_grant_read(struct orfs_conn *conn, struct orfs_grant *g,
-			   const struct orfs_msg *msg, u32 bytes, unsigned long timeo)
+			   const struct orfs_msg *msg, u32 bytes,
+			   const struct orfs_rseg *win, u32 nwin, unsigned long timeo)
 {
 	struct ib_rdma_wr *last;
+	struct orfs_rseg staging;
 	int ret;
 
 	if (!bytes)
@@ -1260,7 +1301,12 @@ static int orfs_grant_read(struct orfs_conn *conn, struct orfs_grant *g,
 	ret = orfs_grant_map(conn, g, msg->bvec, msg->nr_bvec, bytes, DMA_FROM_DEVICE);
 	if (ret)
 		return ret;
-	last = orfs_grant_chain(conn, g, IB_WR_RDMA_READ);
+	if (!win) {
+		orfs_grant_rseg(conn, g, bytes, &staging);
+		win = &staging;
+		nwin = 1;
+	}
+	last = orfs_grant_chain(conn, g, IB_WR_RDMA_READ, win, nwin);
 	last->wr.wr_cqe = &g->done_cqe;
 	last->wr.send_flags = IB_SEND_SIGNALED;
 	reinit_completion(&g->done);
@@ -1283,6 +1329,8 @@ static int orfs_grant_read(struct orfs_conn *conn, struct orfs_grant *g,
 	orfs_grant_unmap(conn, g);
 	if (!ret)
 		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_CLIENT_READ, bytes);
+	if (!ret && nwin && win != &staging)
+		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_WINDOW_READ, bytes);
 	return ret;
 }
 
@@ -1365,6 +1413,7 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 {
 	u32 body_len = msg->body_len + msg->tail_len;
 	struct ib_sge sge[1 + ORFS_DATA_SGE_MAX];
+	struct orfs_rseg staging;
 	struct orfs_hdr *h = slot->buf;
 	struct ib_send_wr wr = {}, *first = &wr;
 	bool rdma_write = g && msg->opcode == ORFS_OP_WRITE && !msg->direct;
@@ -1399,7 +1448,8 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 				     DMA_TO_DEVICE);
 		if (ret)
 			return ret;
-		last = orfs_grant_chain(conn, g, IB_WR_RDMA_WRITE);
+		orfs_grant_rseg(conn, g, bytes, &staging);
+		last = orfs_grant_chain(conn, g, IB_WR_RDMA_WRITE, &staging, 1);
 		last->wr.next = &wr;
 		first = &g->wr[0].wr;
 	} else if (!g && msg->opcode != ORFS_OP_READ) {
@@ -1528,10 +1578,13 @@ static int orfs_read_land(struct orfs_conn *conn, const struct orfs_msg *msg,
 	u32 n = le32_to_cpu(rr->count);
 	bool granted = le32_to_cpu(rr->flags) & ORFS_RF_GRANT;
 	bool remote = le32_to_cpu(rr->flags) & ORFS_RF_REMOTE;
+	bool window = le32_to_cpu(rr->flags) & ORFS_RF_WINDOW;
+	u32 nwin;
 
 	if (msg->direct) {
 		/* The server already wrote the data into the user's pages. */
-		if (!remote || granted || rep->data_len || n > le32_to_cpu(q->count)) {
+		if (!remote || granted || window || rep->data_len ||
+		    n > le32_to_cpu(q->count)) {
 			orfs_stat_add(conn->stats, ORFS_CTR_BAD_REPLIES, 1);
 			pr_warn_ratelimited("direct READ reply does not add up: %u bytes, flags %#x\n",
 					    n, le32_to_cpu(rr->flags));
@@ -1539,6 +1592,19 @@ static int orfs_read_land(struct orfs_conn *conn, const struct orfs_msg *msg,
 		}
 		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_SERVER_RDMA, n);
 		return 0;
+	}
+	if (window) {
+		/* The data stays in the server's cache: read it from there. */
+		if (!g || granted || remote || !conn->windows ||
+		    orfs_windows_check(rep->data, rep->data_len, n,
+				       min3(le32_to_cpu(q->count), orfs_msg_bytes(msg),
+					    conn->grant_size), &nwin)) {
+			orfs_stat_add(conn->stats, ORFS_CTR_BAD_REPLIES, 1);
+			pr_warn_ratelimited("READ reply's memory windows do not add up: %u bytes, %u bytes of windows\n",
+					    n, rep->data_len);
+			return -EIO;
+		}
+		return orfs_grant_read(conn, g, msg, n, rep->data, nwin, timeo);
 	}
 	if (remote || n > le32_to_cpu(q->count) || n > orfs_msg_bytes(msg) ||
 	    (granted && (!g || rep->data_len || n > conn->grant_size)) ||
@@ -1550,7 +1616,7 @@ static int orfs_read_land(struct orfs_conn *conn, const struct orfs_msg *msg,
 		return -EIO;
 	}
 	if (granted)
-		return orfs_grant_read(conn, g, msg, n, timeo);
+		return orfs_grant_read(conn, g, msg, n, NULL, 0, timeo);
 	orfs_copy_to_bvec(msg, rep->data, n);
 	orfs_stat_add(conn->stats, ORFS_CTR_BYTES_INLINE_IN, n);
 	return 0;

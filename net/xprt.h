@@ -190,6 +190,8 @@ struct orfs_grant {
  * @grant_size: bytes per staging buffer, as granted
  * @grant_addr: remote address of staging buffer 0
  * @grant_rkey: their rkey
+ * @windows: the server may answer a granted READ with memory windows over
+ *	its cache blocks (ORFS_CF_WINDOWS in the accept)
  * @grant_free: bitmap of staging buffers not in use
  * @grants: @ngrants staging buffers
  * @io_pages: page fragments one transfer may carry
@@ -237,6 +239,7 @@ struct orfs_conn {
 	u32			grant_size;
 	u64			grant_addr;
 	u32			grant_rkey;
+	bool			windows;
 	unsigned long		*grant_free;
 	struct orfs_grant	*grants;
 	u32			io_pages;

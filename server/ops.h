@@ -39,6 +39,13 @@
  * @zero_copy: the transport can RDMA-write a REMOTE READ's data straight
  *	from cache blocks (struct orfs_rdata in the request); else the data
  *	is copied into the staging buffer
+ * @windows: the transport can answer a granted READ served from the cache
+ *	with memory windows over its blocks (ORFS_RF_WINDOW): the op leaves
+ *	the data in them (struct orfs_rdata) instead of copying it into the
+ *	staging buffer
+ * @gather: the transport can gather an inline READ's data from cache
+ *	blocks into the reply's SEND (struct orfs_rdata): the op does not
+ *	copy it into the reply buffer
  * @auth: the connection's shared-secret handshake (auth.c), or NULL when
  *	the server has no secret.  Until it is ORFS_AUTH_OK only AUTH is
  *	answered (orfs_auth_check()); orfs_req_start() updates it
@@ -57,6 +64,8 @@ struct orfs_req_ctx {
 	struct orfs_unifier		*uni;
 	struct orfs_stats		*stats;
 	bool				zero_copy;
+	bool				windows;
+	bool				gather;
 	struct orfs_auth		*auth;
 };
 

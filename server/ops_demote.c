@@ -341,6 +341,7 @@ static uint8_t demote_take(struct demote_msg *m, uint32_t i, const u8 *data,
 	if (!blk)
 		return ORFS_DV_NOROOM;	/* judged current and uncached above */
 	memcpy(orfs_cache_data(c, blk), data, len);
+	ORFS_STAT_ADD(m->ctx->stats, cache_copied, len);
 	orfs_cache_fill_done(c, blk, len, ORFS_CACHE_MRU);
 	*out = blk;
 	return ORFS_DV_ACCEPT;

@@ -577,16 +577,25 @@ static int read_reply(struct io_state *s, int err, uint32_t n)
 		rflags |= ORFS_RF_EOF;
 	if (s->remote)
 		rflags |= ORFS_RF_REMOTE;
+	else if (s->granted && s->ur.rdata)
+		rflags |= ORFS_RF_WINDOW;	/* the transport lists them */
 	else if (s->granted)
 		rflags |= ORFS_RF_GRANT;
 	rep->count = orfs_le32(n);
 	rep->flags = orfs_le32(rflags);
 	rep->version = orfs_le64(s->version);
 	r->body_len = sizeof(*rep);
+	/* Held inline data: the transport gathers it from the blocks. */
 	r->data_len = s->granted ? 0 : n;
-	if (!s->granted)
+	if (!s->granted) {
 		ORFS_STAT_ADD(stats, read_inline, n);
-	else if (!s->remote)
+		if (s->ur.rdata)
+			ORFS_STAT_ADD(stats, read_gather, n);
+	} else if (s->remote)
+		return 0;
+	else if (s->ur.rdata)
+		ORFS_STAT_ADD(stats, read_window, n);
+	else
 		ORFS_STAT_ADD(stats, read_grant, n);
 	return 0;
 }
@@ -675,7 +684,17 @@ static int read_cached(struct io_state *s, const struct stat *st)
 	ur->count = s->count;
 	ur->size = (uint64_t)st->st_size;
 	ur->dest = s->buf;
-	ur->hold = s->remote && s->a->ctx->zero_copy;
+	/*
+	 * Zero copy wherever the transport can move the data straight from
+	 * the blocks: RDMA WRITE (REMOTE), memory windows (granted), or the
+	 * reply's gather list (inline).
+	 */
+	if (s->remote)
+		ur->hold = s->a->ctx->zero_copy;
+	else if (s->granted)
+		ur->hold = s->a->ctx->windows;
+	else
+		ur->hold = s->a->ctx->gather;
 	ur->done = read_cached_done;
 	ur->priv = s;
 	err = orfs_uread_start(s->u, ur);

@@ -127,6 +127,7 @@
 #include "rdma.h"
 #include "stats.h"
 #include "unifier.h"
+#include "window.h"
 
 #define ORFS_LISTEN_BACKLOG	64
 #define ORFS_RD_ATOM_MAX	16	/* outstanding RDMA READs each way */
@@ -142,6 +143,7 @@
  */
 #define WR_ID_RDMA_READ		1
 #define WR_ID_RDMA_WRITE	2
+#define WR_ID_WINDOW		3	/* LOCAL_INV and BIND_MW (window.h) */
 
 /* What an epoll event's data.ptr points at. */
 enum ep_kind {
@@ -168,14 +170,20 @@ enum conn_state {
  * @verbs: the device context (owned by rdma_cm)
  * @pd: protection domain every connection on the device uses
  * @arena_mr: the arena's registration in @pd, local access only (the
- *	server's own work requests); NULL
- *	if registering failed (connections then get no grants)
+ *	server's own work requests; and memory windows, which a client can
+ *	reach only while the server keeps one bound for it); NULL if
+ *	registering failed (connections then get no grants)
+ * @windows: the device has type-2B memory windows and @arena_mr allows
+ *	binding them: granted READs from the cache are zero copy
+ * @max_send_sge: the device's SGE limit for SENDs (gathered replies)
  * @next: link on the server's device list
  */
 struct orfs_dev {
 	struct ibv_context	*verbs;
 	struct ibv_pd		*pd;
 	struct ibv_mr		*arena_mr;
+	bool			windows;
+	uint32_t		max_send_sge;
 	struct orfs_dev		*next;
 };
 
@@ -279,6 +287,13 @@ struct msgbuf {
  *	resources released when the last disk I/O completes
  * @auth: the shared-secret handshake (@ctx.auth points here when the
  *	server has a secret)
+ * @win: memory windows over cache blocks for granted READs (window.h);
+ *	in use when @ctx.windows
+ * @gather_max: cache spans one reply SEND can gather after its header
+ *	(0: inline READs copy their data into the reply buffer)
+ * @gsge: scratch SGEs for a gathered reply, 1 + @gather_max
+ * @qpx: the QP's extended interface, which posts window chains (with
+ *	@ctx.windows only)
  *
  * Only the event-loop thread touches a connection, so it has no lock.
  */
@@ -326,6 +341,10 @@ struct orfs_conn {
 	uint32_t		nsend_free;
 	bool			closing;
 	struct orfs_auth	auth;
+	struct orfs_windows	win;
+	uint32_t		gather_max;
+	struct ibv_sge		*gsge;
+	struct ibv_qp_ex	*qpx;
 };
 
 /**
@@ -499,13 +518,31 @@ static int conn_chain(struct orfs_conn *conn, const struct orfs_remote_io *rio,
 }
 
 /**
- * conn_post_send() - post a reply, behind an RDMA WRITE chain if any
+ * struct reply_post - what goes into the send queue with a reply
+ * @chain: work requests to go first (RDMA WRITEs of a REMOTE READ, or the
+ *	window invalidations and binds of a granted READ), linked, or NULL
+ * @nchain: how many
+ * @windows: @chain is the window chain of orfs_windows_build(), posted
+ *	through the extended API (orfs_windows_post()) before the SEND
+ * @sg: the SEND's gather list; NULL: the reply buffer's first @len bytes
+ * @nsg: entries in @sg
+ */
+struct reply_post {
+	struct ibv_send_wr	*chain;
+	int			nchain;
+	bool			windows;
+	struct ibv_sge		*sg;
+	int			nsg;
+};
+
+/**
+ * conn_post_send() - post a reply, behind a chain of work requests if any
  * @conn: the connection
  * @b: the send buffer holding the reply
  * @len: bytes of reply
- * @nchain: work requests conn_chain() left in @conn->wr to go first (0:
- *	none); the SEND is linked behind them in the same ibv_post_send(), so
- *	RC ordering delivers the data before the reply
+ * @p: the chain to post first and the gather list; the SEND is linked
+ *	behind the chain in the same ibv_post_send(), so RC ordering
+ *	delivers the data (or has the windows bound) before the reply
  *
  * Only the SEND is signaled.  If posting fails part-way, the work requests
  * before the failed one are posted: the caller fails the connection, and
@@ -514,7 +551,7 @@ static int conn_chain(struct orfs_conn *conn, const struct orfs_remote_io *rio,
  * Return: 0 or a negative errno.
  */
 static int conn_post_send(struct orfs_conn *conn, struct msgbuf *b,
-			  uint32_t len, int nchain)
+			  uint32_t len, const struct reply_post *p)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)b->data,
@@ -523,15 +560,20 @@ static int conn_post_send(struct orfs_conn *conn, struct msgbuf *b,
 	};
 	struct ibv_send_wr wr = {
 		.wr_id = (uintptr_t)b,
-		.sg_list = &sge,
-		.num_sge = 1,
+		.sg_list = p->sg ? p->sg : &sge,
+		.num_sge = p->sg ? p->nsg : 1,
 		.opcode = IBV_WR_SEND,
 		.send_flags = IBV_SEND_SIGNALED,
 	}, *first = &wr, *bad;
+	int err;
 
-	if (nchain > 0) {
-		conn->wr[nchain - 1].next = &wr;
-		first = &conn->wr[0];
+	if (p->windows) {
+		err = orfs_windows_post(&conn->win, conn->qpx, p->nchain);
+		if (err)
+			return -err;
+	} else if (p->nchain > 0) {
+		p->chain[p->nchain - 1].next = &wr;
+		first = p->chain;
 	}
 	return -ibv_post_send(conn->id->qp, first, &bad);
 }
@@ -629,8 +671,10 @@ static void conn_release(struct orfs_conn *conn)
 
 	if (conn->ch)
 		epoll_ctl(srv->epfd, EPOLL_CTL_DEL, conn->ch->fd, NULL);
+	orfs_windows_dealloc(&conn->win);
 	if (conn->id && conn->id->qp)
 		rdma_destroy_qp(conn->id);
+	orfs_windows_fini(&conn->win);
 	if (conn->cq)
 		ibv_destroy_cq(conn->cq);
 	if (conn->ch)
@@ -644,6 +688,7 @@ static void conn_release(struct orfs_conn *conn)
 	free(conn->pieces);
 	free(conn->wr);
 	free(conn->sge);
+	free(conn->gsge);
 	if (conn->ngrants) {
 		ibv_dereg_mr(conn->grant_mr);
 		conn->grant_mr = NULL;
@@ -661,10 +706,15 @@ static void conn_release(struct orfs_conn *conn)
 	conn->pieces = NULL;
 	conn->wr = NULL;
 	conn->sge = NULL;
+	conn->gsge = NULL;
+	conn->gather_max = 0;
+	conn->qpx = NULL;
 	conn->ngrants = 0;
 	conn->remote_max = 0;
 	conn->ctx.remote = false;
 	conn->ctx.zero_copy = false;
+	conn->ctx.windows = false;
+	conn->ctx.gather = false;
 	conn->ctx.grants = 0;
 	conn->ctx.grant_base = NULL;
 	conn->dev = NULL;
@@ -793,7 +843,7 @@ static uint32_t remote_read_bytes(const u8 *rep, uint32_t n,
 				  const struct orfs_remote_io *rio)
 {
 	const struct orfs_hdr *h = (const struct orfs_hdr *)rep;
-	const struct orfs_read_rep *rr = orfs_body(h);
+	const struct orfs_read_rep *rr = (struct orfs_read_rep *)(h + 1);
 	uint32_t count;
 
 	if (n < sizeof(*h) + sizeof(*rr) || h->status ||
@@ -824,6 +874,125 @@ static void conn_put_remote_slot(struct orfs_conn *conn, struct msgbuf *rb)
 	}
 }
 
+/*
+ * The staging buffer a granted READ named, from its request (which
+ * orfs_req_start() validated, since its reply says so); read before the
+ * receive buffer is re-posted.
+ */
+static uint32_t request_grant(const struct msgbuf *rb)
+{
+	const struct orfs_io_req *q = orfs_body((const struct orfs_hdr *)rb->data);
+
+	return orfs_cpu32(q->grant);
+}
+
+/* The body of @n bytes of reply in @sb if it is a successful READ's, else NULL. */
+static struct orfs_read_rep *read_rep_of(struct msgbuf *sb, uint32_t n)
+{
+	struct orfs_hdr *h = (struct orfs_hdr *)sb->data;
+
+	if (n < sizeof(*h) + sizeof(struct orfs_read_rep) || h->status ||
+	    orfs_cpu16(h->opcode) != ORFS_OP_READ)
+		return NULL;
+	return (struct orfs_read_rep *)(h + 1);
+}
+
+/*
+ * Copy a held READ's data out of its cache blocks to @dest and drop the
+ * pins: the fallback when the transport cannot show the blocks themselves.
+ */
+static void rdata_copy_release(struct orfs_conn *conn, struct orfs_rdata *rd,
+			       u8 *dest)
+{
+	uint32_t i, off = 0;
+
+	for (i = 0; i < rd->nspans; i++) {
+		memcpy(dest + off, rd->spans[i].addr, rd->spans[i].len);
+		off += rd->spans[i].len;
+	}
+	conn->srv->cfg.stats->cache_copied += off;
+	rdata_release(rd);
+}
+
+/**
+ * conn_reply_windows() - show a granted READ's cache blocks to the client
+ * @conn: the connection (@ctx.windows)
+ * @sb: the send buffer holding the reply (ORFS_RF_WINDOW, no data yet)
+ * @n: the reply's length; grows by the window list
+ * @g: the staging buffer the READ named
+ * @rd: the READ's pinned data, which the windows keep pinned
+ * @p: filled with the chain of invalidations and binds
+ *
+ * The window list becomes the reply's inline data.  The blocks the set's
+ * old windows showed go to @sb->rdata: released when the SEND completes,
+ * after the invalidations ahead of it.  A READ scattered over more blocks
+ * than a set has windows is copied into the staging buffer and answered
+ * ORFS_RF_GRANT instead (counted in cache_copied).
+ */
+static void conn_reply_windows(struct orfs_conn *conn, struct msgbuf *sb,
+			       uint32_t *n, uint32_t g, struct orfs_rdata *rd,
+			       struct reply_post *p)
+{
+	struct orfs_hdr *h = (struct orfs_hdr *)sb->data;
+	struct orfs_read_rep *rr = (struct orfs_read_rep *)(h + 1);
+	uint32_t off = orfs_data_offset(orfs_cpu32(h->body_len));
+	struct orfs_stats *st = conn->srv->cfg.stats;
+	uint32_t nwin, count = orfs_cpu32(rr->count);
+	int k;
+
+	k = orfs_windows_build(&conn->win, g, rd, WR_ID_WINDOW,
+			       (struct orfs_rseg *)(sb->data + off), &nwin);
+	if (k < 0) {
+		rdata_copy_release(conn, rd, conn->ctx.grant_base +
+				   (size_t)g * conn->ctx.grant_size);
+		rr->flags = orfs_le32((orfs_cpu32(rr->flags) & ~ORFS_RF_WINDOW) |
+				      ORFS_RF_GRANT);
+		st->read_window -= count;
+		st->read_grant += count;
+		return;
+	}
+	h->data_len = orfs_le32(nwin * (uint32_t)sizeof(struct orfs_rseg));
+	*n = off + nwin * (uint32_t)sizeof(struct orfs_rseg);
+	sb->rdata = conn->win.set[g].rd;
+	orfs_windows_commit(&conn->win, g, rd);
+	p->chain = conn->win.wr;
+	p->nchain = k;
+	p->windows = true;
+}
+
+/**
+ * conn_reply_gather() - send an inline READ's data from its cache blocks
+ * @conn: the connection (@ctx.gather)
+ * @sb: the send buffer holding the reply's header and body
+ * @rd: the READ's pinned data, released when the SEND completes
+ * @p: filled with the gather list: @sb's header, then the spans
+ *
+ * With more spans than the device gathers (cannot happen: @gather_max
+ * covers an inline READ), the data is copied into @sb instead.
+ */
+static void conn_reply_gather(struct orfs_conn *conn, struct msgbuf *sb,
+			      struct orfs_rdata *rd, struct reply_post *p)
+{
+	struct orfs_hdr *h = (struct orfs_hdr *)sb->data;
+	uint32_t off = orfs_data_offset(orfs_cpu32(h->body_len)), i;
+
+	if (rd->nspans > conn->gather_max) {
+		rdata_copy_release(conn, rd, sb->data + off);
+		return;
+	}
+	conn->gsge[0].addr = (uintptr_t)sb->data;
+	conn->gsge[0].length = off;
+	conn->gsge[0].lkey = conn->mr->lkey;
+	for (i = 0; i < rd->nspans; i++) {
+		conn->gsge[i + 1].addr = (uintptr_t)rd->spans[i].addr;
+		conn->gsge[i + 1].length = rd->spans[i].len;
+		conn->gsge[i + 1].lkey = conn->dev->arena_mr->lkey;
+	}
+	p->sg = conn->gsge;
+	p->nsg = (int)rd->nspans + 1;
+	sb->rdata = rd;
+}
+
 /**
  * conn_reply() - a request's reply is ready: re-post its receive, send it
  * @conn: the connection
@@ -831,25 +1000,34 @@ static void conn_put_remote_slot(struct orfs_conn *conn, struct msgbuf *rb)
  *	holding the reply)
  * @n: the reply's length (0: no reply)
  *
- * The receive buffer is re-posted before the reply goes out.  A REMOTE
- * READ's data (left in its staging buffer by the op) is RDMA-written to the
- * client's segments by a chain posted with the reply; the REMOTE slot the
- * READ took moves to the reply's send buffer and is freed when its SEND
- * completes.
+ * The receive buffer is re-posted before the reply goes out.  A READ
+ * served from the cache may leave its data in pinned cache blocks
+ * (@rb->areq.rdata), and moves it without a copy:
+ *  - REMOTE: RDMA-written to the client's segments by a chain posted with
+ *    the reply; the REMOTE slot the READ took moves to the reply's send
+ *    buffer and is freed when its SEND completes, with the pins;
+ *  - granted: shown through memory windows (conn_reply_windows());
+ *  - inline: gathered into the reply SEND (conn_reply_gather()).
+ * A REMOTE READ's data not held in blocks (left in its staging buffer by
+ * the op) is RDMA-written from there.
  */
 static void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 {
 	bool remote_read = rb->rio.opcode == ORFS_OP_READ;
 	struct orfs_rdata *rd = rb->areq.rdata;
+	struct reply_post post = { 0 };
 	struct msgbuf *sb = rb->reply;
 	struct orfs_remote_io rio;
-	uint32_t bytes = 0;
+	struct orfs_read_rep *rr;
+	uint32_t bytes = 0, grant = 0;
 	int err, nchain = 0;
 
 	rb->reply = NULL;
 	rb->areq.rdata = NULL;
 	if (remote_read)
 		rio = rb->rio;	/* the receive buffer is about to be reused */
+	else if (rd)
+		grant = request_grant(rb);
 	rb->rio.opcode = 0;
 	err = conn_post_recv(conn, rb);
 	if (err) {
@@ -885,15 +1063,22 @@ static void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 		conn_put_remote_slot(conn, rb);
 	/* The blocks stay pinned until the SEND behind the chain completes. */
 	if (nchain > 0) {
+		post.chain = conn->wr;
+		post.nchain = nchain;
 		sb->rdata = rd;
 		if (rd)
 			conn->srv->cfg.stats->read_zero_copy += bytes;
+	} else if (rd && !remote_read && (rr = read_rep_of(sb, n))) {
+		if (orfs_cpu32(rr->flags) & ORFS_RF_WINDOW)
+			conn_reply_windows(conn, sb, &n, grant, rd, &post);
+		else
+			conn_reply_gather(conn, sb, rd, &post);
 	} else {
 		rdata_release(rd);
 	}
 	if (conn->srv->stopping)
 		conn->srv->cfg.stats->drained++;
-	err = conn_post_send(conn, sb, n, nchain);
+	err = conn_post_send(conn, sb, n, &post);
 	if (err) {
 		log_warn("%s: cannot post a reply: %s", conn->peer,
 			 strerror(-err));
@@ -1134,12 +1319,18 @@ static void conn_send_done(struct orfs_conn *conn, struct msgbuf *sb,
 }
 
 /*
- * An unsignaled RDMA READ or WRITE completed, which only happens when it
- * failed or was flushed: the QP is in the error state.
+ * An unsignaled RDMA READ or WRITE, or a window's invalidation or bind,
+ * completed, which only happens when it failed or was flushed: the QP is
+ * in the error state.
  */
 static void conn_rdma_failed(struct orfs_conn *conn, const struct ibv_wc *wc)
 {
-	if (wc->status != IBV_WC_WR_FLUSH_ERR)
+	if (wc->status == IBV_WC_WR_FLUSH_ERR)
+		;
+	else if (wc->wr_id == WR_ID_WINDOW)
+		log_warn("%s: binding or invalidating a memory window failed: %s",
+			 conn->peer, ibv_wc_status_str(wc->status));
+	else
 		log_warn("%s: RDMA %s the client failed: %s", conn->peer,
 			 wc->wr_id == WR_ID_RDMA_READ ? "READ from" : "WRITE to",
 			 ibv_wc_status_str(wc->status));
@@ -1154,7 +1345,8 @@ static void conn_wc(struct orfs_conn *conn, const struct ibv_wc *wc)
 {
 	struct msgbuf *b = (struct msgbuf *)(uintptr_t)wc->wr_id;
 
-	if (wc->wr_id == WR_ID_RDMA_READ || wc->wr_id == WR_ID_RDMA_WRITE) {
+	if (wc->wr_id == WR_ID_RDMA_READ || wc->wr_id == WR_ID_RDMA_WRITE ||
+	    wc->wr_id == WR_ID_WINDOW) {
 		conn_rdma_failed(conn, wc);
 		return;
 	}
@@ -1281,6 +1473,48 @@ static uint32_t zero_copy_spans(const struct orfs_server *srv,
 }
 
 /**
+ * conn_size_zero_copy() - size the zero-copy paths of granted and inline READs
+ * @srv: the server
+ * @conn: the connection, its other queue sizes chosen
+ * @req: the client's connect request
+ * @attr: the device's limits
+ *
+ * Memory windows (window.h) when the client reads them (ORFS_CF_WINDOWS),
+ * the device has them and there is a block cache: a set of per_set windows
+ * per staging buffer, and room in the send queue (and CQ) for one chain of
+ * 2 * per_set invalidations and binds per staging buffer.  A gathered
+ * inline reply needs one SGE per cache block it spans, after the header.
+ */
+static void conn_size_zero_copy(struct orfs_server *srv, struct orfs_conn *conn,
+				const struct orfs_conn_req *req,
+				const struct ibv_device_attr *attr)
+{
+	const struct orfs_unifier *u = srv->cfg.uni;
+	uint32_t per, extra;
+
+	conn->win.per_set = 0;
+	conn->gather_max = 0;
+	if (!u || !u->cache || !u->block_size || !conn->dev->arena_mr)
+		return;
+	if (conn->dev->max_send_sge > 1)
+		conn->gather_max = min_u32(conn->dev->max_send_sge - 1,
+					   conn->ctx.inline_size / u->block_size + 2);
+	if (!conn->ngrants || !conn->dev->windows ||
+	    !(orfs_cpu32(req->flags) & ORFS_CF_WINDOWS))
+		return;
+	per = orfs_windows_per_set(conn->ctx.grant_size, u->block_size);
+	extra = conn->ngrants * 2 * per;
+	if (conn->sq_size + extra > (uint32_t)attr->max_qp_wr ||
+	    conn->nrecv + conn->sq_size + extra > (uint32_t)attr->max_cqe) {
+		log_warn("%s: device queues too small for memory windows; granted READs copy",
+			 conn->peer);
+		return;
+	}
+	conn->win.per_set = per;
+	conn->sq_size += extra;
+}
+
+/**
  * conn_size() - choose credits, buffer and queue sizes for a new connection
  * @srv: the server
  * @conn: the connection to size, its staging buffers already granted and
@@ -1348,6 +1582,7 @@ static int conn_size(struct orfs_server *srv, struct orfs_conn *conn,
 	conn->ctx.remote = conn->remote_max > 0;
 	conn->ctx.zero_copy = conn->ctx.remote && conn->span_max > 0;
 	conn->sq_size = conn->nsend + conn->remote_max * conn->wr_max;
+	conn_size_zero_copy(srv, conn, req, attr);
 	return 0;
 }
 
@@ -1409,6 +1644,7 @@ static struct orfs_dev *dev_get(struct orfs_server *srv,
 				struct ibv_context *verbs)
 {
 	struct orfs_arena *a = srv->cfg.arena;
+	struct ibv_device_attr attr;
 	struct orfs_dev *d;
 
 	for (d = srv->devs; d; d = d->next)
@@ -1423,20 +1659,35 @@ static struct orfs_dev *dev_get(struct orfs_server *srv,
 		free(d);
 		return NULL;
 	}
+	if (!ibv_query_device(verbs, &attr)) {
+		d->windows = attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B;
+		d->max_send_sge = (uint32_t)attr.max_sge;
+	}
 	if (a && a->base) {
 		/* Local access only: the server's own work requests use it;
-		 * a client reaches just its staging buffers (conn_grant()).
+		 * a client reaches just its staging buffers (conn_grant())
+		 * and the cache blocks a window shows it (window.h).
 		 */
 		d->arena_mr = ibv_reg_mr(d->pd, a->base, a->size,
-					 IBV_ACCESS_LOCAL_WRITE);
+					 IBV_ACCESS_LOCAL_WRITE |
+					 (d->windows ? IBV_ACCESS_MW_BIND : 0));
+		if (!d->arena_mr && d->windows) {
+			log_warn("%s: cannot register the cache for memory windows: %s; granted READs copy",
+				 ibv_get_device_name(verbs->device), strerror(errno));
+			d->windows = false;
+			d->arena_mr = ibv_reg_mr(d->pd, a->base, a->size,
+						 IBV_ACCESS_LOCAL_WRITE);
+		}
 		if (!d->arena_mr)
 			log_warn("%s: cannot register the %zu MiB cache: %s; clients get inline I/O only",
 				 ibv_get_device_name(verbs->device), a->size >> 20,
 				 strerror(errno));
 		else
-			log_info("%s: cache of %zu MiB registered (%s pages)",
+			log_info("%s: cache of %zu MiB registered (%s pages); granted READs %s",
 				 ibv_get_device_name(verbs->device), a->size >> 20,
-				 a->huge ? "huge" : "normal");
+				 a->huge ? "huge" : "normal",
+				 d->windows ? "through memory windows (zero copy)" :
+				 "copy: the device has no type-2 memory windows");
 	}
 	d->next = srv->devs;
 	srv->devs = d;
@@ -1471,7 +1722,7 @@ static void devs_free(struct orfs_server *srv)
 static int conn_setup(struct orfs_conn *conn)
 {
 	struct rdma_cm_id *id = conn->id;
-	struct ibv_qp_init_attr qa;
+	struct ibv_qp_init_attr_ex qa;
 	uint8_t timeout = ORFS_ACK_TIMEOUT;
 	uint32_t i;
 	int err;
@@ -1497,10 +1748,33 @@ static int conn_setup(struct orfs_conn *conn)
 	qa.sq_sig_all = 0;	/* see "Server-side RDMA" at the top */
 	qa.cap.max_send_wr = conn->sq_size;
 	qa.cap.max_recv_wr = conn->nrecv;
-	qa.cap.max_send_sge = 1;	/* one SGE per work request suffices */
+	/* One SGE per work request suffices, but for gathered replies. */
+	qa.cap.max_send_sge = 1 + conn->gather_max;
 	qa.cap.max_recv_sge = 1;
-	if (rdma_create_qp(id, conn->dev->pd, &qa))
-		return errno ? -errno : -ENOMEM;
+	qa.pd = conn->dev->pd;
+	qa.comp_mask = IBV_QP_INIT_ATTR_PD;
+	if (conn->win.per_set) {
+		/* Window chains go through the extended API (window.c). */
+		qa.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		qa.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE |
+				    IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_BIND_MW |
+				    IBV_QP_EX_WITH_LOCAL_INV;
+	}
+	if (rdma_create_qp_ex(id, &qa)) {
+		if (!conn->win.per_set)
+			return errno ? -errno : -ENOMEM;
+		log_warn("%s: cannot create a QP that binds memory windows: %s; granted READs copy",
+			 conn->peer, strerror(errno));
+		conn->win.per_set = 0;
+		qa.comp_mask = IBV_QP_INIT_ATTR_PD;
+		if (rdma_create_qp_ex(id, &qa))
+			return errno ? -errno : -ENOMEM;
+	}
+	if (conn->win.per_set) {
+		conn->qpx = ibv_qp_to_qp_ex(id->qp);
+		if (!conn->qpx)
+			conn->win.per_set = 0;
+	}
 	if (conn->remote_max) {
 		conn->chunks = calloc(conn->chunk_max, sizeof(*conn->chunks));
 		conn->pieces = calloc(conn->wr_max, sizeof(*conn->pieces));
@@ -1508,6 +1782,23 @@ static int conn_setup(struct orfs_conn *conn)
 		conn->sge = calloc(conn->wr_max, sizeof(*conn->sge));
 		if (!conn->chunks || !conn->pieces || !conn->wr || !conn->sge)
 			return -ENOMEM;
+	}
+	if (conn->gather_max) {
+		conn->gsge = calloc(1 + conn->gather_max, sizeof(*conn->gsge));
+		if (!conn->gsge)
+			return -ENOMEM;
+		conn->ctx.gather = true;
+	}
+	if (conn->win.per_set) {
+		err = orfs_windows_init(&conn->win, conn->dev->pd,
+					conn->dev->arena_mr, conn->ngrants,
+					conn->win.per_set);
+		if (err) {
+			log_warn("%s: cannot allocate memory windows: %s; granted READs copy",
+				 conn->peer, strerror(-err));
+			orfs_windows_fini(&conn->win);
+		}
+		conn->ctx.windows = !err;
 	}
 
 	err = conn_alloc_bufs(conn);
@@ -1552,6 +1843,8 @@ static int conn_accept(struct orfs_conn *conn, uint16_t version,
 		rep->grant_addr = orfs_le64((uint64_t)(uintptr_t)conn->ctx.grant_base);
 		rep->grant_rkey = orfs_le32(conn->grant_mr->rkey);
 	}
+	if (conn->ctx.windows)
+		rep->flags = orfs_le32(orfs_cpu32(rep->flags) | ORFS_CF_WINDOWS);
 
 	memset(&p, 0, sizeof(p));
 	p.private_data = rep;

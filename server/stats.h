@@ -40,6 +40,13 @@
  *	buffers (ORFS_IO_GRANT)
  * @read_remote: bytes the server RDMA-wrote to clients (ORFS_IO_REMOTE READ)
  * @read_zero_copy: of which straight from cache blocks (no staging copy)
+ * @read_window: bytes of granted READs the client RDMA-read straight from
+ *	cache blocks through memory windows (ORFS_RF_WINDOW)
+ * @read_gather: bytes of inline READs whose reply SEND gathered them
+ *	straight from cache blocks
+ * @cache_copied: bytes copied between cache blocks and message or staging
+ *	buffers (READs and DEMOTEs on a device or connection without memory
+ *	windows); 0 when every transfer is zero copy
  * @write_remote: bytes the server RDMA-read from clients (REMOTE WRITE)
  * @read_cached: READ bytes served from the block cache (hits and fills)
  * @read_uncached: READ bytes read from disk straight into the reply or
@@ -78,6 +85,9 @@ struct orfs_stats {
 	uint64_t	write_grant;
 	uint64_t	read_remote;
 	uint64_t	read_zero_copy;
+	uint64_t	read_window;
+	uint64_t	read_gather;
+	uint64_t	cache_copied;
 	uint64_t	write_remote;
 	uint64_t	read_cached;
 	uint64_t	read_uncached;

@@ -595,8 +595,10 @@ static uint32_t uread_copy_out(struct orfs_unifier *u, struct orfs_uread *ur,
 		data = (u8 *)orfs_cache_data(u->cache, e->b) + in_off;
 		if (spans && n)
 			spans[nspans++] = (struct orfs_span){ data, n };
-		else if (!spans)
+		else if (!spans) {
 			memcpy(ur->dest + ur->bytes, data, n);
+			ORFS_STAT_ADD(u->stats, cache_copied, n);
+		}
 		ur->bytes += n;
 		if (!in_off && n == e->len)
 			orfs_cache_sent(u->cache, e->b);

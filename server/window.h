@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * orfsd's memory windows: zero-copy granted READs from the block cache.
+ *
+ * The arena's registration has local access only.  A granted READ served
+ * from the cache does not copy its bytes into the client's staging buffer:
+ * the reply lists type-2 memory windows bound over exactly those bytes of
+ * the cache blocks (ORFS_RF_WINDOW), with remote read access, on this
+ * connection's QP alone, and the client RDMA-reads them.  The blocks stay
+ * pinned while a window shows them.
+ *
+ * Each staging buffer g has a set of windows.  The client reuses g only
+ * once its previous request on g is complete, RDMA READ included, so the
+ * next READ naming g invalidates the set's old windows (LOCAL_INV) and
+ * binds new ones in the chain ahead of its reply SEND.  The old blocks'
+ * pins are dropped when that SEND completes: the invalidations before it
+ * in the send queue have executed by then.  Disconnecting drops them all.
+ * So a connection pins at most grants x grant size bytes of the cache, the
+ * same bound as its staging buffers (Documentation/architecture.md,
+ * "Unifier").
+ */
+#ifndef ORFSD_WINDOW_H
+#define ORFSD_WINDOW_H
+
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "orfs_proto.h"
+#include "unifier.h"
+
+/**
+ * struct orfs_win_set - the windows of one staging buffer
+ * @mw: @per_set type-2 memory windows
+ * @rkey: the rkey each window gets when the chain being built is posted
+ * @nbound: windows bound now (the first @nbound)
+ * @nnext: windows the chain being built binds
+ * @rd: the pinned blocks the bound windows show, or NULL
+ */
+struct orfs_win_set {
+	struct ibv_mw		**mw;
+	uint32_t		*rkey;
+	uint32_t		nbound;
+	uint32_t		nnext;
+	struct orfs_rdata	*rd;
+};
+
+/**
+ * struct orfs_windows - a connection's memory windows
+ * @mr: the arena's registration (IBV_ACCESS_MW_BIND) the windows bind to
+ * @nsets: sets, one per staging buffer
+ * @per_set: windows in each set (ORFS_WINDOWS_MAX at most)
+ * @set: the sets
+ * @wr: scratch for one chain: 2 * @per_set work requests
+ *
+ * Used from orfsd's event-loop thread only; no lock.
+ */
+struct orfs_windows {
+	struct ibv_mr		*mr;
+	uint32_t		nsets;
+	uint32_t		per_set;
+	struct orfs_win_set	*set;
+	struct ibv_send_wr	*wr;
+};
+
+int orfs_windows_coalesce(const struct orfs_span *spans, uint32_t nspans,
+			  struct orfs_span *out, uint32_t max);
+int orfs_windows_init(struct orfs_windows *w, struct ibv_pd *pd,
+		      struct ibv_mr *mr, uint32_t nsets, uint32_t per_set);
+void orfs_windows_dealloc(struct orfs_windows *w);
+void orfs_windows_fini(struct orfs_windows *w);
+int orfs_windows_build(struct orfs_windows *w, uint32_t g,
+		       struct orfs_rdata *rd, uint64_t wr_id,
+		       struct orfs_rseg *segs, uint32_t *nwin);
+int orfs_windows_post(struct orfs_windows *w, struct ibv_qp_ex *qpx, int nwr);
+void orfs_windows_commit(struct orfs_windows *w, uint32_t g,
+			 struct orfs_rdata *rd);
+uint32_t orfs_windows_per_set(uint32_t grant_size, uint32_t block_size);
+
+#endif /* ORFSD_WINDOW_H */
