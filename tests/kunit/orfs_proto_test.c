@@ -1319,6 +1319,44 @@ static void orfs_rseg_check_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, orfs_rseg_check(h, 0, &n), -EBADMSG);
 }
 
+/* A READ reply's memory-window list (ORFS_RF_WINDOW), as the client checks it. */
+static void orfs_windows_check_test(struct kunit *test)
+{
+	struct orfs_rseg *w;
+	u32 n = 0, i;
+
+	w = kunit_kcalloc(test, ORFS_WINDOWS_MAX + 1, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w);
+	w[0].addr = orfs_le64(0x10000);
+	w[0].rkey = orfs_le32(7);
+	w[0].len = orfs_le32(61440);
+	w[1].addr = orfs_le64(0x90000);
+	w[1].rkey = orfs_le32(8);
+	w[1].len = orfs_le32(4096);
+	KUNIT_EXPECT_EQ(test, orfs_windows_check(w, 2 * sizeof(*w), 65536, 65536, &n), 0);
+	KUNIT_EXPECT_EQ(test, n, 2U);
+	/* More than asked for, or a count the windows do not hold. */
+	KUNIT_EXPECT_EQ(test, orfs_windows_check(w, 2 * sizeof(*w), 65536, 65535, &n), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, orfs_windows_check(w, 2 * sizeof(*w), 65535, 65536, &n), -EBADMSG);
+	/* No list, a partial entry, an empty or wrapping window. */
+	KUNIT_EXPECT_EQ(test, orfs_windows_check(w, 0, 0, 65536, &n), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, orfs_windows_check(w, 2 * sizeof(*w) - 4, 65536, 65536, &n), -EBADMSG);
+	w[1].len = 0;
+	KUNIT_EXPECT_EQ(test, orfs_windows_check(w, 2 * sizeof(*w), 61440, 65536, &n), -EBADMSG);
+	w[1].len = orfs_le32(4096);
+	w[1].addr = orfs_le64(U64_MAX - 4000);
+	KUNIT_EXPECT_EQ(test, orfs_windows_check(w, 2 * sizeof(*w), 65536, 65536, &n), -EBADMSG);
+	/* At most ORFS_WINDOWS_MAX. */
+	for (i = 0; i <= ORFS_WINDOWS_MAX; i++) {
+		w[i].addr = orfs_le64(0x1000 * (i + 1));
+		w[i].len = orfs_le32(1);
+	}
+	KUNIT_EXPECT_EQ(test, orfs_windows_check(w, ORFS_WINDOWS_MAX * sizeof(*w),
+						 ORFS_WINDOWS_MAX, 1 << 20, &n), 0);
+	KUNIT_EXPECT_EQ(test, orfs_windows_check(w, (ORFS_WINDOWS_MAX + 1) * sizeof(*w),
+						 ORFS_WINDOWS_MAX + 1, 1 << 20, &n), -EBADMSG);
+}
+
 static void orfs_negotiate_inline_test(struct kunit *test)
 {
 	u32 asked;
@@ -1748,6 +1786,7 @@ static struct kunit_case orfs_proto_test_cases[] = {
 	KUNIT_CASE(orfs_conn_rep_test_invalid),
 	KUNIT_CASE(orfs_conn_rep_test_grants),
 	KUNIT_CASE(orfs_rseg_check_test),
+	KUNIT_CASE(orfs_windows_check_test),
 	KUNIT_CASE(orfs_negotiate_inline_test),
 	KUNIT_CASE(orfs_op_modifies_test),
 	KUNIT_CASE(orfs_rej_errno_test),
