@@ -87,6 +87,11 @@ void orfs_usage(FILE *f)
 "                          io_uring or sync (default auto)\n"
 "  --direct-io[=yes|no]    read and write backing files with O_DIRECT where\n"
 "                          the filesystem allows it (default yes)\n"
+"  --memory-windows[=yes|no]\n"
+"                          answer clients' large READs from the cache through\n"
+"                          memory windows over the cache blocks, which they\n"
+"                          RDMA-read (zero copy), where the device has them;\n"
+"                          no: copy into their staging buffers (default yes)\n"
 "  --poll MODE             event (sleep until a completion) or busy (spin on\n"
 "                          the completion queues: lowest latency, one CPU\n"
 "                          always at 100%%; default event)\n"
@@ -257,6 +262,7 @@ enum {
 	OPT_STAGING_SIZE,
 	OPT_IO_ENGINE,
 	OPT_DIRECT_IO,
+	OPT_WINDOWS,
 	OPT_POLL,
 	OPT_CONTROL,
 	OPT_SECRET_FILE,
@@ -287,6 +293,7 @@ static const struct option long_opts[] = {
 	{ "staging-size", required_argument,	NULL, OPT_STAGING_SIZE },
 	{ "io-engine",	required_argument,	NULL, OPT_IO_ENGINE },
 	{ "direct-io",	optional_argument,	NULL, OPT_DIRECT_IO },
+	{ "memory-windows", optional_argument,	NULL, OPT_WINDOWS },
 	{ "poll",	required_argument,	NULL, OPT_POLL },
 	{ "control",	required_argument,	NULL, OPT_CONTROL },
 	{ "fh-key-file", required_argument,	NULL, OPT_FH_KEY_FILE },
@@ -507,6 +514,10 @@ static int apply_opt(struct orfs_config *cfg, struct parse_state *ps,
 		return 0;
 	case OPT_DIRECT_IO:
 		if (parse_bool(arg, &cfg->direct_io))
+			goto bad_bool;
+		return 0;
+	case OPT_WINDOWS:
+		if (parse_bool(arg, &cfg->windows))
 			goto bad_bool;
 		return 0;
 	case OPT_POLL:
@@ -871,6 +882,7 @@ static void set_defaults(struct orfs_config *cfg)
 	cfg->grants = ORFS_GRANTS_DEFAULT;
 	cfg->cache_block_size = ORFS_CACHE_BLOCK_DEFAULT;
 	cfg->direct_io = true;
+	cfg->windows = true;
 	cfg->drc_entries = ORFS_DRC_ENTRIES_DEFAULT;
 	cfg->drc_per_client = ORFS_DRC_PER_CLIENT_DEFAULT;
 	cfg->log_level = ORFS_LOG_INFO;

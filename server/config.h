@@ -58,6 +58,8 @@ extern const char *orfs_config_default_file;
  * @busy_poll: --poll=busy (else event)
  * @io_engine: --io-engine (enum orfs_io_engine)
  * @direct_io: --direct-io: open backing files with O_DIRECT where possible
+ * @windows: --memory-windows: zero-copy granted READs through memory
+ *	windows where the device has them (server/window.h)
  * @control_path: --control PATH (statistics socket), or NULL
  * @drc_entries: --drc-entries N (replies kept in the duplicate-request
  *	cache, 0 disables it)
@@ -95,6 +97,7 @@ struct orfs_config {
 	bool			busy_poll;
 	enum orfs_io_engine	io_engine;
 	bool			direct_io;
+	bool			windows;
 	const char		*control_path;
 	uint32_t		drc_entries;
 	uint32_t		drc_per_client;

@@ -323,6 +323,7 @@ int main(int argc, char **argv)
 	scfg.uni = &uni;
 	scfg.stats = &stats;
 	scfg.busy_poll = cfg.busy_poll;
+	scfg.windows = cfg.windows;
 	scfg.control_path = cfg.control_path;
 	if (orfs_server_create(&srv, &scfg))
 		goto out_disk;

@@ -1660,7 +1660,8 @@ static struct orfs_dev *dev_get(struct orfs_server *srv,
 		return NULL;
 	}
 	if (!ibv_query_device(verbs, &attr)) {
-		d->windows = attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B;
+		d->windows = srv->cfg.windows &&
+			     (attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B);
 		d->max_send_sge = (uint32_t)attr.max_sge;
 	}
 	if (a && a->base) {
@@ -1687,6 +1688,7 @@ static struct orfs_dev *dev_get(struct orfs_server *srv,
 				 ibv_get_device_name(verbs->device), a->size >> 20,
 				 a->huge ? "huge" : "normal",
 				 d->windows ? "through memory windows (zero copy)" :
+				 !srv->cfg.windows ? "copy (--memory-windows=no)" :
 				 "copy: the device has no type-2 memory windows");
 	}
 	d->next = srv->devs;

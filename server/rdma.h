@@ -36,6 +36,7 @@
  * @uni: the block cache and disk engine (required: its disk engine's
  *	eventfd joins the event loop)
  * @stats: the server's counters (required)
+ * @windows: --memory-windows: use memory windows where the device has them
  * @busy_poll: --poll=busy: spin on every connection's completion queue
  *	instead of sleeping in epoll until a completion event
  * @control_path: --control: the unix socket that hands out the
@@ -54,6 +55,7 @@ struct orfs_server_cfg {
 	struct orfs_arena		*arena;
 	struct orfs_unifier		*uni;
 	struct orfs_stats		*stats;
+	bool				windows;
 	bool				busy_poll;
 	const char			*control_path;
 };

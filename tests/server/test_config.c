@@ -192,6 +192,7 @@ static void test_cache_options(void **state)
 	assert_int_equal(c.cache_block_size, ORFS_CACHE_BLOCK_DEFAULT);
 	assert_int_equal(c.io_engine, ORFS_IO_AUTO);
 	assert_true(c.direct_io);
+	assert_true(c.windows);
 	assert_false(c.busy_poll);
 	assert_null(c.control_path);
 	assert_int_equal(c.staging_size, 0);
@@ -199,12 +200,14 @@ static void test_cache_options(void **state)
 
 	assert_int_equal(PARSE(&c, "--export", "/e", "--cache-block-size", "16K",
 			       "--io-engine", "sync", "--direct-io=no",
+			       "--memory-windows=no",
 			       "--poll", "busy", "--control", "/run/o.sock",
 			       "--staging-size", "32M"), 0);
 	assert_true(c.staging_size == 32ULL << 20);
 	assert_int_equal(c.cache_block_size, 16384);
 	assert_int_equal(c.io_engine, ORFS_IO_SYNC);
 	assert_false(c.direct_io);
+	assert_false(c.windows);
 	assert_true(c.busy_poll);
 	assert_string_equal(c.control_path, "/run/o.sock");
 	orfs_config_free(&c);

@@ -4,8 +4,10 @@
 # page caches are served from the server cache; writes through one mount
 # are seen by another (the server drops what they cover); two mounts of the
 # export and one of a subdirectory at once; the statistics on the
-# --control socket and by SIGUSR1; then busy polling with the synchronous
-# disk engine and buffered backing files (--direct-io=no).
+# --control socket and by SIGUSR1; zero copy (memory windows for large
+# READs, gathered replies for small ones); then busy polling with the
+# synchronous disk engine, buffered backing files (--direct-io=no) and no
+# memory windows (--memory-windows=no: READs copy into staging buffers).
 . "$(dirname "$0")/lib.sh"
 set -e
 # Stop our orfsd even on failure (the runner's cleanup only knows "orfsd",
@@ -90,6 +92,15 @@ note "buffered reads: $(stat_of bytes_read_window) bytes through memory windows,
 [ "$(stat_of bytes_cache_copied)" -eq 0 ] || fail "data was copied between cache and buffers"
 win=$(awk '$1 == "bytes_window_read" { print $2 }' "/sys/fs/orfs/$(stat -c '%Hd:%Ld' "$m1")/counters")
 [ "$win" -gt 0 ] || fail "m1 counted no RDMA READ from memory windows"
+# A small file read back cold: an inline READ whose reply SEND gathers the
+# bytes from the cache block.
+head -c 3000 /dev/urandom >"$ORFS_WORK/small"
+cp "$ORFS_WORK/small" "$m1/small"
+sync -f "$m1/small"
+echo 3 >/proc/sys/vm/drop_caches
+cmp "$ORFS_WORK/small" "$m2/small" || fail "small file reads different data"
+[ "$(stat_of bytes_read_gather)" -ge 3000 ] || fail "the inline READ was not gathered from the cache"
+[ "$(stat_of bytes_cache_copied)" -eq 0 ] || fail "the inline READ was copied"
 
 # A write through m2 over cached data: m1 sees the new bytes.
 python3 - "$m2/big" "$ORFS_WORK/src" <<'PY'
@@ -157,8 +168,9 @@ orfs_server_stop
 [ ! -e "$ctl" ] || fail "the control socket was not removed"
 
 # Busy polling, the synchronous engine, buffered backing files.
+# Also without memory windows: granted READs copy into staging buffers.
 orfs_server_start "$exp" --control "$ctl" --poll busy --io-engine sync \
-	--direct-io=no --cache-block-size 16K
+	--direct-io=no --cache-block-size 16K --memory-windows=no
 orfs_mount "$m1" /
 [ "$(stat_of disk_engine)" = sync ] || fail "engine is not sync"
 head -c 3000000 /dev/urandom >"$ORFS_WORK/src3"
@@ -170,6 +182,9 @@ cmp "$ORFS_WORK/src3" "$m1/busy" || fail "busy polling: re-read differs"
 [ "$(stat_of disk_direct)" -eq 0 ] || fail "--direct-io=no used O_DIRECT"
 [ "$(stat_of cache_hits)" -gt 0 ] || fail "busy polling: no cache hits"
 [ "$(stat_of cache_block_size)" -eq 16384 ] || fail "--cache-block-size"
+[ "$(stat_of bytes_read_window)" -eq 0 ] || fail "--memory-windows=no used windows"
+[ "$(stat_of bytes_read_grant)" -gt 0 ] || fail "no READ through a staging buffer without windows"
+[ "$(stat_of bytes_cache_copied)" -gt 0 ] || fail "the copy without windows was not counted"
 umount "$m1"
 orfs_server_stop
 check_log
