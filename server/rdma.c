@@ -843,7 +843,7 @@ static uint32_t remote_read_bytes(const u8 *rep, uint32_t n,
 				  const struct orfs_remote_io *rio)
 {
 	const struct orfs_hdr *h = (const struct orfs_hdr *)rep;
-	const struct orfs_read_rep *rr = (struct orfs_read_rep *)(h + 1);
+	const struct orfs_read_rep *rr = orfs_body(h);
 	uint32_t count;
 
 	if (n < sizeof(*h) + sizeof(*rr) || h->status ||
@@ -977,6 +977,8 @@ static void conn_reply_gather(struct orfs_conn *conn, struct msgbuf *sb,
 	uint32_t off = orfs_data_offset(orfs_cpu32(h->body_len)), i;
 
 	if (rd->nspans > conn->gather_max) {
+		conn->srv->cfg.stats->read_gather -=
+			orfs_cpu32(((struct orfs_read_rep *)(h + 1))->count);
 		rdata_copy_release(conn, rd, sb->data + off);
 		return;
 	}
