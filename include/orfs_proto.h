@@ -598,6 +598,19 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_readlink_rep) == 8);
  */
 #define ORFS_IO_REMOTE		0x4
 #define ORFS_IO_KNOWN		0x7
+/*
+ * DEMOTE_META and DEMOTE, always with ORFS_IO_GRANT, on a connection that
+ * agreed on ORFS_CF_WINDOWS: zero-copy DEMOTE.  DEMOTE_META reserves a
+ * free cache block for each block it accepts and lists, as its reply's
+ * inline data, one memory window per accepted block (struct orfs_rseg, in
+ * block order) with remote write access to it; the client RDMA-writes the
+ * block's bytes there, then sends DEMOTE with the same blocks and these
+ * flags (no data of its own), which takes the reserved blocks into the
+ * cache.  The windows and the reservation end when the client next names
+ * the staging buffer (that DEMOTE invalidates them), or disconnects.
+ * Not for READ or WRITE.
+ */
+#define ORFS_IO_WINDOW		0x8
 
 /**
  * struct orfs_io_req - READ and WRITE
@@ -1365,8 +1378,9 @@ orfs_demote_blocks(const struct orfs_demote_req *q)
  * ORFS_DEMOTE_BODY_MAX; every handle well formed (orfs_fh_check()) and
  * named by at least one block; every block naming a file of the table,
  * 1..ORFS_DEMOTE_LEN_MAX bytes long, ending at most at 2^63 - 1, with a
- * version other than 0; reserved fields zero; flags: none for DEMOTE_META,
- * at most ORFS_IO_GRANT for DEMOTE; grant 0 without ORFS_IO_GRANT.  The
+ * version other than 0; reserved fields zero; flags: none or
+ * ORFS_IO_GRANT | ORFS_IO_WINDOW for DEMOTE_META, and ORFS_IO_GRANT alone
+ * too for DEMOTE; grant 0 without ORFS_IO_GRANT.  The
  * grant index and the data length depend on the connection: the server
  * checks them.
  *
@@ -1393,8 +1407,9 @@ static inline int orfs_demote_check(const struct orfs_hdr *h, uint32_t *total)
 	if (body != orfs_demote_body_len(nf, nb) || body > ORFS_DEMOTE_BODY_MAX)
 		return -EBADMSG;
 	flags = orfs_cpu32(q->flags);
-	if (q->reserved || (flags & ~ORFS_IO_GRANT) ||
-	    (flags && orfs_cpu16(h->opcode) != ORFS_OP_DEMOTE) ||
+	if (q->reserved || (flags & ~(ORFS_IO_GRANT | ORFS_IO_WINDOW)) ||
+	    ((flags & ORFS_IO_WINDOW) && !(flags & ORFS_IO_GRANT)) ||
+	    (flags == ORFS_IO_GRANT && orfs_cpu16(h->opcode) != ORFS_OP_DEMOTE) ||
 	    (!(flags & ORFS_IO_GRANT) && q->grant))
 		return -EINVAL;
 	f = orfs_demote_files(q);
@@ -1566,7 +1581,9 @@ static inline uint32_t orfs_demote_batch_keep(struct orfs_demote_batch *b,
  * @b: the batch, at least one block
  * @body: where the body goes
  * @room: bytes available at @body
- * @flags: 0, or ORFS_IO_GRANT for a DEMOTE whose data is in a staging buffer
+ * @flags: 0, ORFS_IO_GRANT for a DEMOTE whose data is in a staging buffer,
+ *	or ORFS_IO_GRANT | ORFS_IO_WINDOW for either message of a zero-copy
+ *	DEMOTE (memory windows)
  * @grant: that staging buffer with ORFS_IO_GRANT, else 0
  *
  * The caller sets body_len to the result; a DEMOTE's inline data (without
@@ -1583,7 +1600,9 @@ static inline int orfs_demote_encode(const struct orfs_demote_batch *b,
 	uint32_t len = orfs_demote_body_len(b->nfiles, b->nblocks);
 	u8 *p = (u8 *)(q + 1);
 
-	if (!b->nblocks || !b->nfiles || (flags & ~ORFS_IO_GRANT) ||
+	if (!b->nblocks || !b->nfiles ||
+	    (flags & ~(ORFS_IO_GRANT | ORFS_IO_WINDOW)) ||
+	    ((flags & ORFS_IO_WINDOW) && !(flags & ORFS_IO_GRANT)) ||
 	    (!flags && grant))
 		return -EINVAL;
 	if (len > room)

@@ -1140,6 +1140,44 @@ struct orfs_cache_block *orfs_cache_demote_accept(struct orfs_cache *c,
 }
 
 /**
+ * orfs_cache_demote_adopt() - take a demoted block in that is already filled
+ * @c: the cache
+ * @key: file key
+ * @blkno: block number
+ * @version: the version the client sent
+ * @b: a DETACHED block from orfs_cache_get_free(), still pinned by the
+ *	caller, holding the block's data (the client RDMA-wrote it there
+ *	through a memory window)
+ *
+ * As orfs_cache_demote_accept(), with the caller's block: checks the offer
+ * again, and indexes @b at the MRU end with @version.  The caller then
+ * calls orfs_cache_fill_done(..., ORFS_CACHE_MRU) and, later, unpins it.
+ * A block not taken stays DETACHED: its last unpin frees it.
+ *
+ * Return: true if taken; false if declined (stale or already cached).
+ */
+bool orfs_cache_demote_adopt(struct orfs_cache *c, uint64_t key,
+			     uint64_t blkno, uint64_t version,
+			     struct orfs_cache_block *b)
+{
+	struct orfs_cache_block *have = NULL;
+	enum orfs_demote_verdict v;
+
+	v = demote_check(c, key, blkno, version, &have);
+	if (v != ORFS_DEMOTE_WANT ||
+	    orfs_cache_insert(c, b, key, blkno, ORFS_CACHE_FROM_DEMOTE)) {
+		if (v == ORFS_DEMOTE_STALE)
+			c->st.demote_stale++;
+		else
+			c->st.demote_declined++;
+		return false;
+	}
+	b->version = version;
+	c->st.demote_accepted++;
+	return true;
+}
+
+/**
  * orfs_cache_demote_room() - could @n demoted blocks be taken in now?
  * @c: the cache
  * @n: blocks wanted

@@ -315,6 +315,9 @@ struct orfs_cache_block *orfs_cache_demote_accept(struct orfs_cache *c,
 						  uint64_t key, uint64_t blkno,
 						  uint64_t version);
 bool orfs_cache_demote_room(struct orfs_cache *c, uint32_t n);
+bool orfs_cache_demote_adopt(struct orfs_cache *c, uint64_t key,
+			     uint64_t blkno, uint64_t version,
+			     struct orfs_cache_block *b);
 
 /* ---- invalidation ---- */
 uint32_t orfs_cache_invalidate_file(struct orfs_cache *c, uint64_t key,

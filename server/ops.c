@@ -488,7 +488,8 @@ static int op_statfs(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 
 /*
  * @fn runs an op to completion; @afn (READ, WRITE, COMMIT) may leave it
- * waiting for the disk.  An op has one or the other.
+ * waiting for the disk, or (READ, DEMOTE_META, DEMOTE) hand the transport
+ * cache blocks to show (struct orfs_areq).  An op has one or the other.
  */
 static const struct {
 	const char	*name;
@@ -519,8 +520,8 @@ static const struct {
 	[ORFS_OP_LISTXATTR]	= { .name = "LISTXATTR", .fn = orfs_op_listxattr },
 	[ORFS_OP_REMOVEXATTR]	= { .name = "REMOVEXATTR", .fn = orfs_op_removexattr },
 	[ORFS_OP_AUTH]		= { .name = "AUTH", .fn = op_auth },
-	[ORFS_OP_DEMOTE_META]	= { .name = "DEMOTE_META", .fn = orfs_op_demote_meta },
-	[ORFS_OP_DEMOTE]	= { .name = "DEMOTE", .fn = orfs_op_demote },
+	[ORFS_OP_DEMOTE_META]	= { .name = "DEMOTE_META", .afn = orfs_op_demote_meta },
+	[ORFS_OP_DEMOTE]	= { .name = "DEMOTE", .afn = orfs_op_demote },
 	[ORFS_OP_SEEK]		= { .name = "SEEK", .fn = orfs_op_seek },
 	[ORFS_OP_ALLOCATE]	= { .name = "ALLOCATE", .fn = orfs_op_allocate },
 	[ORFS_OP_COPY]		= { .name = "COPY", .fn = orfs_op_copy },
@@ -805,6 +806,28 @@ static void sync_done(struct orfs_areq *a, uint32_t rep_len)
 uint32_t orfs_handle_request(const struct orfs_req_ctx *ctx, const void *req,
 			     uint32_t len, void *rep, uint32_t rep_size)
 {
+	return orfs_handle_request_rdata(ctx, req, len, rep, rep_size, NULL);
+}
+
+/**
+ * orfs_handle_request_rdata() - orfs_handle_request(), keeping the cache blocks
+ * @ctx: the connection's context
+ * @req: the request
+ * @len: its length
+ * @rep: the reply buffer
+ * @rep_size: its size
+ * @rdata: if not NULL, gets the cache blocks the op handed the transport
+ *	(struct orfs_areq's rdata; the caller releases them), else they are
+ *	released here
+ *
+ * For tests that play the transport (memory windows).
+ *
+ * Return: as orfs_handle_request().
+ */
+uint32_t orfs_handle_request_rdata(const struct orfs_req_ctx *ctx,
+				   const void *req, uint32_t len, void *rep,
+				   uint32_t rep_size, struct orfs_rdata **rdata)
+{
 	struct orfs_areq a = {
 		.ctx = ctx, .req = req, .len = len, .rep = rep,
 		.rep_size = rep_size, .done = sync_done,
@@ -821,7 +844,9 @@ uint32_t orfs_handle_request(const struct orfs_req_ctx *ctx, const void *req,
 		}
 		orfs_disk_wait(disk);
 	}
-	if (a.rdata)		/* ctx->zero_copy: nobody here to send it */
+	if (rdata)
+		*rdata = a.rdata;
+	else if (a.rdata)	/* nobody here to move its data */
 		a.rdata->release(a.rdata);
 	return pending ? a.result : n;
 }

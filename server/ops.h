@@ -43,6 +43,12 @@
  *	with memory windows over its blocks (ORFS_RF_WINDOW): the op leaves
  *	the data in them (struct orfs_rdata) instead of copying it into the
  *	staging buffer
+ * @window_data: with @windows, the data the memory windows of staging
+ *	buffer @grant show now (what an earlier reply's struct orfs_rdata
+ *	became), or NULL; a zero-copy DEMOTE finds its reservation there
+ * @tp: the transport's connection, for @window_data
+ * @win_per_set: with @windows, the windows one staging buffer has: a
+ *	zero-copy DEMOTE_META accepts at most that many blocks
  * @gather: the transport can gather an inline READ's data from cache
  *	blocks into the reply's SEND (struct orfs_rdata): the op does not
  *	copy it into the reply buffer
@@ -65,6 +71,10 @@ struct orfs_req_ctx {
 	struct orfs_stats		*stats;
 	bool				zero_copy;
 	bool				windows;
+	struct orfs_rdata		*(*window_data)(const struct orfs_req_ctx *ctx,
+							uint32_t grant);
+	void				*tp;
+	uint32_t			win_per_set;
 	bool				gather;
 	struct orfs_auth		*auth;
 };
@@ -181,8 +191,17 @@ typedef void (*orfs_areq_done_fn)(struct orfs_areq *a, uint32_t rep_len);
  * @opcode: the request's opcode
  * @xid: its xid
  * @op: the state of an op waiting for the disk
- * @rdata: with ctx->zero_copy, a successful REMOTE READ's data in cache
- *	blocks (the transport takes it over and releases it), else NULL
+ * @rdata: cache blocks the transport moves the reply's data from or to,
+ *	or NULL; it takes them over and calls their release: a READ's data
+ *	(REMOTE: RDMA-written; granted: shown through memory windows; inline:
+ *	gathered), or a zero-copy DEMOTE_META's reserved blocks, shown
+ *	through memory windows the client may write (@win_write)
+ * @win_write: @rdata is a DEMOTE_META's reservation: bind remote-write
+ *	windows over it in staging buffer @win_grant's set
+ * @win_end: a zero-copy DEMOTE took the reservation of staging buffer
+ *	@win_grant in: invalidate that set's windows (and release its data
+ *	once they are) with the reply
+ * @win_grant: the staging buffer of @win_write or @win_end
  * @finished: orfs_handle_request(): the pending request ended
  * @result: orfs_handle_request(): its reply length
  */
@@ -200,11 +219,17 @@ struct orfs_areq {
 	uint64_t			xid;
 	void				*op;
 	struct orfs_rdata		*rdata;
+	bool				win_write;
+	bool				win_end;
+	uint32_t			win_grant;
 	bool				finished;
 	uint32_t			result;
 };
 
 uint32_t orfs_req_start(struct orfs_areq *a, bool *pending);
+uint32_t orfs_handle_request_rdata(const struct orfs_req_ctx *ctx,
+				   const void *req, uint32_t len, void *rep,
+				   uint32_t rep_size, struct orfs_rdata **rdata);
 uint32_t orfs_handle_request(const struct orfs_req_ctx *ctx, const void *req,
 			     uint32_t len, void *rep, uint32_t rep_size);
 const char *orfs_op_name(uint16_t opcode);

@@ -15,15 +15,25 @@
  * DEMOTE_META offers blocks by metadata only; the reply says per block
  * whether the server wants the data (dissertation 6.2: the metadata goes
  * ahead "to avoid transferring the block data in some cases").  DEMOTE
- * brings the data of the wanted blocks, inline or in a staging buffer the
- * client RDMA-wrote first (as WRITE).  The server keeps no state between
- * the two: DEMOTE checks every block again, so a block that became stale,
- * got cached by a READ meanwhile, or finds no room is dropped, and a
- * DEMOTE without a DEMOTE_META before it is served just the same.  The
- * data is copied once, from the receive or staging buffer into the cache
- * block: both are in registered memory, but a staging buffer is not a
- * cache block (arena.h), and which block takes a demote is only known
- * once it is accepted.
+ * brings the data of the wanted blocks, in one of two ways:
+ *  - zero copy (ORFS_IO_GRANT | ORFS_IO_WINDOW on both messages, on a
+ *    connection with memory windows): DEMOTE_META reserves a free cache
+ *    block (DETACHED, pinned) for each block it accepts, and the transport
+ *    shows them to the client through memory windows it may write, in the
+ *    set of the staging buffer the request names (struct demote_resv,
+ *    window.h).  The client RDMA-writes the data straight into them; its
+ *    DEMOTE then takes the reserved blocks into the index, and its reply
+ *    invalidates the windows.  The reservation's pins go when that reply's
+ *    SEND completes: blocks not taken in go back to the free list.  A
+ *    client that never sends the DEMOTE holds its reservation until it
+ *    names that staging buffer again or disconnects: at most one
+ *    DEMOTE_META's worth per staging buffer;
+ *  - copied once, inline or from a staging buffer the client RDMA-wrote
+ *    first (as WRITE): the server keeps no state between the two
+ *    messages, and a DEMOTE without a DEMOTE_META before it is served
+ *    just the same.
+ * Either way DEMOTE checks every block again, so a block that became
+ * stale, got cached by a READ meanwhile, or finds no room is dropped.
  *
  * Verdicts (ORFS_DV_*), for each block, in this order:
  *  - NOROOM: the server has no block cache;
@@ -43,8 +53,8 @@
  *  - NOROOM: no block is free, or clean and unpinned (DEMOTE_META counts
  *    the blocks it has already said yes to).
  *
- * Everything runs synchronously in the event loop: no disk I/O, one
- * memcpy per demoted block.
+ * Everything runs synchronously in the event loop: no disk I/O; one
+ * memcpy per demoted block without memory windows, none with them.
  *
  * Trust: the server cannot tell the bytes of a demoted block from the ones
  * it sent (it no longer has them: that is the point), so a client can put
@@ -55,10 +65,14 @@
  * its blocks (DENIED otherwise); a client that can read but not write a
  * file could still plant bytes in the cache for others, which is why
  * DEMOTE is for trusted clients (the allow-list and the shared secret).
+ * (With memory windows, a client can also still write into a block it
+ * demoted between the DEMOTE taking it in and the invalidation ahead of
+ * the reply: no more than it could plant by demoting those bytes.)
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -115,6 +129,46 @@ struct demote_msg {
 	u8				*verdict;
 	struct orfs_cred		cred;
 };
+
+/**
+ * struct demote_resv - the cache blocks a zero-copy DEMOTE_META reserved
+ * @rd: what the transport shows through memory windows: one span per
+ *	block, its first @len bytes (must stay first)
+ * @u: the Unifier
+ * @n: reserved blocks, in the order of the blocks accepted
+ * @e: each: the DEMOTE_META block index it was reserved for, the file
+ *	key, block number and length, the DETACHED block (pinned by the
+ *	reservation), and whether a DEMOTE took it in
+ * @spans: @rd's spans
+ */
+struct demote_resv {
+	struct orfs_rdata	rd;
+	struct orfs_unifier	*u;
+	uint32_t		n;
+	struct {
+		uint32_t			idx;
+		uint64_t			key;
+		uint64_t			blkno;
+		uint32_t			len;
+		struct orfs_cache_block		*b;
+		bool				taken;
+	} e[ORFS_DEMOTE_BLOCKS_MAX];
+	struct orfs_span	spans[ORFS_DEMOTE_BLOCKS_MAX];
+};
+
+/*
+ * The windows over a reservation are gone: drop its pins.  Blocks a
+ * DEMOTE took in stay cached; the others are freed.
+ */
+static void demote_resv_release(struct orfs_rdata *rd)
+{
+	struct demote_resv *v = (struct demote_resv *)rd;
+	uint32_t i;
+
+	for (i = 0; i < v->n; i++)
+		orfs_cache_unpin(v->u->cache, v->e[i].b);
+	free(v);
+}
 
 /*
  * Decode the handle of file @f once: its key and size, and whether its
@@ -251,41 +305,108 @@ static void demote_reply(struct demote_msg *m, struct orfs_reply *r)
 		  orfs_op_name(m->opcode), accepted, m->nblocks);
 }
 
+/*
+ * A zero-copy DEMOTE_META: reserve a block for accepted block @i of @m in
+ * @v.  Return ACCEPT, or NOROOM if the set has no window left or no block
+ * is free of pins and dirt.
+ */
+static uint8_t demote_reserve(struct demote_msg *m, struct demote_resv *v,
+			      uint32_t i)
+{
+	const struct orfs_demote_blk *b = &m->blocks[i];
+	struct orfs_cache_block *blk;
+	uint32_t k = v->n;
+
+	if (k >= m->ctx->win_per_set)
+		return ORFS_DV_NOROOM;
+	blk = orfs_cache_get_free(m->u->cache);
+	if (!blk)
+		return ORFS_DV_NOROOM;
+	v->e[k].idx = i;
+	v->e[k].key = m->df[orfs_cpu16(b->file)].key;
+	v->e[k].blkno = orfs_cpu64(b->offset) >> m->u->block_shift;
+	v->e[k].len = orfs_cpu32(b->len);
+	v->e[k].b = blk;
+	v->spans[k].addr = orfs_cache_data(m->u->cache, blk);
+	v->spans[k].len = v->e[k].len;
+	v->n++;
+	return ORFS_DV_ACCEPT;
+}
+
+/* The staging buffer of a zero-copy DEMOTE_META or DEMOTE, or -EINVAL. */
+static int demote_window_grant(const struct demote_msg *m,
+			       const struct orfs_hdr *h)
+{
+	uint32_t grant = orfs_cpu32(m->q->grant);
+
+	if (!m->ctx->windows || !m->ctx->window_data || grant >= m->ctx->grants)
+		return -EINVAL;
+	if (h->data_len)
+		return -EBADMSG;
+	return (int)grant;
+}
+
 /**
  * orfs_op_demote_meta() - DEMOTE_META: which of these blocks does the
  *	server want?
- * @ctx: the request context
+ * @a: the request (its context, reply, and the reservation handed to the
+ *	transport)
  * @h: the request
- * @r: the reply
  *
- * One verdict per block (see the top of the file).  Nothing is reserved:
- * the room check only makes it likely that the DEMOTE finds room.
+ * One verdict per block (see the top of the file).  Without
+ * ORFS_IO_WINDOW nothing is reserved: the room check only makes it likely
+ * that the DEMOTE finds room.  With it, each accepted block gets a
+ * reserved cache block, shown to the client through a memory window
+ * (a->rdata, a->win_write).
  *
  * Return: 0, or a negative errno for a malformed request
- * (orfs_demote_check()).
+ * (orfs_demote_check()), or ORFS_IO_WINDOW where the connection has no
+ * memory windows (EINVAL).
  */
-int orfs_op_demote_meta(const struct orfs_req_ctx *ctx,
-			const struct orfs_hdr *h, struct orfs_reply *r)
+int orfs_op_demote_meta(struct orfs_areq *a, const struct orfs_hdr *h)
 {
-	struct demote_msg m;
+	const struct orfs_req_ctx *ctx = a->ctx;
+	struct demote_resv *v = NULL;
 	uint32_t i, wanted = 0;
-	int err;
+	struct demote_msg m;
+	int err, grant = 0;
 
-	err = demote_start(ctx, h, r, &m);
+	err = demote_start(ctx, h, &a->r, &m);
 	if (err)
 		return err;
+	if (orfs_cpu32(m.q->flags) & ORFS_IO_WINDOW) {
+		grant = demote_window_grant(&m, h);
+		if (grant < 0)
+			return grant;
+		v = calloc(1, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		v->u = m.u;
+	}
 	for (i = 0; i < m.nblocks; i++) {
 		m.verdict[i] = demote_judge(&m, i);
 		if (m.verdict[i] != ORFS_DV_ACCEPT)
 			continue;
-		if (!orfs_cache_demote_room(m.u->cache, wanted + 1))
+		if (v)
+			m.verdict[i] = demote_reserve(&m, v, i);
+		else if (!orfs_cache_demote_room(m.u->cache, wanted + 1))
 			m.verdict[i] = ORFS_DV_NOROOM;
-		else
+		if (m.verdict[i] == ORFS_DV_ACCEPT)
 			wanted++;
 	}
 	ORFS_STAT_ADD(ctx->stats, demote_offered, m.nblocks);
 	ORFS_STAT_ADD(ctx->stats, demote_wanted, wanted);
-	demote_reply(&m, r);
+	demote_reply(&m, &a->r);
+	if (v && !v->n) {
+		free(v);
+	} else if (v) {
+		v->rd.nspans = v->n;
+		v->rd.spans = v->spans;
+		v->rd.release = demote_resv_release;
+		a->rdata = &v->rd;
+		a->win_write = true;
+		a->win_grant = (uint32_t)grant;
+	}
 	return 0;
 }
 
@@ -347,52 +468,113 @@ static uint8_t demote_take(struct demote_msg *m, uint32_t i, const u8 *data,
 	return ORFS_DV_ACCEPT;
 }
 
+/*
+ * Zero-copy DEMOTE: take block @i in from the reservation @v (NULL: none
+ * left for this staging buffer).  The block must be the one reserved for
+ * block @i of the DEMOTE_META (same file, block and length).  Return
+ * ACCEPT or NOROOM.
+ */
+static uint8_t demote_adopt(struct demote_msg *m, struct demote_resv *v,
+			    uint32_t i)
+{
+	const struct orfs_demote_blk *b = &m->blocks[i];
+	uint64_t key = m->df[orfs_cpu16(b->file)].key;
+	uint64_t blkno = orfs_cpu64(b->offset) >> m->u->block_shift;
+	uint32_t len = orfs_cpu32(b->len), k;
+
+	for (k = 0; v && k < v->n; k++) {
+		if (v->e[k].taken || v->e[k].idx != i || v->e[k].key != key ||
+		    v->e[k].blkno != blkno || v->e[k].len != len)
+			continue;
+		if (!orfs_cache_demote_adopt(m->u->cache, key, blkno,
+					     orfs_cpu64(b->version), v->e[k].b))
+			return ORFS_DV_NOROOM;
+		orfs_cache_fill_done(m->u->cache, v->e[k].b, len, ORFS_CACHE_MRU);
+		v->e[k].taken = true;
+		ORFS_STAT_ADD(m->ctx->stats, demote_window, len);
+		return ORFS_DV_ACCEPT;
+	}
+	return ORFS_DV_NOROOM;	/* no data arrived in a block for it */
+}
+
+/*
+ * The reservation the last DEMOTE_META on staging buffer @grant left
+ * behind its windows, or NULL (none, or the windows show a READ's data).
+ */
+static struct demote_resv *demote_resv_of(const struct orfs_req_ctx *ctx,
+					  uint32_t grant)
+{
+	struct orfs_rdata *rd = ctx->window_data(ctx, grant);
+
+	return rd && rd->release == demote_resv_release ?
+		(struct demote_resv *)rd : NULL;
+}
+
 /**
  * orfs_op_demote() - DEMOTE: the data of demoted blocks
- * @ctx: the request context
+ * @a: the request (its context and reply)
  * @h: the request
- * @r: the reply
  *
  * Every block is judged again as by DEMOTE_META (it may have become
- * stale, or been cached by a READ, since), and one that passes is copied
- * into a cache block at the MRU end.  The reply's verdicts say which went
- * in.  The data is never written to the backing file: it is clean.
+ * stale, or been cached by a READ, since), and one that passes goes into
+ * a cache block at the MRU end: the block its DEMOTE_META reserved, which
+ * the client RDMA-wrote (ORFS_IO_WINDOW; the reply then invalidates that
+ * staging buffer's windows, a->win_end), or a free block the data is
+ * copied into.  The reply's verdicts say which went in.  The data is never
+ * written to the backing file: it is clean.
  *
  * Return: 0; -EINVAL / -EBADMSG for a malformed request
  * (orfs_demote_check()) or data that does not match it (demote_data()).
  */
-int orfs_op_demote(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		   struct orfs_reply *r)
+int orfs_op_demote(struct orfs_areq *a, const struct orfs_hdr *h)
 {
 	struct orfs_cache_block *held[ORFS_DEMOTE_BLOCKS_MAX];
+	const struct orfs_req_ctx *ctx = a->ctx;
+	struct demote_resv *v = NULL;
+	const u8 *data = NULL;
+	uint32_t i, off = 0, taken = 0, flags;
 	struct demote_msg m;
-	const u8 *data;
-	uint32_t i, off = 0, taken = 0;
-	int err;
+	int err, grant = 0;
 
-	err = demote_start(ctx, h, r, &m);
+	err = demote_start(ctx, h, &a->r, &m);
 	if (err)
 		return err;
-	data = demote_data(&m, h, &err);
-	if (!data)
-		return err;
+	flags = orfs_cpu32(m.q->flags);
+	if (flags & ORFS_IO_WINDOW) {
+		grant = demote_window_grant(&m, h);
+		if (grant < 0)
+			return grant;
+		v = demote_resv_of(ctx, (uint32_t)grant);
+	} else {
+		data = demote_data(&m, h, &err);
+		if (!data)
+			return err;
+	}
 	for (i = 0; i < m.nblocks; i++) {
 		m.verdict[i] = demote_judge(&m, i);
-		if (m.verdict[i] == ORFS_DV_ACCEPT)
+		if (m.verdict[i] == ORFS_DV_ACCEPT && (flags & ORFS_IO_WINDOW))
+			m.verdict[i] = demote_adopt(&m, v, i);
+		else if (m.verdict[i] == ORFS_DV_ACCEPT)
 			m.verdict[i] = demote_take(&m, i, data + off,
 						   &held[taken]);
 		if (m.verdict[i] == ORFS_DV_ACCEPT)
 			taken++;
 		off += orfs_cpu32(m.blocks[i].len);
 	}
-	for (i = 0; i < taken; i++)
-		orfs_cache_unpin(m.u->cache, held[i]);
+	if (!(flags & ORFS_IO_WINDOW)) {
+		for (i = 0; i < taken; i++)
+			orfs_cache_unpin(m.u->cache, held[i]);
+	}
 	ORFS_STAT_ADD(ctx->stats, demote_blocks, m.nblocks);
 	ORFS_STAT_ADD(ctx->stats, demote_taken, taken);
-	if (orfs_cpu32(m.q->flags) & ORFS_IO_GRANT)
+	if (flags & ORFS_IO_WINDOW) {
+		a->win_end = true;	/* the windows close with the reply */
+		a->win_grant = (uint32_t)grant;
+	} else if (flags & ORFS_IO_GRANT) {
 		ORFS_STAT_ADD(ctx->stats, demote_grant, m.total);
-	else
+	} else {
 		ORFS_STAT_ADD(ctx->stats, demote_inline, m.total);
-	demote_reply(&m, r);
+	}
+	demote_reply(&m, &a->r);
 	return 0;
 }

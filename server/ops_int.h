@@ -76,10 +76,8 @@ int orfs_op_link(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		 struct orfs_reply *r);
 
 /* ops_demote.c */
-int orfs_op_demote_meta(const struct orfs_req_ctx *ctx,
-			const struct orfs_hdr *h, struct orfs_reply *r);
-int orfs_op_demote(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		   struct orfs_reply *r);
+int orfs_op_demote_meta(struct orfs_areq *a, const struct orfs_hdr *h);
+int orfs_op_demote(struct orfs_areq *a, const struct orfs_hdr *h);
 
 /* ops_xattr.c */
 int orfs_op_getxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,

@@ -568,7 +568,7 @@ static int conn_post_send(struct orfs_conn *conn, struct msgbuf *b,
 	int err;
 
 	if (p->windows) {
-		err = orfs_windows_post(&conn->win, conn->qpx, p->nchain);
+		err = p->nchain ? orfs_windows_post(&conn->win, conn->qpx, p->nchain) : 0;
 		if (err)
 			return -err;
 	} else if (p->nchain > 0) {
@@ -714,6 +714,8 @@ static void conn_release(struct orfs_conn *conn)
 	conn->ctx.remote = false;
 	conn->ctx.zero_copy = false;
 	conn->ctx.windows = false;
+	conn->ctx.window_data = NULL;
+	conn->ctx.win_per_set = 0;
 	conn->ctx.gather = false;
 	conn->ctx.grants = 0;
 	conn->ctx.grant_base = NULL;
@@ -940,7 +942,7 @@ static void conn_reply_windows(struct orfs_conn *conn, struct msgbuf *sb,
 	uint32_t nwin, count = orfs_cpu32(rr->count);
 	int k;
 
-	k = orfs_windows_build(&conn->win, g, rd, WR_ID_WINDOW,
+	k = orfs_windows_build(&conn->win, g, rd, IBV_ACCESS_REMOTE_READ, WR_ID_WINDOW,
 			       (struct orfs_rseg *)(sb->data + off), &nwin);
 	if (k < 0) {
 		rdata_copy_release(conn, rd, conn->ctx.grant_base +
@@ -953,6 +955,55 @@ static void conn_reply_windows(struct orfs_conn *conn, struct msgbuf *sb,
 	}
 	h->data_len = orfs_le32(nwin * (uint32_t)sizeof(struct orfs_rseg));
 	*n = off + nwin * (uint32_t)sizeof(struct orfs_rseg);
+	sb->rdata = conn->win.set[g].rd;
+	orfs_windows_commit(&conn->win, g, rd);
+	p->chain = conn->win.wr;
+	p->nchain = k;
+	p->windows = true;
+}
+
+/**
+ * conn_reply_demote() - the memory windows of a zero-copy DEMOTE
+ * @conn: the connection (@ctx.windows)
+ * @sb: the send buffer holding the reply
+ * @n: the reply's length; grows by the window list of a DEMOTE_META
+ * @g: the staging buffer the request named
+ * @rd: DEMOTE_META: its reserved blocks, to show through windows the
+ *	client may write (kept until the set is next re-bound); DEMOTE:
+ *	NULL, the set is only invalidated
+ * @p: filled with the chain of invalidations and binds
+ *
+ * The set's old data (a READ's blocks, or the reservation a DEMOTE just
+ * took in) goes to @sb->rdata and is released once the SEND, behind the
+ * invalidations, completes.  A DEMOTE_META whose blocks need more windows
+ * than a set has (cannot happen: it reserves at most @win_per_set) has
+ * its accepted verdicts turned into NOROOM instead.
+ */
+static void conn_reply_demote(struct orfs_conn *conn, struct msgbuf *sb,
+			      uint32_t *n, uint32_t g, struct orfs_rdata *rd,
+			      struct reply_post *p)
+{
+	struct orfs_hdr *h = (struct orfs_hdr *)sb->data;
+	uint32_t off = orfs_data_offset(orfs_cpu32(h->body_len)), nwin, i;
+	struct orfs_demote_rep *dr = (struct orfs_demote_rep *)(h + 1);
+	u8 *verdict = (u8 *)(dr + 1);
+	int k;
+
+	k = orfs_windows_build(&conn->win, g, rd, IBV_ACCESS_REMOTE_WRITE,
+			       WR_ID_WINDOW, (struct orfs_rseg *)(sb->data + off),
+			       &nwin);
+	if (k < 0) {
+		for (i = 0; i < orfs_cpu16(dr->nblocks); i++)
+			if (verdict[i] == ORFS_DV_ACCEPT)
+				verdict[i] = ORFS_DV_NOROOM;
+		dr->accepted = 0;
+		rdata_release(rd);
+		return;
+	}
+	if (rd) {
+		h->data_len = orfs_le32(nwin * (uint32_t)sizeof(struct orfs_rseg));
+		*n = off + nwin * (uint32_t)sizeof(struct orfs_rseg);
+	}
 	sb->rdata = conn->win.set[g].rd;
 	orfs_windows_commit(&conn->win, g, rd);
 	p->chain = conn->win.wr;
@@ -1020,12 +1071,15 @@ static void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 	struct reply_post post = { 0 };
 	struct msgbuf *sb = rb->reply;
 	struct orfs_remote_io rio;
+	bool win_write = rb->areq.win_write, win_end = rb->areq.win_end;
+	uint32_t bytes = 0, grant = 0, win_grant = rb->areq.win_grant;
 	struct orfs_read_rep *rr;
-	uint32_t bytes = 0, grant = 0;
 	int err, nchain = 0;
 
 	rb->reply = NULL;
 	rb->areq.rdata = NULL;
+	rb->areq.win_write = false;
+	rb->areq.win_end = false;
 	if (remote_read)
 		rio = rb->rio;	/* the receive buffer is about to be reused */
 	else if (rd)
@@ -1070,6 +1124,10 @@ static void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 		sb->rdata = rd;
 		if (rd)
 			conn->srv->cfg.stats->read_zero_copy += bytes;
+	} else if ((win_write && rd) || win_end) {
+		conn_reply_demote(conn, sb, &n, win_grant, win_end ? NULL : rd, &post);
+		if (win_end)
+			rdata_release(rd);	/* (none: a DEMOTE holds no data) */
 	} else if (rd && !remote_read && (rr = read_rep_of(sb, n))) {
 		if (orfs_cpu32(rr->flags) & ORFS_RF_WINDOW)
 			conn_reply_windows(conn, sb, &n, grant, rd, &post);
@@ -1711,6 +1769,15 @@ static void devs_free(struct orfs_server *srv)
 	}
 }
 
+/* ctx->window_data: what staging buffer @grant's windows show now. */
+static struct orfs_rdata *conn_window_data(const struct orfs_req_ctx *ctx,
+					   uint32_t grant)
+{
+	struct orfs_conn *conn = ctx->tp;
+
+	return grant < conn->win.nsets ? conn->win.set[grant].rd : NULL;
+}
+
 /**
  * conn_setup() - build the verbs resources of a new connection
  * @conn: the connection, sized by conn_size()
@@ -1803,6 +1870,11 @@ static int conn_setup(struct orfs_conn *conn)
 			orfs_windows_fini(&conn->win);
 		}
 		conn->ctx.windows = !err;
+		if (!err) {
+			conn->ctx.window_data = conn_window_data;
+			conn->ctx.tp = conn;
+			conn->ctx.win_per_set = conn->win.per_set;
+		}
 	}
 
 	err = conn_alloc_bufs(conn);

@@ -133,6 +133,7 @@ static void put_bytes(struct stats_out *o, const struct orfs_stats *st)
 	put(o, "bytes_read_uncached", st->read_uncached);
 	put(o, "bytes_demote_inline", st->demote_inline);
 	put(o, "bytes_demote_grant", st->demote_grant);
+	put(o, "bytes_demote_window", st->demote_window);
 }
 
 /*

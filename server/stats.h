@@ -66,6 +66,8 @@
  * @demote_declined: blocks of either message declined, by verdict
  *	(index ORFS_DV_*; slot 0, ORFS_DV_ACCEPT, unused)
  * @demote_inline: bytes of DEMOTE data received inline
+ * @demote_window: bytes of DEMOTE data taken in from reserved cache blocks
+ *	the clients RDMA-wrote through memory windows (ORFS_IO_WINDOW)
  * @demote_grant: bytes of DEMOTE data clients RDMA-wrote into staging
  *	buffers (ORFS_IO_GRANT)
  */
@@ -103,6 +105,7 @@ struct orfs_stats {
 	uint64_t	demote_declined[ORFS_DV_MAX + 1];
 	uint64_t	demote_inline;
 	uint64_t	demote_grant;
+	uint64_t	demote_window;
 };
 
 /* Add @n to counter @field of @st, which may be NULL (no statistics). */

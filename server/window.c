@@ -147,32 +147,36 @@ void orfs_windows_fini(struct orfs_windows *w)
  * orfs_windows_build() - the chain that shows @rd through set @g
  * @w: the connection's windows
  * @g: the staging buffer the READ named (< @w->nsets)
- * @rd: the READ's pinned data
+ * @rd: the pinned data to show, or NULL to only invalidate the set
+ * @access: IBV_ACCESS_REMOTE_READ (a READ's data) or
+ *	IBV_ACCESS_REMOTE_WRITE (blocks reserved for a DEMOTE)
  * @wr_id: for the work requests (unsignaled: they complete only on error)
  * @segs: filled with the windows for the reply, ORFS_WINDOWS_MAX room
  * @nwin: filled with their number
  *
  * In @w->wr, linked in order, the last one's next NULL: a LOCAL_INV of
- * each window of @g still bound, then a BIND_MW of each new window (remote
- * read, exactly the bytes of one run of adjacent spans).  Nothing changes
- * in @w until orfs_windows_commit() after the chain is posted.
+ * each window of @g still bound, then a BIND_MW of each new window
+ * (@access, exactly the bytes of one run of adjacent spans).  Nothing
+ * changes in @w until orfs_windows_commit() after the chain is posted.
  *
  * Return: the number of work requests, or -E2BIG if @rd needs more windows
  * than a set has (then the caller copies the data instead).
  */
 int orfs_windows_build(struct orfs_windows *w, uint32_t g,
-		       struct orfs_rdata *rd, uint64_t wr_id,
+		       struct orfs_rdata *rd, unsigned int access, uint64_t wr_id,
 		       struct orfs_rseg *segs, uint32_t *nwin)
 {
 	struct orfs_win_set *s = &w->set[g];
 	struct orfs_span win[ORFS_WINDOWS_MAX];
 	struct ibv_send_wr *wr = w->wr;
 	uint32_t i, k = 0;
-	int n;
+	int n = 0;
 
-	n = orfs_windows_coalesce(rd->spans, rd->nspans, win, w->per_set);
-	if (n < 0)
-		return n;
+	if (rd) {
+		n = orfs_windows_coalesce(rd->spans, rd->nspans, win, w->per_set);
+		if (n < 0)
+			return n;
+	}
 	for (i = 0; i < s->nbound; i++, k++) {
 		memset(&wr[k], 0, sizeof(wr[k]));
 		wr[k].wr_id = wr_id;
@@ -196,7 +200,7 @@ int orfs_windows_build(struct orfs_windows *w, uint32_t g,
 		wr[k].bind_mw.bind_info.mr = w->mr;
 		wr[k].bind_mw.bind_info.addr = (uint64_t)(uintptr_t)win[i].addr;
 		wr[k].bind_mw.bind_info.length = win[i].len;
-		wr[k].bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ;
+		wr[k].bind_mw.bind_info.mw_access_flags = access;
 		segs[i].addr = orfs_le64((uint64_t)(uintptr_t)win[i].addr);
 		segs[i].rkey = orfs_le32(s->rkey[i]);
 		segs[i].len = orfs_le32(win[i].len);
@@ -248,6 +252,7 @@ int orfs_windows_post(struct orfs_windows *w, struct ibv_qp_ex *qpx, int nwr)
  * @w: the connection's windows
  * @g: the set it was built for
  * @rd: the data the new windows show, pinned until they are invalidated
+ *	(NULL: the set was only invalidated)
  *
  * Return: nothing; the caller already took the set's old data (@s->rd
  * before the call) to release once the chain has executed.

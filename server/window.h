@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * orfsd's memory windows: zero-copy granted READs from the block cache.
+ * orfsd's memory windows: zero-copy granted READs from the block cache,
+ * and zero-copy DEMOTE into it.
  *
  * The arena's registration has local access only.  A granted READ served
  * from the cache does not copy its bytes into the client's staging buffer:
  * the reply lists type-2 memory windows bound over exactly those bytes of
  * the cache blocks (ORFS_RF_WINDOW), with remote read access, on this
  * connection's QP alone, and the client RDMA-reads them.  The blocks stay
- * pinned while a window shows them.
+ * pinned while a window shows them.  A zero-copy DEMOTE_META shows the
+ * free blocks it reserved the same way, with remote write access instead
+ * (ops_demote.c); the DEMOTE that takes them in invalidates the windows.
  *
  * Each staging buffer g has a set of windows.  The client reuses g only
  * once its previous request on g is complete, RDMA READ included, so the
@@ -70,7 +73,7 @@ int orfs_windows_init(struct orfs_windows *w, struct ibv_pd *pd,
 void orfs_windows_dealloc(struct orfs_windows *w);
 void orfs_windows_fini(struct orfs_windows *w);
 int orfs_windows_build(struct orfs_windows *w, uint32_t g,
-		       struct orfs_rdata *rd, uint64_t wr_id,
+		       struct orfs_rdata *rd, unsigned int access, uint64_t wr_id,
 		       struct orfs_rseg *segs, uint32_t *nwin);
 int orfs_windows_post(struct orfs_windows *w, struct ibv_qp_ex *qpx, int nwr);
 void orfs_windows_commit(struct orfs_windows *w, uint32_t g,

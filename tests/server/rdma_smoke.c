@@ -88,6 +88,7 @@ struct client {
 static int tap_n, tap_failed;
 static uint64_t client_id;	/* one per run: every connection is one "mount" */
 static bool offer_auth;		/* -S: connect with ORFS_CF_AUTH and a nonce */
+static bool offer_windows;	/* -D: connect with ORFS_CF_WINDOWS */
 
 static void __attribute__((format(printf, 2, 3))) tap(bool ok, const char *fmt, ...)
 {
@@ -231,8 +232,10 @@ static void conn_req_init(struct orfs_conn_req *r, uint16_t lo, uint16_t hi)
 	r->max_sge = orfs_le16(1);
 	r->io_size = orfs_le32(ASK_IO_SIZE);
 	r->client_id = orfs_le64(client_id);
+	if (offer_windows)
+		r->flags = orfs_le32(ORFS_CF_WINDOWS);
 	if (offer_auth) {
-		r->flags = orfs_le32(ORFS_CF_AUTH);
+		r->flags = orfs_le32(orfs_cpu32(r->flags) | ORFS_CF_AUTH);
 		memset(r->nonce, 0x5a, sizeof(r->nonce));
 	}
 }
@@ -1047,8 +1050,24 @@ static uint8_t dpat(uint32_t seed, uint64_t i)
  * staging buffer @grant, or an RDMA READ from it, waited for.  No request
  * may be in flight (its reply's receive completion would be lost here).
  */
+static int rdma_at(struct client *c, enum ibv_wr_opcode op, struct dio *d,
+		   uint8_t *local, uint32_t len, uint64_t raddr, uint32_t rkey);
+
 static int grant_rdma(struct client *c, enum ibv_wr_opcode op, struct dio *d,
 		      uint8_t *local, uint32_t len, uint32_t grant)
+{
+	return rdma_at(c, op, d, local, len,
+		       orfs_cpu64(c->rep.grant_addr) +
+		       (uint64_t)grant * orfs_cpu32(c->rep.grant_size),
+		       orfs_cpu32(c->rep.grant_rkey));
+}
+
+/*
+ * An RDMA WRITE or READ of @len bytes at @local to or from server memory
+ * @raddr under @rkey (a staging buffer, or a memory window), waited for.
+ */
+static int rdma_at(struct client *c, enum ibv_wr_opcode op, struct dio *d,
+		   uint8_t *local, uint32_t len, uint64_t raddr, uint32_t rkey)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)local, .length = len, .lkey = d->mr->lkey,
@@ -1061,9 +1080,8 @@ static int grant_rdma(struct client *c, enum ibv_wr_opcode op, struct dio *d,
 	struct ibv_wc wc;
 	int err;
 
-	wr.wr.rdma.remote_addr = orfs_cpu64(c->rep.grant_addr) +
-				 (uint64_t)grant * orfs_cpu32(c->rep.grant_size);
-	wr.wr.rdma.rkey = orfs_cpu32(c->rep.grant_rkey);
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
 	if (ibv_post_send(c->id->qp, &wr, &bad))
 		return -EIO;
 	while (!(err = poll_wc(c, &wc, end, true)))
@@ -1104,6 +1122,9 @@ static void fenced(const char *host, const char *port)
 	dio_fini(&d);
 	client_destroy(&c, false);
 }
+
+/* Bytes dread() RDMA-read from memory windows (ORFS_RF_WINDOW). */
+static uint64_t windows_read;
 
 /* WRITE @len pattern-@seed bytes at @off through staging buffer 0. */
 static int dwrite(struct client *c, struct dio *d, const struct orfs_fh *fh,
@@ -1157,7 +1178,26 @@ static int dread(struct client *c, struct dio *d, const struct orfs_fh *fh,
 	if (n != len)
 		return -EILSEQ;
 	data = orfs_data((const struct orfs_hdr *)out);
-	if (granted) {
+	if (granted && (orfs_cpu32(rr->flags) & ORFS_RF_WINDOW)) {
+		/* Straight from the server's cache blocks. */
+		const struct orfs_rseg *w = (const struct orfs_rseg *)data;
+		uint32_t nw, at = 0;
+
+		if (orfs_windows_check(data, orfs_cpu32(((const struct orfs_hdr *)out)->data_len),
+				       n, len, &nw))
+			return -EBADMSG;
+		memset(d->mem, 0, n);
+		for (i = 0; i < nw; i++) {
+			st = rdma_at(c, IBV_WR_RDMA_READ, d, d->mem + at,
+				     orfs_cpu32(w[i].len), orfs_cpu64(w[i].addr),
+				     orfs_cpu32(w[i].rkey));
+			if (st)
+				return st;
+			at += orfs_cpu32(w[i].len);
+		}
+		data = d->mem;
+		windows_read += n;
+	} else if (granted) {
 		memset(d->mem, 0, n);
 		st = grant_rdma(c, IBV_WR_RDMA_READ, d, d->mem, n, 0);
 		if (st)
@@ -1220,6 +1260,67 @@ static int ddemote(struct client *c, struct dio *d,
 	return 0;
 }
 
+/*
+ * Zero-copy DEMOTE of batch @b (ORFS_IO_GRANT | ORFS_IO_WINDOW, staging
+ * buffer 1): DEMOTE_META reserves blocks and lists memory windows over
+ * them, the accepted blocks' pattern-@seed bytes are RDMA-written into the
+ * windows, DEMOTE takes them in.  The DEMOTE's verdicts go to @v, the
+ * first window to @win (it must be dead after the DEMOTE).
+ */
+static int ddemote_win(struct client *c, struct dio *d,
+		       const struct orfs_demote_batch *b, uint32_t seed,
+		       uint8_t *v, uint8_t *out, struct orfs_rseg *win)
+{
+	const uint32_t flags = ORFS_IO_GRANT | ORFS_IO_WINDOW;
+	const struct orfs_rseg *w;
+	struct orfs_hdr *h;
+	const u8 *verdicts;
+	uint32_t i, k, at = 0, total = 0, nw = 0;
+	uint64_t xid;
+	int n, st, op;
+
+	for (op = ORFS_OP_DEMOTE_META; op <= ORFS_OP_DEMOTE; op++) {
+		h = (struct orfs_hdr *)send_buf(c, 0);
+		req_start(c, 0, (uint16_t)op, 0, &xid);
+		n = orfs_demote_encode(b, h + 1, ORFS_DEMOTE_BODY_MAX, flags, 1);
+		if (n < 0)
+			return n;
+		h->body_len = orfs_le32((uint32_t)n);
+		st = call(c, xid, msg_len(c, 0), out);
+		if (st)
+			return st;
+		if (orfs_demote_rep_check((const struct orfs_hdr *)out, b->nblocks,
+					  &verdicts) < 0)
+			return -EBADMSG;
+		memcpy(v, verdicts, b->nblocks);
+		if (op == ORFS_OP_DEMOTE)
+			break;
+		/* The accepted blocks' bytes, back to back, into the windows. */
+		for (i = 0; i < b->nblocks; i++) {
+			uint64_t off = orfs_cpu64(b->blocks[i].offset);
+
+			if (v[i] != ORFS_DV_ACCEPT)
+				continue;
+			for (k = 0; k < orfs_cpu32(b->blocks[i].len); k++)
+				d->mem[total++] = dpat(seed, off + k);
+		}
+		w = (const struct orfs_rseg *)orfs_data((const struct orfs_hdr *)out);
+		if (!total || orfs_windows_check(w, orfs_cpu32(((const struct orfs_hdr *)out)->data_len),
+						 total, total, &nw))
+			return -EBADMSG;
+		*win = w[0];
+		for (i = 0; i < nw; i++) {
+			st = rdma_at(c, IBV_WR_RDMA_WRITE, d, d->mem + at,
+				     orfs_cpu32(w[i].len), orfs_cpu64(w[i].addr),
+				     orfs_cpu32(w[i].rkey));
+			if (st)
+				return st;
+			at += orfs_cpu32(w[i].len);
+		}
+	}
+	return 0;
+}
+
 /* A batch of one block of @fh. */
 static void dbatch(struct orfs_demote_batch *b, const struct orfs_fh *fh,
 		   uint64_t off, uint32_t len, uint64_t version)
@@ -1242,6 +1343,10 @@ static void dbatch(struct orfs_demote_batch *b, const struct orfs_fh *fh,
  *     demoted bytes.
  *  5. A WRITE to a: the old version is stale now, for DEMOTE_META and for
  *     DEMOTE.
+ *  6. Zero copy (the connection offered ORFS_CF_WINDOWS): block 0 evicted
+ *     again, demoted through a memory window the client RDMA-writes, read
+ *     back (the READ itself through windows); after the cleanup, an RDMA
+ *     WRITE to that window fails: the DEMOTE invalidated it.
  * orfsd's statistics (demote hits, verdicts) are checked by the caller.
  */
 static void exercise_demote(struct client *c, const struct orfs_fh *root,
@@ -1249,7 +1354,9 @@ static void exercise_demote(struct client *c, const struct orfs_fh *root,
 {
 	struct orfs_demote_batch b;
 	struct orfs_fh dir, fa, fb;
-	uint64_t xid, v = 0, v2 = 0;
+	uint64_t xid, v = 0, v2 = 0, v3 = 0;
+	struct orfs_rseg win = { 0 };
+	bool windows = false;
 	uint8_t verd[2];
 	char dname[64];
 	struct dio d;
@@ -1354,6 +1461,25 @@ static void exercise_demote(struct client *c, const struct orfs_fh *root,
 	    "demote: DEMOTE with the old version refused: stale (%d: %u)", st, verd[0]);
 	st = dread(c, &d, &fa, 1, 0, DEMOTE_BLK, &v2, out);
 	tap(st == 0 && v2 > v, "demote: READ after the WRITE, a newer version (%d)", st);
+
+	/* 6 */
+	windows = orfs_cpu32(c->rep.flags) & ORFS_CF_WINDOWS;
+	tap(windows && windows_read > 0,
+	    "demote: the server offers memory windows, granted READs use them (%llu bytes)",
+	    (unsigned long long)windows_read);
+	if (windows) {
+		st = dread(c, &d, &fb, 2, 30 * DEMOTE_BLK, DEMOTE_BLK, &v3, out);
+		dbatch(&b, &fa, 0, DEMOTE_BLK, v2);
+		if (!st)
+			st = ddemote_win(c, &d, &b, 1, verd, out, &win);
+		tap(st == 0 && verd[0] == ORFS_DV_ACCEPT,
+		    "demote: zero copy, through a memory window: taken (%d: %u)",
+		    st, verd[0]);
+		st = dread(c, &d, &fa, 1, 0, DEMOTE_BLK, &v3, out);
+		tap(st == 0 && v3 == v2,
+		    "demote: READ of the block demoted through a window, the same bytes (%d)",
+		    st);
+	}
 out:
 	xid = name_req(c, ORFS_OP_UNLINK, &dir, "a");
 	st = call(c, xid, msg_len(c, 0), out);
@@ -1362,6 +1488,12 @@ out:
 	xid = name_req(c, ORFS_OP_RMDIR, root, dname);
 	st = st ? st : call(c, xid, msg_len(c, 0), out);
 	tap(st == 0, "demote: cleanup (%d)", st);
+	if (windows && win.len) {
+		/* Last: a failed RDMA WRITE leaves the QP in the error state. */
+		st = rdma_at(c, IBV_WR_RDMA_WRITE, &d, d.mem, 16,
+			     orfs_cpu64(win.addr), orfs_cpu32(win.rkey));
+		tap(st != 0, "demote: the window is dead after the DEMOTE (%d)", st);
+	}
 	dio_fini(&d);
 }
 
@@ -1772,7 +1904,7 @@ int main(int argc, char **argv)
 		case 'm': mpath = optarg; break;
 		case 'c': nconn = atoi(optarg); break;
 		case 'k': abrupt = true; break;
-		case 'D': demote = true; break;
+		case 'D': demote = true; offer_windows = true; break;
 		case 'S': silent = true; break;
 		case 'F': forge = optarg; break;
 		default:

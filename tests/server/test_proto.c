@@ -791,6 +791,19 @@ static void test_demote_malformed(void **state)
 	REMAKE(ORFS_OP_DEMOTE_META, 0, 0);
 	q->flags = orfs_le32(ORFS_IO_GRANT);	/* META moves no data */
 	assert_int_equal(orfs_demote_check(h, &total), -EINVAL);
+	/* ... but may ask for memory windows (zero-copy DEMOTE) */
+	q->flags = orfs_le32(ORFS_IO_GRANT | ORFS_IO_WINDOW);
+	assert_int_equal(orfs_demote_check(h, &total), 0);
+	q->flags = orfs_le32(ORFS_IO_WINDOW);	/* WINDOW needs GRANT */
+	assert_int_equal(orfs_demote_check(h, &total), -EINVAL);
+	q->flags = orfs_le32(ORFS_IO_GRANT | ORFS_IO_WINDOW | ORFS_IO_REMOTE);
+	assert_int_equal(orfs_demote_check(h, &total), -EINVAL);
+	REMAKE(ORFS_OP_DEMOTE, ORFS_IO_GRANT | ORFS_IO_WINDOW, 1);
+	assert_int_equal(orfs_demote_check(h, &total), 0);
+	q->flags = orfs_le32(ORFS_IO_WINDOW);
+	assert_int_equal(orfs_demote_check(h, &total), -EINVAL);
+	assert_true(orfs_demote_encode(&b, q, ORFS_DEMOTE_BODY_MAX,
+				       ORFS_IO_WINDOW, 1) == -EINVAL);
 	REMAKE(ORFS_OP_DEMOTE, 0, 0);
 	q->flags = orfs_le32(ORFS_IO_STABLE);
 	assert_int_equal(orfs_demote_check(h, &total), -EINVAL);

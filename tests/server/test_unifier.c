@@ -1272,6 +1272,141 @@ static void test_demote_grant(void **state)
 	free(grant);
 }
 
+/* The fake transport of test_demote_windows(): what each set shows. */
+static struct orfs_rdata *fake_set[2];
+
+static struct orfs_rdata *fake_window_data(const struct orfs_req_ctx *c,
+					   uint32_t grant)
+{
+	return grant < 2 ? fake_set[grant] : NULL;
+}
+
+/* Run the request in reqbuf, keeping the cache blocks the op hands over. */
+static int run_rdata(struct orfs_rdata **rd)
+{
+	uint32_t n;
+
+	*rd = NULL;
+	n = orfs_handle_request_rdata(&ctx, reqbuf, msg_len(reqbuf), repbuf,
+				      BUF_SIZE, rd);
+	assert_true(n >= sizeof(struct orfs_hdr));
+	return (int)orfs_cpu32(((struct orfs_hdr *)repbuf)->status);
+}
+
+/*
+ * Zero-copy DEMOTE (ORFS_IO_GRANT | ORFS_IO_WINDOW): DEMOTE_META reserves a
+ * free block per accepted block and hands them to the transport (playing
+ * the client, the test writes the data straight into them); DEMOTE takes
+ * exactly those blocks in, the release after the reply frees the others.
+ * Also: no windows on the connection, no reservation, a full set.
+ */
+static void test_demote_windows(void **state)
+{
+	struct orfs_demote_batch b;
+	struct orfs_hdr *h = (void *)reqbuf;
+	struct orfs_rdata *rd, *none;
+	uint64_t copied;
+	uint32_t i, free0;
+	uint8_t verd[4], *data;
+	struct orfs_fh fh;
+	uint64_t v;
+	int n;
+
+	uni_make(ENG_URING, &exp_ext, true);
+	ctx.grants = 2;
+	ctx.grant_size = 2 * BS;
+	fh = mkfile("dw", 4 * BS, 27);
+	v = read_version(&fh, 3 * BS, 1);	/* block 3 only */
+	orfs_demote_batch_init(&b);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, 0, BS, v), 0);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, BS, BS, v), 1);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, 2 * BS, BS, v), 2);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, 3 * BS, BS, v), 3);
+
+	/* Not on a connection without memory windows. */
+	memset(reqbuf, 0, ORFS_META_MAX);
+	n = orfs_demote_encode(&b, h + 1, ORFS_DEMOTE_BODY_MAX,
+			       ORFS_IO_GRANT | ORFS_IO_WINDOW, 1);
+	assert_true(n > 0);
+	orfs_hdr_init(h, ORFS_OP_DEMOTE_META, XID, 0, (uint32_t)n, 0);
+	assert_int_equal(run_rdata(&rd), EINVAL);
+	assert_null(rd);
+
+	ctx.windows = true;
+	ctx.window_data = fake_window_data;
+	ctx.win_per_set = 2;	/* room for two of the three it wants */
+	free0 = cstats().free;
+	assert_int_equal(run_rdata(&rd), 0);
+	assert_true(orfs_demote_rep_check((void *)repbuf, 4, (const u8 **)&data) >= 0);
+	memcpy(verd, data, 4);
+	assert_int_equal(verd[0], ORFS_DV_ACCEPT);
+	assert_int_equal(verd[1], ORFS_DV_ACCEPT);
+	assert_int_equal(verd[2], ORFS_DV_NOROOM);	/* the set is full */
+	assert_int_equal(verd[3], ORFS_DV_CACHED);
+	assert_non_null(rd);
+	assert_int_equal(rd->nspans, 2);
+	assert_int_equal(cstats().free, free0 - 2);	/* reserved, not indexed */
+	assert_int_equal(cached_blocks(key_of("dw")), 1);
+	/* The client's RDMA WRITEs: the blocks' bytes, straight into them. */
+	data = demote_data_of(&b, 27);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(rd->spans[i].len, BS);
+		memcpy(rd->spans[i].addr, data + (size_t)i * BS, BS);
+	}
+	free(data);
+
+	/* A DEMOTE on the other staging buffer finds no reservation. */
+	memset(reqbuf, 0, ORFS_META_MAX);
+	n = orfs_demote_encode(&b, h + 1, ORFS_DEMOTE_BODY_MAX,
+			       ORFS_IO_GRANT | ORFS_IO_WINDOW, 0);
+	orfs_hdr_init(h, ORFS_OP_DEMOTE, XID, 0, (uint32_t)n, 0);
+	fake_set[1] = rd;
+	assert_int_equal(run_rdata(&none), 0);
+	assert_null(none);
+	assert_true(orfs_demote_rep_check((void *)repbuf, 4, (const u8 **)&data) >= 0);
+	assert_int_equal(data[0], ORFS_DV_NOROOM);
+	assert_int_equal(data[1], ORFS_DV_NOROOM);
+	assert_int_equal(cached_blocks(key_of("dw")), 1);
+
+	/* The DEMOTE on the right one takes the two reserved blocks in. */
+	copied = stats.cache_copied;
+	((struct orfs_demote_req *)(h + 1))->grant = orfs_le32(1);
+	assert_int_equal(run_rdata(&none), 0);
+	assert_null(none);
+	assert_true(orfs_demote_rep_check((void *)repbuf, 4, (const u8 **)&data) >= 0);
+	assert_int_equal(data[0], ORFS_DV_ACCEPT);
+	assert_int_equal(data[1], ORFS_DV_ACCEPT);
+	assert_int_equal(data[2], ORFS_DV_NOROOM);	/* never reserved */
+	assert_int_equal(data[3], ORFS_DV_CACHED);
+	assert_int_equal(stats.demote_window, 2 * BS);
+	assert_int_equal(stats.cache_copied, copied);	/* zero copy */
+	assert_int_equal(cached_blocks(key_of("dw")), 3);
+	/* The transport releases the reservation once the windows are gone. */
+	fake_set[1] = NULL;
+	rd->release(rd);
+	assert_int_equal(cstats().pinned, 0);
+	/* Served from the demoted blocks, without the disk. */
+	assert_int_equal(read_check(&fh, 0, 2 * BS, 27, 4 * BS, ~0ULL), 2 * BS);
+	assert_int_equal(cstats().hits[ORFS_CACHE_FROM_DEMOTE], 2);
+
+	/* A reservation never used: its blocks go back to the free list. */
+	fh = mkfile("dw2", 2 * BS, 28);
+	v = read_version(&fh, BS, 1);		/* block 1 only */
+	orfs_demote_batch_init(&b);
+	free0 = cstats().free;
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, 0, BS, v), 0);
+	memset(reqbuf, 0, ORFS_META_MAX);
+	n = orfs_demote_encode(&b, h + 1, ORFS_DEMOTE_BODY_MAX,
+			       ORFS_IO_GRANT | ORFS_IO_WINDOW, 0);
+	orfs_hdr_init(h, ORFS_OP_DEMOTE_META, XID, 0, (uint32_t)n, 0);
+	assert_int_equal(run_rdata(&rd), 0);
+	assert_non_null(rd);
+	assert_int_equal(cstats().free, free0 - 1);
+	rd->release(rd);
+	assert_int_equal(cstats().free, free0);
+	assert_int_equal(cstats().pinned, 0);
+}
+
 /* No room: every block pinned, or no cache at all. */
 static void test_demote_noroom(void **state)
 {
@@ -1368,6 +1503,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_demote_inline_hit, uni_drop),
 		cmocka_unit_test_teardown(test_demote_stale_between, uni_drop),
 		cmocka_unit_test_teardown(test_demote_grant, uni_drop),
+		cmocka_unit_test_teardown(test_demote_windows, uni_drop),
 		cmocka_unit_test_teardown(test_demote_noroom, uni_drop),
 	};
 

@@ -121,7 +121,7 @@ static void test_build(void **state)
 	int k;
 
 	/* First READ on staging buffer 1: one window (the spans touch). */
-	k = orfs_windows_build(&w, 1, &rd1, 3, segs, &nwin);
+	k = orfs_windows_build(&w, 1, &rd1, IBV_ACCESS_REMOTE_READ, 3, segs, &nwin);
 	assert_int_equal(k, 1);
 	assert_int_equal(nwin, 1);
 	assert_int_equal(wrs[0].opcode, IBV_WR_BIND_MW);
@@ -148,7 +148,7 @@ static void test_build(void **state)
 	assert_ptr_equal(sets[1].rd, &rd1);
 
 	/* The next READ on it: invalidate the old window, bind two new. */
-	k = orfs_windows_build(&w, 1, &rd2, 3, segs, &nwin);
+	k = orfs_windows_build(&w, 1, &rd2, IBV_ACCESS_REMOTE_WRITE, 3, segs, &nwin);
 	assert_int_equal(k, 3);
 	assert_int_equal(nwin, 2);
 	assert_int_equal(wrs[0].opcode, IBV_WR_LOCAL_INV);
@@ -157,6 +157,8 @@ static void test_build(void **state)
 	assert_int_equal(wrs[1].opcode, IBV_WR_BIND_MW);
 	assert_ptr_equal(wrs[1].bind_mw.mw, &mws[1][0]);
 	assert_int_equal(wrs[1].bind_mw.rkey, first_rkey);
+	assert_int_equal(wrs[1].bind_mw.bind_info.mw_access_flags,
+			 IBV_ACCESS_REMOTE_WRITE);
 	assert_int_equal(wrs[2].opcode, IBV_WR_BIND_MW);
 	assert_ptr_equal(wrs[2].bind_mw.mw, &mws[1][1]);
 	assert_null(wrs[2].next);
@@ -168,6 +170,19 @@ static void test_build(void **state)
 	assert_int_equal(released, 0);
 	/* The other set is untouched. */
 	assert_int_equal(sets[0].nbound, 0);
+
+	/* Invalidate only (a DEMOTE took its reservation in). */
+	k = orfs_windows_build(&w, 1, NULL, 0, 3, segs, &nwin);
+	assert_int_equal(k, 2);
+	assert_int_equal(nwin, 0);
+	assert_int_equal(wrs[0].opcode, IBV_WR_LOCAL_INV);
+	assert_int_equal(wrs[1].opcode, IBV_WR_LOCAL_INV);
+	assert_null(wrs[1].next);
+	orfs_windows_commit(&w, 1, NULL);
+	assert_int_equal(sets[1].nbound, 0);
+	assert_null(sets[1].rd);
+	/* ... and nothing at all when none is bound. */
+	assert_int_equal(orfs_windows_build(&w, 1, NULL, 0, 3, segs, &nwin), 0);
 }
 
 static void test_build_too_many(void **state)
@@ -179,7 +194,8 @@ static void test_build_too_many(void **state)
 
 	for (i = 0; i <= PER; i++)
 		sp[i] = (struct orfs_span){ arena + i * 8192, 4096 };
-	assert_int_equal(orfs_windows_build(&w, 0, &rd, 3, segs, &nwin), -E2BIG);
+	assert_int_equal(orfs_windows_build(&w, 0, &rd, IBV_ACCESS_REMOTE_READ, 3,
+					    segs, &nwin), -E2BIG);
 	assert_int_equal(nwin, 99);
 	assert_int_equal(sets[0].nnext, 0);
 }
