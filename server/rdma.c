@@ -76,6 +76,17 @@
  *    accounted free when the signaled request after it completes: the
  *    chain's last READ, or the reply SEND behind the WRITEs.
  *
+ * Memory windows (window.h, when the device and the client have them): a
+ * granted READ served from the cache is answered with windows over its
+ * blocks, a zero-copy DEMOTE_META with windows the client may write over
+ * the blocks it reserved.  Each staging buffer has a set of windows; the
+ * chain ahead of such a reply invalidates the set's old windows and binds
+ * the new ones (the extended work-request API, orfs_windows_post()), and
+ * the blocks the old windows showed are released when the SEND completes.
+ * A zero-copy DEMOTE's reply only invalidates.  Their work requests are
+ * unsignaled (WR_ID_WINDOW: completions only on failure), and the send
+ * queue and CQ have room for one such chain per staging buffer.
+ *
  * Teardown: a completion error or a failed post calls rdma_disconnect(); the
  * connection is freed on the DISCONNECTED (or error) cm event, or at
  * shutdown.  A freed connection's memory outlives the current epoll batch

@@ -191,11 +191,13 @@ dc=$(stat_of demote_declined_cached)
 ds=$(stat_of demote_declined_stale)
 di=$(stat_of bytes_demote_inline)
 dg=$(stat_of bytes_demote_grant)
-echo "# demote: $dh demoted hits ($(stat_of cache_hit_percent_demote)% of lookups), $dt taken, $dc declined cached, $ds stale, $di bytes inline, $dg through staging buffers"
-[ "$dh" -ge 2 ] && [ "$dt" -ge 2 ] && [ "$dc" -ge 2 ] && [ "$ds" -ge 2 ] &&
-	[ "$di" -gt 0 ] && [ "$dg" -gt 0 ] &&
-	ok "orfsd statistics: demoted hits, blocks taken, declines" ||
-	not_ok "orfsd statistics: demoted hits, blocks taken, declines"
+dw=$(stat_of bytes_demote_window)
+rw=$(stat_of bytes_read_window)
+echo "# demote: $dh demoted hits ($(stat_of cache_hit_percent_demote)% of lookups), $dt taken, $dc declined cached, $ds stale, $di bytes inline, $dg through staging buffers, $dw through memory windows; $rw bytes read through windows"
+[ "$dh" -ge 3 ] && [ "$dt" -ge 3 ] && [ "$dc" -ge 2 ] && [ "$ds" -ge 2 ] &&
+	[ "$di" -gt 0 ] && [ "$dg" -gt 0 ] && [ "$dw" -ge 65536 ] && [ "$rw" -gt 0 ] &&
+	ok "orfsd statistics: demoted hits, blocks taken (inline, staging buffer, memory window), declines" ||
+	not_ok "orfsd statistics: demoted hits, blocks taken (inline, staging buffer, memory window), declines"
 kill -TERM $srv2
 wait $srv2
 st=$?
