@@ -1630,6 +1630,14 @@ static void orfs_demote_test_rejects(struct kunit *test)
 	} while (0)
 #define ORFS_T_EXPECT(err)						\
 	KUNIT_EXPECT_EQ(test, orfs_t_demote_check(h, &total), err)
+	/* Zero-copy DEMOTE: GRANT | WINDOW on either message, WINDOW never alone. */
+	ORFS_T_REMAKE(ORFS_OP_DEMOTE_META, ORFS_IO_GRANT | ORFS_IO_WINDOW, 1);
+	ORFS_T_EXPECT(0);
+	q->flags = orfs_le32(ORFS_IO_WINDOW);
+	ORFS_T_EXPECT(-EINVAL);
+	ORFS_T_REMAKE(ORFS_OP_DEMOTE, ORFS_IO_GRANT | ORFS_IO_WINDOW, 1);
+	ORFS_T_EXPECT(0);
+	KUNIT_EXPECT_EQ(test, orfs_demote_encode(b, q, 1024, ORFS_IO_WINDOW, 1), -EINVAL);
 	ORFS_T_REMAKE(ORFS_OP_DEMOTE_META, 0, 0);
 	q->nfiles = 0;
 	ORFS_T_EXPECT(-EBADMSG);
