@@ -1442,7 +1442,9 @@ static inline int orfs_demote_check(const struct orfs_hdr *h, uint32_t *total)
  * @verdicts: filled with the reply's @nblocks verdict bytes
  *
  * The body must be exactly struct orfs_demote_rep and @nblocks verdicts,
- * with no inline data; every verdict known; @accepted the number of
+ * with no inline data but a zero-copy DEMOTE_META's window list (whole
+ * struct orfs_rseg, at most ORFS_WINDOWS_MAX, only with blocks accepted;
+ * orfs_windows_check() validates them); every verdict known; @accepted the number of
  * ORFS_DV_ACCEPT; a block size that is a power of two of at least 4 KiB,
  * or 0 with nothing accepted.
  *
@@ -1455,7 +1457,10 @@ static inline int orfs_demote_rep_check(const struct orfs_hdr *h,
 	const u8 *v = (const u8 *)(r + 1);
 	uint32_t i, acc = 0, bs;
 
-	if (h->status || h->data_len || nblocks == 0 ||
+	uint32_t dl = orfs_cpu32(h->data_len);
+
+	if (h->status || dl % sizeof(struct orfs_rseg) ||
+	    dl > ORFS_WINDOWS_MAX * sizeof(struct orfs_rseg) || nblocks == 0 ||
 	    nblocks > ORFS_DEMOTE_BLOCKS_MAX ||
 	    orfs_cpu32(h->body_len) != sizeof(*r) + nblocks ||
 	    orfs_cpu16(r->nblocks) != nblocks)
@@ -1466,7 +1471,7 @@ static inline int orfs_demote_rep_check(const struct orfs_hdr *h,
 		acc += v[i] == ORFS_DV_ACCEPT;
 	}
 	bs = orfs_cpu32(r->block_size);
-	if (acc != orfs_cpu16(r->accepted) ||
+	if (acc != orfs_cpu16(r->accepted) || (dl && !acc) ||
 	    (bs && (bs < 4096 || (bs & (bs - 1)))) || (!bs && acc))
 		return -EBADMSG;
 	*verdicts = v;

@@ -892,6 +892,11 @@ static void test_demote_reply(void **state)
 	h = mkdemote_rep(v, 3, 65536);
 	h->data_len = orfs_le32(8);
 	assert_int_equal(orfs_demote_rep_check(h, 3, &got), -EBADMSG);
+	/* a window list (zero-copy DEMOTE_META), only with blocks accepted */
+	h->data_len = orfs_le32(sizeof(struct orfs_rseg));
+	assert_true(orfs_demote_rep_check(h, 3, &got) > 0);
+	h->data_len = orfs_le32((ORFS_WINDOWS_MAX + 1) * sizeof(struct orfs_rseg));
+	assert_int_equal(orfs_demote_rep_check(h, 3, &got), -EBADMSG);
 	h->data_len = 0;
 	h->status = orfs_le32(EIO);
 	assert_int_equal(orfs_demote_rep_check(h, 3, &got), -EBADMSG);
