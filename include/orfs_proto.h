@@ -1228,6 +1228,27 @@ static inline int orfs_tail_check(const struct orfs_hdr *h, uint32_t fixed,
 	return 0;
 }
 
+/*
+ * Add up @n segments' lengths into *@total: -EBADMSG if one is empty or
+ * its end does not fit in 64 bits.
+ */
+static inline int orfs_rseg_sum(const struct orfs_rseg *seg, uint32_t n,
+				uint64_t *total)
+{
+	uint64_t addr;
+	uint32_t i, len;
+
+	*total = 0;
+	for (i = 0; i < n; i++) {
+		addr = orfs_cpu64(seg[i].addr);
+		len = orfs_cpu32(seg[i].len);
+		if (len == 0 || addr > ~(uint64_t)0 - len)
+			return -EBADMSG;
+		*total += len;
+	}
+	return 0;
+}
+
 /**
  * orfs_windows_check() - validate the window list of an ORFS_RF_WINDOW reply
  * @data: the reply's inline data
@@ -1247,21 +1268,12 @@ static inline int orfs_windows_check(const void *data, uint32_t data_len,
 				     uint32_t count, uint32_t max, uint32_t *nwin)
 {
 	const struct orfs_rseg *seg = (const struct orfs_rseg *)data;
-	uint64_t total = 0, addr;
-	uint32_t n, i, len;
+	uint32_t n = data_len / sizeof(*seg);
+	uint64_t total;
 
-	n = data_len / sizeof(*seg);
 	if (data_len % sizeof(*seg) || n == 0 || n > ORFS_WINDOWS_MAX ||
-	    count == 0 || count > max)
-		return -EBADMSG;
-	for (i = 0; i < n; i++) {
-		addr = orfs_cpu64(seg[i].addr);
-		len = orfs_cpu32(seg[i].len);
-		if (len == 0 || addr > ~(uint64_t)0 - len)
-			return -EBADMSG;
-		total += len;
-	}
-	if (total != count)
+	    count == 0 || count > max || orfs_rseg_sum(seg, n, &total) ||
+	    total != count)
 		return -EBADMSG;
 	*nwin = n;
 	return 0;
@@ -1284,8 +1296,8 @@ static inline int orfs_rseg_check(const struct orfs_hdr *h, uint32_t count,
 {
 	uint32_t body = orfs_cpu32(h->body_len);
 	const struct orfs_rseg *seg;
-	uint64_t total = 0, addr;
-	uint32_t n, i, len;
+	uint64_t total;
+	uint32_t n;
 
 	if (body < sizeof(struct orfs_io_req))
 		return -EBADMSG;
@@ -1295,14 +1307,7 @@ static inline int orfs_rseg_check(const struct orfs_hdr *h, uint32_t count,
 		return -EBADMSG;
 	seg = (const struct orfs_rseg *)((const u8 *)orfs_body(h) +
 					 sizeof(struct orfs_io_req));
-	for (i = 0; i < n; i++) {
-		addr = orfs_cpu64(seg[i].addr);
-		len = orfs_cpu32(seg[i].len);
-		if (len == 0 || addr > ~(uint64_t)0 - len)
-			return -EBADMSG;
-		total += len;
-	}
-	if (total != count)
+	if (orfs_rseg_sum(seg, n, &total) || total != count)
 		return -EBADMSG;
 	*nseg = n;
 	return 0;

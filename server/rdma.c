@@ -928,6 +928,38 @@ static void rdata_copy_release(struct orfs_conn *conn, struct orfs_rdata *rd,
 }
 
 /**
+ * conn_windows_post() - send a window chain with the reply in @sb
+ * @conn: the connection
+ * @sb: the send buffer holding the reply
+ * @n: the reply's length; grows by the window list, if any
+ * @g: the staging buffer whose set the chain re-binds
+ * @rd: what the set shows from now on (NULL: nothing)
+ * @nwin: windows orfs_windows_build() listed at the reply's data offset
+ * @k: its work requests
+ * @p: filled with the chain, posted ahead of the SEND
+ *
+ * The list becomes the reply's inline data; the set's old data goes to
+ * @sb->rdata, released when the SEND behind the invalidations completes.
+ */
+static void conn_windows_post(struct orfs_conn *conn, struct msgbuf *sb,
+			      uint32_t *n, uint32_t g, struct orfs_rdata *rd,
+			      uint32_t nwin, int k, struct reply_post *p)
+{
+	struct orfs_hdr *h = (struct orfs_hdr *)sb->data;
+	uint32_t len = nwin * (uint32_t)sizeof(struct orfs_rseg);
+
+	if (nwin) {
+		h->data_len = orfs_le32(len);
+		*n = orfs_data_offset(orfs_cpu32(h->body_len)) + len;
+	}
+	sb->rdata = conn->win.set[g].rd;
+	orfs_windows_commit(&conn->win, g, rd);
+	p->chain = conn->win.wr;
+	p->nchain = k;
+	p->windows = true;
+}
+
+/**
  * conn_reply_windows() - show a granted READ's cache blocks to the client
  * @conn: the connection (@ctx.windows)
  * @sb: the send buffer holding the reply (ORFS_RF_WINDOW, no data yet)
@@ -964,13 +996,7 @@ static void conn_reply_windows(struct orfs_conn *conn, struct msgbuf *sb,
 		st->read_grant += count;
 		return;
 	}
-	h->data_len = orfs_le32(nwin * (uint32_t)sizeof(struct orfs_rseg));
-	*n = off + nwin * (uint32_t)sizeof(struct orfs_rseg);
-	sb->rdata = conn->win.set[g].rd;
-	orfs_windows_commit(&conn->win, g, rd);
-	p->chain = conn->win.wr;
-	p->nchain = k;
-	p->windows = true;
+	conn_windows_post(conn, sb, n, g, rd, nwin, k, p);
 }
 
 /**
@@ -1011,15 +1037,7 @@ static void conn_reply_demote(struct orfs_conn *conn, struct msgbuf *sb,
 		rdata_release(rd);
 		return;
 	}
-	if (rd) {
-		h->data_len = orfs_le32(nwin * (uint32_t)sizeof(struct orfs_rseg));
-		*n = off + nwin * (uint32_t)sizeof(struct orfs_rseg);
-	}
-	sb->rdata = conn->win.set[g].rd;
-	orfs_windows_commit(&conn->win, g, rd);
-	p->chain = conn->win.wr;
-	p->nchain = k;
-	p->windows = true;
+	conn_windows_post(conn, sb, n, g, rd, nwin, k, p);
 }
 
 /**
