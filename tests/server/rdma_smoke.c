@@ -1123,6 +1123,33 @@ static void fenced(const char *host, const char *port)
 	client_destroy(&c, false);
 }
 
+/*
+ * RDMA READ or WRITE @n bytes at d->mem from or to the memory windows the
+ * reply in @out lists (its inline data), in order, after checking the
+ * list as the kernel client does.  *@first gets the first window.
+ */
+static int windows_rdma(struct client *c, enum ibv_wr_opcode op, struct dio *d,
+			const uint8_t *out, uint32_t n, struct orfs_rseg *first)
+{
+	const struct orfs_hdr *h = (const struct orfs_hdr *)out;
+	const struct orfs_rseg *w = (const struct orfs_rseg *)orfs_data(h);
+	uint32_t i, nw, at = 0;
+	int st;
+
+	if (!n || orfs_windows_check(w, orfs_cpu32(h->data_len), n, n, &nw))
+		return -EBADMSG;
+	if (first)
+		*first = w[0];
+	for (i = 0; i < nw; i++) {
+		st = rdma_at(c, op, d, d->mem + at, orfs_cpu32(w[i].len),
+			     orfs_cpu64(w[i].addr), orfs_cpu32(w[i].rkey));
+		if (st)
+			return st;
+		at += orfs_cpu32(w[i].len);
+	}
+	return 0;
+}
+
 /* Bytes dread() RDMA-read from memory windows (ORFS_RF_WINDOW). */
 static uint64_t windows_read;
 
@@ -1180,21 +1207,10 @@ static int dread(struct client *c, struct dio *d, const struct orfs_fh *fh,
 	data = orfs_data((const struct orfs_hdr *)out);
 	if (granted && (orfs_cpu32(rr->flags) & ORFS_RF_WINDOW)) {
 		/* Straight from the server's cache blocks. */
-		const struct orfs_rseg *w = (const struct orfs_rseg *)data;
-		uint32_t nw, at = 0;
-
-		if (orfs_windows_check(data, orfs_cpu32(((const struct orfs_hdr *)out)->data_len),
-				       n, len, &nw))
-			return -EBADMSG;
 		memset(d->mem, 0, n);
-		for (i = 0; i < nw; i++) {
-			st = rdma_at(c, IBV_WR_RDMA_READ, d, d->mem + at,
-				     orfs_cpu32(w[i].len), orfs_cpu64(w[i].addr),
-				     orfs_cpu32(w[i].rkey));
-			if (st)
-				return st;
-			at += orfs_cpu32(w[i].len);
-		}
+		st = windows_rdma(c, IBV_WR_RDMA_READ, d, out, n, NULL);
+		if (st)
+			return st;
 		data = d->mem;
 		windows_read += n;
 	} else if (granted) {
@@ -1272,10 +1288,9 @@ static int ddemote_win(struct client *c, struct dio *d,
 		       uint8_t *v, uint8_t *out, struct orfs_rseg *win)
 {
 	const uint32_t flags = ORFS_IO_GRANT | ORFS_IO_WINDOW;
-	const struct orfs_rseg *w;
 	struct orfs_hdr *h;
 	const u8 *verdicts;
-	uint32_t i, k, at = 0, total = 0, nw = 0;
+	uint32_t i, k, total = 0;
 	uint64_t xid;
 	int n, st, op;
 
@@ -1304,19 +1319,9 @@ static int ddemote_win(struct client *c, struct dio *d,
 			for (k = 0; k < orfs_cpu32(b->blocks[i].len); k++)
 				d->mem[total++] = dpat(seed, off + k);
 		}
-		w = (const struct orfs_rseg *)orfs_data((const struct orfs_hdr *)out);
-		if (!total || orfs_windows_check(w, orfs_cpu32(((const struct orfs_hdr *)out)->data_len),
-						 total, total, &nw))
-			return -EBADMSG;
-		*win = w[0];
-		for (i = 0; i < nw; i++) {
-			st = rdma_at(c, IBV_WR_RDMA_WRITE, d, d->mem + at,
-				     orfs_cpu32(w[i].len), orfs_cpu64(w[i].addr),
-				     orfs_cpu32(w[i].rkey));
-			if (st)
-				return st;
-			at += orfs_cpu32(w[i].len);
-		}
+		st = windows_rdma(c, IBV_WR_RDMA_WRITE, d, out, total, win);
+		if (st)
+			return st;
 	}
 	return 0;
 }
