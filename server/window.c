@@ -160,7 +160,8 @@ void orfs_windows_fini(struct orfs_windows *w)
  * changes in @w until orfs_windows_commit() after the chain is posted.
  *
  * Return: the number of work requests, or -E2BIG if @rd needs more windows
- * than a set has (then the caller copies the data instead).
+ * than a set has (then a READ's data is copied instead, a DEMOTE_META's
+ * blocks declined).
  */
 int orfs_windows_build(struct orfs_windows *w, uint32_t g,
 		       struct orfs_rdata *rd, unsigned int access, uint64_t wr_id,
@@ -189,7 +190,8 @@ int orfs_windows_build(struct orfs_windows *w, uint32_t g,
 		 * the new key to the kernel as the window's current one too,
 		 * so a bind with a new key is refused.  Not rotating costs
 		 * little: a type-2B window answers its own connection's QP
-		 * alone, and shows that client only data it asked to read.
+		 * alone, and shows that client only data it asked to read
+		 * (READ) or blocks it may only write (DEMOTE).
 		 */
 		s->rkey[i] = s->mw[i]->rkey;
 		memset(&wr[k], 0, sizeof(wr[k]));
