@@ -226,10 +226,16 @@ static void fuzz_demote_reply(const struct orfs_hdr *h, uint32_t nblocks)
 			bug("orfs_demote_rep_check() returned %d", rc);
 		return;
 	}
-	if (orfs_cpu32(h->body_len) != sizeof(*r) + nblocks || h->data_len ||
+	if (orfs_cpu32(h->body_len) != sizeof(*r) + nblocks ||
 	    v != (const u8 *)(r + 1))
 		bug("orfs_demote_rep_check() accepted a body of %u bytes for %u blocks",
 		    orfs_cpu32(h->body_len), nblocks);
+	/* Inline data only as a zero-copy DEMOTE_META's window list. */
+	if (h->data_len && (!rc || orfs_cpu32(h->data_len) % sizeof(struct orfs_rseg) ||
+			    orfs_cpu32(h->data_len) >
+			    ORFS_WINDOWS_MAX * sizeof(struct orfs_rseg)))
+		bug("orfs_demote_rep_check() accepted %u bytes of data with %d accepted",
+		    orfs_cpu32(h->data_len), rc);
 	for (i = 0; i < nblocks; i++) {
 		if (v[i] > ORFS_DV_MAX)
 			bug("orfs_demote_rep_check() accepted verdict %u", v[i]);
