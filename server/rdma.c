@@ -1146,6 +1146,8 @@ static void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 		rb->remote_slot = false;
 	else
 		conn_put_remote_slot(conn, rb);
+	/* A READ reply whose data stays in cache blocks (not REMOTE). */
+	rr = rd && !remote_read ? read_rep_of(sb, n) : NULL;
 	/* The blocks stay pinned until the SEND behind the chain completes. */
 	if (nchain > 0) {
 		post.chain = conn->wr;
@@ -1157,7 +1159,7 @@ static void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 		conn_reply_demote(conn, sb, &n, win_grant, win_end ? NULL : rd, &post);
 		if (win_end)
 			rdata_release(rd);	/* (none: a DEMOTE holds no data) */
-	} else if (rd && !remote_read && (rr = read_rep_of(sb, n))) {
+	} else if (rr) {
 		if (orfs_cpu32(rr->flags) & ORFS_RF_WINDOW)
 			conn_reply_windows(conn, sb, &n, grant, rd, &post);
 		else

@@ -1227,6 +1227,27 @@ static int dread(struct client *c, struct dio *d, const struct orfs_fh *fh,
 }
 
 /*
+ * Send the DEMOTE_META or DEMOTE of batch @b built in send buffer 0 (@len
+ * bytes, @xid) and copy the reply's verdicts to @v.  Return the status, or
+ * -EBADMSG for a reply the client's orfs_demote_rep_check() refuses.
+ */
+static int demote_call(struct client *c, uint64_t xid, uint32_t len,
+		       const struct orfs_demote_batch *b, uint8_t *v, uint8_t *out)
+{
+	const u8 *verdicts;
+	int st;
+
+	st = call(c, xid, len, out);
+	if (st)
+		return st;
+	if (orfs_demote_rep_check((const struct orfs_hdr *)out, b->nblocks,
+				  &verdicts) < 0)
+		return -EBADMSG;
+	memcpy(v, verdicts, b->nblocks);
+	return 0;
+}
+
+/*
  * DEMOTE_META (@d NULL) or DEMOTE of batch @b: the data of DEMOTE inline
  * if it fits, else RDMA-written into staging buffer 0 first.  The
  * verdicts go to @v.  Return the status, or -EBADMSG for a reply the
@@ -1239,7 +1260,6 @@ static int ddemote(struct client *c, struct dio *d,
 	uint16_t op = d ? ORFS_OP_DEMOTE : ORFS_OP_DEMOTE_META;
 	bool granted = d && b->bytes > c->inline_size;
 	struct orfs_hdr *h;
-	const u8 *verdicts;
 	uint8_t *data;
 	uint32_t i, k, at = 0;
 	uint64_t xid;
@@ -1266,14 +1286,7 @@ static int ddemote(struct client *c, struct dio *d,
 	} else if (d) {
 		h->data_len = orfs_le32(b->bytes);
 	}
-	st = call(c, xid, msg_len_data(c, 0), out);
-	if (st)
-		return st;
-	if (orfs_demote_rep_check((const struct orfs_hdr *)out, b->nblocks,
-				  &verdicts) < 0)
-		return -EBADMSG;
-	memcpy(v, verdicts, b->nblocks);
-	return 0;
+	return demote_call(c, xid, msg_len_data(c, 0), b, v, out);
 }
 
 /*
@@ -1289,7 +1302,6 @@ static int ddemote_win(struct client *c, struct dio *d,
 {
 	const uint32_t flags = ORFS_IO_GRANT | ORFS_IO_WINDOW;
 	struct orfs_hdr *h;
-	const u8 *verdicts;
 	uint32_t i, k, total = 0;
 	uint64_t xid;
 	int n, st, op;
@@ -1301,13 +1313,9 @@ static int ddemote_win(struct client *c, struct dio *d,
 		if (n < 0)
 			return n;
 		h->body_len = orfs_le32((uint32_t)n);
-		st = call(c, xid, msg_len(c, 0), out);
+		st = demote_call(c, xid, msg_len(c, 0), b, v, out);
 		if (st)
 			return st;
-		if (orfs_demote_rep_check((const struct orfs_hdr *)out, b->nblocks,
-					  &verdicts) < 0)
-			return -EBADMSG;
-		memcpy(v, verdicts, b->nblocks);
 		if (op == ORFS_OP_DEMOTE)
 			break;
 		/* The accepted blocks' bytes, back to back, into the windows. */
