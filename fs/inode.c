@@ -310,14 +310,44 @@ int orfs_revalidate_inode(struct inode *inode, bool force)
 	return ret;
 }
 
+/* The attributes that dirty pages not yet on the server would make wrong. */
+#define ORFS_STATX_WRITTEN (STATX_SIZE | STATX_BLOCKS | STATX_MTIME | STATX_CTIME)
+
+/**
+ * orfs_getattr() - stat of an ORFS inode
+ * @idmap: the mount's id mapping
+ * @path: what is stat'ed
+ * @stat: filled in
+ * @request_mask: the STATX_* fields the caller wants
+ * @flags: AT_STATX_* sync flags
+ *
+ * A regular file with dirty or in-flight pages is written back first when
+ * the caller asks for its size, blocks or times, and its attributes are then
+ * fetched from the server: the replies of write-back's WRITEs may have been
+ * applied out of order, and only the server knows how many blocks the
+ * written bytes took.  This is what NFS does; AT_STATX_DONT_SYNC skips both.
+ * A write-back error is not returned here and not consumed: fsync and
+ * close report it.
+ *
+ * Context: process; sleeps on write-back and the network.
+ * Return: 0 or a negative errno (-ESTALE if the file is gone ...).
+ */
 int orfs_getattr(orfs_idmap_t *idmap, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags)
 {
 	struct inode *inode = d_inode(path->dentry);
+	bool force = flags & AT_STATX_FORCE_SYNC;
 	int ret;
 
 	if (!(flags & AT_STATX_DONT_SYNC)) {
-		ret = orfs_revalidate_inode(inode, flags & AT_STATX_FORCE_SYNC);
+		if ((request_mask & ORFS_STATX_WRITTEN) &&
+		    orfs_has_pending_writes(inode)) {
+			/* A write-back error is left for fsync and close. */
+			filemap_fdatawrite(inode->i_mapping);
+			filemap_fdatawait_keep_errors(inode->i_mapping);
+			force = true;
+		}
+		ret = orfs_revalidate_inode(inode, force);
 		if (ret)
 			return ret;
 	}

@@ -286,8 +286,31 @@ def sc_copy(d):
     return obs
 
 
+def sc_dirty_stat(d):
+    """stat of a file whose data only the client's page cache has.
+
+    Size, blocks and the data map must be what the local file system
+    shows at once, without an fsync: stat writes the dirty pages back
+    and asks the server (write-back's WRITE replies may come in any
+    order).
+    """
+    obs = []
+    fd = newfile(d + "/dirty-stat")
+    # At most four extents: a fifth costs ext4 an index block, which its
+    # delayed allocation does not count before write-back.
+    for i in range(3):
+        os.pwrite(fd, pat(i * 3 * 65536, 65536), i * 3 * 65536)
+        st = os.fstat(fd)
+        obs.append(("extent", i, st.st_size, st.st_blocks))
+    os.pwrite(fd, pat(5 * G, 12345), 5 * G)
+    st = os.fstat(fd)
+    obs.append(("far", st.st_size, st.st_blocks, dmap(fd)))
+    os.close(fd)
+    return obs
+
+
 def compare(orfs, local):
-    for sc in (sc_sparse, sc_falloc, sc_copy):
+    for sc in (sc_sparse, sc_falloc, sc_copy, sc_dirty_stat):
         a = sc(orfs)
         b = sc(local)
         if a != b:
