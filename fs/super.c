@@ -43,6 +43,7 @@ enum orfs_param {
 	Opt_regcache_pages,
 	Opt_regcache_batch,
 	Opt_secret,
+	Opt_trusted_fabric,
 };
 
 /* regcache=: how O_DIRECT buffers are registered (net/regcache.c). */
@@ -88,6 +89,7 @@ static const struct fs_parameter_spec orfs_fs_parameters[] = {
 	fsparam_u32("regcache_pages", Opt_regcache_pages),
 	fsparam_u32("regcache_batch", Opt_regcache_batch),
 	fsparam_string("secret", Opt_secret),
+	fsparam_flag_no("trusted_fabric", Opt_trusted_fabric),
 	{}
 };
 
@@ -321,6 +323,9 @@ static int orfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case Opt_secret:
 		return orfs_parse_secret(fc, param, o);
+	case Opt_trusted_fabric:
+		o->trusted_fabric = !result.negated;
+		break;
 	case Opt_addr:
 		/*
 		 * Shown in /proc/mounts, so mount(8) hands it back on remount.
@@ -374,6 +379,8 @@ static int orfs_show_options(struct seq_file *m, struct dentry *root)
 	seq_printf(m, ",regcache=%s,regcache_entries=%u,regcache_pages=%u,regcache_batch=%u",
 		   orfs_regcache_name(o->rc_mode), o->rc_entries, o->rc_pages,
 		   o->rc_batch);
+	if (o->trusted_fabric)
+		seq_puts(m, ",trusted_fabric");
 	return 0;
 }
 
@@ -494,6 +501,10 @@ static int orfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	copts.soft = sbi->opts.soft;
 	copts.keepalive = sbi->opts.keepalive;
 	copts.busy_poll = sbi->opts.busy_poll;
+	copts.trusted_fabric = sbi->opts.trusted_fabric;
+	if (copts.trusted_fabric)
+		pr_warn("%s: trusted_fabric: the server may read and write all of this host's memory\n",
+			fc->source);
 	copts.io_size = min_t(u32, max(sbi->opts.rsize, sbi->opts.wsize), ORFS_IO_MAX);
 	copts.rc_mode = sbi->opts.rc_mode;
 	copts.rc_entries = sbi->opts.rc_entries;
@@ -578,8 +589,8 @@ static void orfs_free_fc(struct fs_context *fc)
  *
  * Caching, timeouts and I/O sizes can change on a live mount; what shapes
  * the connections (port, inline, credits, nconnect, keepalive, the
- * server, the shared secret) cannot, and asking to change it fails with
- * EINVAL.  secret= may be given again only with the same value.
+ * server, the shared secret, trusted_fabric) cannot, and asking to change
+ * it fails with EINVAL.  secret= may be given again only with the same value.
  *
  * Context: process; syncs the file system first.
  */
@@ -593,8 +604,8 @@ static int orfs_reconfigure(struct fs_context *fc)
 	    n->credits != o->credits || n->nconnect != o->nconnect ||
 	    n->keepalive != o->keepalive || n->rc_mode != o->rc_mode ||
 	    n->rc_entries != o->rc_entries || n->rc_pages != o->rc_pages ||
-	    n->rc_batch != o->rc_batch)
-		return invalfc(fc, "port, inline, credits, nconnect, keepalive and regcache* cannot change on remount");
+	    n->rc_batch != o->rc_batch || n->trusted_fabric != o->trusted_fabric)
+		return invalfc(fc, "port, inline, credits, nconnect, keepalive, regcache* and trusted_fabric cannot change on remount");
 	if (n->secret && (n->secret_len != o->secret_len ||
 			  crypto_memneq(n->secret, o->secret, n->secret_len)))
 		return invalfc(fc, "secret cannot change on remount");

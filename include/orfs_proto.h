@@ -256,10 +256,16 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_attr) == 96);
  * the memory windows a reply lists (ORFS_RF_WINDOW); accept: the server
  * will answer granted READs served from its cache that way, so their data
  * is never copied into a staging buffer.
+ *
+ * ORFS_CF_PAGES: request: the client may name its memory for a REMOTE READ
+ * or WRITE by a page list (ORFS_IO_PAGES), as its trusted-fabric mode
+ * does; accept: the server sized this connection's queues for page lists
+ * and serves them.  Without it in the accept, ORFS_IO_PAGES is refused.
  */
 #define ORFS_CF_AUTH		0x1
 #define ORFS_CF_WINDOWS		0x2
-#define ORFS_CF_KNOWN		(ORFS_CF_AUTH | ORFS_CF_WINDOWS)
+#define ORFS_CF_PAGES		0x4
+#define ORFS_CF_KNOWN		(ORFS_CF_AUTH | ORFS_CF_WINDOWS | ORFS_CF_PAGES)
 
 /*
  * The shared-secret handshake (Documentation/protocol.md, "Shared-secret
@@ -597,7 +603,19 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_readlink_rep) == 8);
  * before the reply, which RC ordering delivers after them.
  */
 #define ORFS_IO_REMOTE		0x4
-#define ORFS_IO_KNOWN		0x7
+/*
+ * With ORFS_IO_REMOTE, on a connection that agreed on ORFS_CF_PAGES: the
+ * client's memory is named by a page list (struct orfs_rpages and its
+ * addresses) instead of struct orfs_rseg entries.  Byte i of the data is
+ * at addr[i / ORFS_RPAGE_SIZE] + i % ORFS_RPAGE_SIZE, under one rkey.
+ * This is the client's trusted-fabric mode of buffered I/O: the addresses
+ * are the DMA addresses of page-cache pages and the rkey is the client
+ * PD's global one, so the server moves the data itself (RDMA WRITE for a
+ * READ, RDMA READ for a WRITE) without the client registering anything.
+ */
+#define ORFS_IO_PAGES		0x10
+#define ORFS_IO_KNOWN		(ORFS_IO_STABLE | ORFS_IO_GRANT | ORFS_IO_REMOTE | \
+				 ORFS_IO_PAGES)
 /*
  * DEMOTE_META and DEMOTE, always with ORFS_IO_GRANT, on a connection that
  * agreed on ORFS_CF_WINDOWS: zero-copy DEMOTE.  DEMOTE_META reserves a
@@ -648,6 +666,25 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_io_req) == 88);
  * disconnects): the client must be done reading them by then.
  */
 #define ORFS_RF_WINDOW		0x8
+
+#define ORFS_RPAGE_SIZE		4096U	/* bytes per entry of a page list */
+#define ORFS_RPAGES_MAX		(ORFS_IO_MAX / ORFS_RPAGE_SIZE)
+
+/**
+ * struct orfs_rpages - the head of an ORFS_IO_PAGES page list
+ * @rkey: the key of every page (the client PD's global rkey)
+ * @npages: addresses that follow, DIV_ROUND_UP(count, ORFS_RPAGE_SIZE),
+ *	1..ORFS_RPAGES_MAX
+ *
+ * Followed by @npages __le64 addresses, each the first of ORFS_RPAGE_SIZE
+ * bytes (only the last page may be used in part).  Pages need not be
+ * contiguous; the server joins those that are.
+ */
+struct orfs_rpages {
+	__le32	rkey;
+	__le32	npages;
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_rpages) == 8);
 
 /**
  * struct orfs_rseg - client memory the server may access for one request
@@ -1311,6 +1348,79 @@ static inline int orfs_rseg_check(const struct orfs_hdr *h, uint32_t count,
 		return -EBADMSG;
 	*nseg = n;
 	return 0;
+}
+
+/**
+ * orfs_rpages_check() - validate the page list of an ORFS_IO_PAGES request
+ * @h: a READ or WRITE header that passed orfs_hdr_check(), whose body is a
+ *	struct orfs_io_req followed by struct orfs_rpages and its addresses
+ * @count: the request's byte count
+ * @npages: filled with the number of pages
+ *
+ * The body must be exactly that long, with DIV_ROUND_UP(@count,
+ * ORFS_RPAGE_SIZE) pages (1..ORFS_RPAGES_MAX), none of which wraps the
+ * address space.
+ *
+ * Return: 0 or -EBADMSG.
+ */
+static inline int orfs_rpages_check(const struct orfs_hdr *h, uint32_t count,
+				    uint32_t *npages)
+{
+	uint32_t body = orfs_cpu32(h->body_len);
+	const struct orfs_rpages *rp;
+	const __le64 *addr;
+	uint32_t n, i;
+
+	if (body < sizeof(struct orfs_io_req) + sizeof(*rp))
+		return -EBADMSG;
+	rp = (const struct orfs_rpages *)((const u8 *)orfs_body(h) +
+					  sizeof(struct orfs_io_req));
+	n = orfs_cpu32(rp->npages);
+	if (n == 0 || n > ORFS_RPAGES_MAX ||
+	    n != (count + (uint64_t)ORFS_RPAGE_SIZE - 1) / ORFS_RPAGE_SIZE ||
+	    body != sizeof(struct orfs_io_req) + sizeof(*rp) + (uint64_t)n * 8)
+		return -EBADMSG;
+	addr = (const __le64 *)(rp + 1);
+	for (i = 0; i < n; i++)
+		if (orfs_cpu64(addr[i]) > ~(uint64_t)0 - (ORFS_RPAGE_SIZE - 1))
+			return -EBADMSG;
+	*npages = n;
+	return 0;
+}
+
+/**
+ * orfs_rpages_encode() - the page list of fragments that are whole pages
+ * @addr: each fragment's address (the DMA address of its first byte)
+ * @len: each fragment's length in bytes
+ * @nr: fragments, in data order
+ * @out: filled with one address per ORFS_RPAGE_SIZE bytes of data
+ * @max: room in @out
+ *
+ * Every fragment but the last must be a non-empty multiple of
+ * ORFS_RPAGE_SIZE (a page-cache page of any size is); the last may end
+ * anywhere.  A fragment of k pages gives k consecutive addresses.
+ *
+ * Return: the number of addresses, -EINVAL for fragments that are not
+ * whole pages (the data cannot go by page list), or -ENOSPC if @max is
+ * too small.
+ */
+static inline int orfs_rpages_encode(const uint64_t *addr, const uint32_t *len,
+				     uint32_t nr, __le64 *out, uint32_t max)
+{
+	uint32_t i, off, n = 0;
+
+	if (!nr)
+		return -EINVAL;
+	for (i = 0; i < nr; i++) {
+		if (!len[i] || (i + 1 < nr && len[i] % ORFS_RPAGE_SIZE))
+			return -EINVAL;
+		for (off = 0; off < len[i]; off += ORFS_RPAGE_SIZE) {
+			if (n == max)
+				return -ENOSPC;
+			out[n++] = orfs_le64(addr[i] + off);
+		}
+	}
+	return (int)n;
 }
 
 /**

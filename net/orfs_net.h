@@ -56,6 +56,9 @@ struct crypto_shash;
  * @auth_tfm: the mount's "hmac(sha256)" transform keyed with the secret,
  *	or NULL for none: every connection then does the shared-secret
  *	handshake (net/auth.c) before it is used
+ * @trusted_fabric: allocate the PD with its unsafe global rkey and let the
+ *	server move buffered I/O's page-cache pages itself (ORFS_IO_PAGES):
+ *	the server can then read and write all of this host's memory
  */
 struct orfs_conn_opts {
 	struct sockaddr_storage	dst;
@@ -81,6 +84,7 @@ struct orfs_conn_opts {
 	const u8		*secret;
 	u32			secret_len;
 	struct crypto_shash	*auth_tfm;
+	bool			trusted_fabric;
 };
 
 /**

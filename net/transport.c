@@ -351,6 +351,10 @@ static void orfs_free_grants(struct orfs_conn *conn)
 		kfree(g->sge);
 		kfree(g->wr);
 		orfs_frwr_destroy(&g->frwr);
+		if (g->plist_dma)
+			ib_dma_unmap_single(orfs_dev(conn), g->plist_dma,
+					    g->plist_max * sizeof(*g->plist), DMA_TO_DEVICE);
+		kfree(g->plist);
 	}
 	kfree(conn->grants);
 	conn->grants = NULL;
@@ -485,7 +489,8 @@ static int orfs_create_qp(struct orfs_conn *conn)
 	else
 		conn->mr_pages = 0;
 
-	conn->pd = ib_alloc_pd(dev, 0);
+	/* Trusted fabric: the server reaches page-cache pages by DMA address. */
+	conn->pd = ib_alloc_pd(dev, conn->opts.trusted_fabric ? IB_PD_UNSAFE_GLOBAL_RKEY : 0);
 	if (IS_ERR(conn->pd)) {
 		ret = PTR_ERR(conn->pd);
 		conn->pd = NULL;
@@ -587,6 +592,8 @@ static int orfs_connect(struct orfs_conn *conn)
 	req->io_size = cpu_to_le32(conn->io_pages << PAGE_SHIFT);
 	if (conn->io_pages)
 		req->flags |= cpu_to_le32(ORFS_CF_WINDOWS);
+	if (conn->io_pages && conn->opts.trusted_fabric)
+		req->flags |= cpu_to_le32(ORFS_CF_PAGES);
 	if (conn->opts.auth_tfm) {
 		req->flags |= cpu_to_le32(ORFS_CF_AUTH);
 		get_random_bytes(req->nonce, sizeof(req->nonce));
@@ -603,6 +610,27 @@ static int orfs_connect(struct orfs_conn *conn)
 
 static void orfs_grant_done(struct ib_cq *cq, struct ib_wc *wc);
 static void orfs_grant_err(struct ib_cq *cq, struct ib_wc *wc);
+
+/* Trusted fabric: a page list for the largest transfer through @g, mapped
+ * once for the SENDs that carry it.
+ */
+static int orfs_alloc_plist(struct orfs_conn *conn, struct orfs_grant *g)
+{
+	struct ib_device *dev = orfs_dev(conn);
+	size_t size;
+	u64 dma;
+
+	g->plist_max = ((size_t)conn->io_pages << PAGE_SHIFT) / ORFS_RPAGE_SIZE;
+	size = g->plist_max * sizeof(*g->plist);
+	g->plist = kmalloc(size, GFP_KERNEL);
+	if (!g->plist)
+		return -ENOMEM;
+	dma = ib_dma_map_single(dev, g->plist, size, DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(dev, dma))
+		return -ENOMEM;
+	g->plist_dma = dma;
+	return 0;
+}
 
 /* Allocates the transfer state of each staging buffer the server granted. */
 static int orfs_alloc_grants(struct orfs_conn *conn)
@@ -647,6 +675,8 @@ static int orfs_alloc_grants(struct orfs_conn *conn)
 			if (ret)
 				return ret;
 		}
+		if (conn->opts.trusted_fabric && orfs_alloc_plist(conn, g))
+			return -ENOMEM;
 	}
 	bitmap_fill(conn->grant_free, n);
 	return 0;
@@ -700,6 +730,10 @@ static int orfs_established(struct orfs_conn *conn, const struct rdma_cm_event *
 	granted = le16_to_cpu(conn->rep.credits);
 	if (orfs_alloc_grants(conn) || orfs_rc_init(conn))
 		return -ENOMEM;
+	conn->pages = conn->opts.trusted_fabric && conn->ngrants &&
+		      (le32_to_cpu(conn->rep.flags) & ORFS_CF_PAGES);
+	if (conn->opts.trusted_fabric && conn->ngrants && !conn->pages)
+		pr_info_ratelimited("server does not take page lists: trusted_fabric I/O goes through staging buffers\n");
 	if (conn->opts.io_required && orfs_conn_io_max(conn) < conn->opts.io_required) {
 		pr_warn_ratelimited("server granted no staging buffers of %u bytes on the new connection\n",
 				    conn->opts.io_required);
@@ -1392,6 +1426,71 @@ static void orfs_ucred_fill(struct orfs_ucred *w, const struct cred *cred)
 }
 
 /**
+ * orfs_pages_fit() - may a buffered READ or WRITE name its pages by page list?
+ * @conn: the connection
+ * @g: the staging buffer the request took
+ * @msg: the request
+ * @bytes: its data bytes
+ *
+ * Trusted fabric only (conn->pages), and only for fragments that are whole
+ * ORFS_RPAGE_SIZE pages but the last (what readahead and write-back send:
+ * orfs_rpages_encode()), whose list fits @g's and the server's receive
+ * buffer.  Anything else goes through the staging buffer.
+ */
+static bool orfs_pages_fit(const struct orfs_conn *conn, const struct orfs_grant *g,
+			   const struct orfs_msg *msg, u32 bytes)
+{
+	u32 i, left = bytes, npages = DIV_ROUND_UP(bytes, ORFS_RPAGE_SIZE);
+
+	if (!conn->pages || msg->direct || !bytes || npages > g->plist_max ||
+	    sizeof(struct orfs_hdr) + msg->body_len + sizeof(struct orfs_rpages) +
+	    npages * sizeof(__le64) > ORFS_META_MAX + conn->inline_size)
+		return false;
+	for (i = 0; i < msg->nr_bvec && left > msg->bvec[i].bv_len; i++) {
+		if (!msg->bvec[i].bv_len || msg->bvec[i].bv_len % ORFS_RPAGE_SIZE)
+			return false;
+		left -= msg->bvec[i].bv_len;
+	}
+	return i < msg->nr_bvec;
+}
+
+/**
+ * orfs_pages_map() - DMA-map a request's pages and list them for the server
+ * @conn: the connection (trusted fabric)
+ * @g: the staging buffer the request took
+ * @msg: a READ or WRITE that orfs_pages_fit()
+ * @bytes: its data bytes
+ *
+ * The first @bytes of the pages are mapped for the server's RDMA (WRITE
+ * into them for a READ, READ from them for a WRITE) and stay mapped until
+ * the reply; @g->plist gets their page list.
+ *
+ * Return: the number of pages listed, or -ENOMEM.
+ */
+static int orfs_pages_map(struct orfs_conn *conn, struct orfs_grant *g,
+			  const struct orfs_msg *msg, u32 bytes)
+{
+	bool read = msg->opcode == ORFS_OP_READ;
+	int ret;
+
+	ret = orfs_grant_map(conn, g, msg->bvec, msg->nr_bvec, bytes,
+			     read ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
+	if (ret)
+		return ret;
+	ib_dma_sync_single_for_cpu(orfs_dev(conn), g->plist_dma,
+				   g->plist_max * sizeof(*g->plist), DMA_TO_DEVICE);
+	ret = orfs_rpages_encode(g->dma, g->dma_len, g->nr_map, g->plist, g->plist_max);
+	if (WARN_ON_ONCE(ret <= 0)) {	/* orfs_pages_fit() said it would */
+		orfs_grant_unmap(conn, g);
+		return -EINVAL;
+	}
+	ib_dma_sync_single_for_device(orfs_dev(conn), g->plist_dma,
+				      ret * sizeof(*g->plist), DMA_TO_DEVICE);
+	g->pages = true;
+	return ret;
+}
+
+/**
  * orfs_post_request() - post a request's SEND, after an RDMA WRITE chain
  * @conn: the connection
  * @slot: the request's slot
@@ -1402,7 +1501,10 @@ static void orfs_ucred_fill(struct orfs_ucred *w, const struct cred *cred)
  *
  * With @g, the body's orfs_io_req is marked ORFS_IO_GRANT and names it; a
  * WRITE's pages are RDMA-written into it by a chain posted in front of the
- * SEND.  Without, a WRITE's pages are gathered into the SEND itself.
+ * SEND.  Without, a WRITE's pages are gathered into the SEND itself.  On a
+ * trusted fabric a buffered READ or WRITE whose pages orfs_pages_fit()
+ * names them instead (ORFS_IO_PAGES, the list gathered from @g->plist) and
+ * the server moves the data.
  * The header carries msg->cred, or the calling task's credential.
  *
  * Context: process (the task making the call); does not sleep.
@@ -1419,10 +1521,24 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 	bool rdma_write = g && msg->opcode == ORFS_OP_WRITE && !msg->direct;
 	struct orfs_rseg seg[ORFS_RSEG_MAX];
 	struct ib_rdma_wr *last;
-	u32 nseg = 0;
+	u32 nseg = 0, npages = 0;
 	u32 len, data_len = 0, bytes = 0;
 	int ret;
 
+	if (g) {
+		const struct orfs_io_req *q = msg->body;
+
+		g->pages = false;
+		bytes = le32_to_cpu(q->count);
+		if (orfs_pages_fit(conn, g, msg, bytes)) {
+			ret = orfs_pages_map(conn, g, msg, bytes);
+			if (ret < 0)
+				return ret;
+			npages = ret;
+			rdma_write = false;
+			body_len += sizeof(struct orfs_rpages) + npages * sizeof(__le64);
+		}
+	}
 	if (msg->direct) {
 		g->rcm = NULL;
 		g->rcreg = NULL;
@@ -1443,7 +1559,6 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 		}
 		body_len += nseg * sizeof(seg[0]);	/* the segments follow the body */
 	} else if (rdma_write) {
-		bytes = orfs_msg_bytes(msg);
 		ret = orfs_grant_map(conn, g, msg->bvec, msg->nr_bvec, bytes,
 				     DMA_TO_DEVICE);
 		if (ret)
@@ -1473,9 +1588,16 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 		if (msg->direct) {
 			q->flags |= cpu_to_le32(ORFS_IO_REMOTE);
 			memcpy(q + 1, seg, nseg * sizeof(seg[0]));
+		} else if (g->pages) {
+			struct orfs_rpages *rp = (struct orfs_rpages *)(q + 1);
+
+			q->flags |= cpu_to_le32(ORFS_IO_REMOTE | ORFS_IO_PAGES);
+			rp->rkey = cpu_to_le32(conn->pd->unsafe_global_rkey);
+			rp->npages = cpu_to_le32(npages);
 		}
 	}
-	len = sizeof(*h) + body_len;
+	/* A page list's addresses are not in the send buffer but in @g->plist. */
+	len = sizeof(*h) + body_len - npages * sizeof(__le64);
 	if (data_len) {
 		/* Data starts 8-aligned; zero the padding in between. */
 		memset((u8 *)h + len, 0, orfs_data_offset(body_len) - len);
@@ -1489,6 +1611,12 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 	wr.wr_cqe = &slot->send_cqe;
 	wr.sg_list = sge;
 	wr.num_sge = 1 + slot->nr_data;
+	if (npages) {
+		sge[1].addr = g->plist_dma;
+		sge[1].length = npages * sizeof(__le64);
+		sge[1].lkey = conn->pd->local_dma_lkey;
+		wr.num_sge = 2;
+	}
 	wr.opcode = IB_WR_SEND;
 	wr.send_flags = IB_SEND_SIGNALED;
 	trace_orfs_send(conn, slot->xid, msg->opcode, body_len, data_len);
@@ -1498,7 +1626,7 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 	if (ret) {
 		if (msg->direct)
 			orfs_direct_done(conn, g, false);	/* not posted */
-		else if (rdma_write)
+		else if (rdma_write || npages)
 			orfs_grant_unmap(conn, g);
 		else
 			orfs_unmap_data(conn, slot);
@@ -1511,6 +1639,8 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 	orfs_stat_op(conn->stats, msg->opcode);
 	if (rdma_write)
 		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_CLIENT_WRITE, bytes);
+	else if (npages && msg->opcode == ORFS_OP_WRITE)
+		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_PAGE_LIST, bytes);
 	else if (msg->opcode == ORFS_OP_WRITE)
 		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_INLINE_OUT, data_len);
 	return 0;
@@ -1591,6 +1721,18 @@ static int orfs_read_land(struct orfs_conn *conn, const struct orfs_msg *msg,
 			return -EIO;
 		}
 		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_SERVER_RDMA, n);
+		return 0;
+	}
+	if (g && g->pages) {
+		/* Trusted fabric: the server wrote the page-cache pages. */
+		if (!remote || granted || window || rep->data_len ||
+		    n > le32_to_cpu(q->count)) {
+			orfs_stat_add(conn->stats, ORFS_CTR_BAD_REPLIES, 1);
+			pr_warn_ratelimited("page-list READ reply does not add up: %u bytes, flags %#x\n",
+					    n, le32_to_cpu(rr->flags));
+			return -EIO;
+		}
+		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_PAGE_LIST, n);
 		return 0;
 	}
 	if (window) {
@@ -1742,8 +1884,8 @@ int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
 	orfs_unmap_data(conn, slot);
 	if (msg->direct)
 		orfs_direct_done(conn, g, true);
-	else if (g && msg->opcode == ORFS_OP_WRITE)
-		orfs_grant_unmap(conn, g);
+	else if (g && (msg->opcode == ORFS_OP_WRITE || g->pages))
+		orfs_grant_unmap(conn, g);	/* a READ's data is in by now */
 	if (ret) {
 		orfs_slot_put(conn, slot);
 		ret = ret == -ERESTARTSYS ? -EINTR : ret;

@@ -97,6 +97,13 @@ struct orfs_slot {
  * @rcm: the cached registration the current O_DIRECT request uses instead
  *	of @frwr, or NULL
  * @rcreg: its REG_MR if the request made it, else NULL
+ * @plist: trusted fabric (conn->pages): the page list of the current
+ *	buffered READ or WRITE (ORFS_IO_PAGES), @plist_max addresses, sent
+ *	as the SEND's second SGE; NULL otherwise
+ * @plist_dma: its DMA address, mapped for the connection's life
+ * @plist_max: its entries
+ * @pages: the current request named its pages by @plist: the server moves
+ *	the data, and the fragments in @dma stay mapped until the reply
  *
  * A grant is used by one request at a time (conn->grant_free).
  */
@@ -151,6 +158,10 @@ struct orfs_grant {
 	struct orfs_frwr	frwr;
 	struct orfs_rc_mr	*rcm;
 	struct ib_send_wr	*rcreg;
+	__le64			*plist;
+	u64			plist_dma;
+	u32			plist_max;
+	bool			pages;
 };
 
 /**
@@ -192,6 +203,9 @@ struct orfs_grant {
  * @grant_rkey: their rkey
  * @windows: the server may answer a granted READ with memory windows over
  *	its cache blocks (ORFS_CF_WINDOWS in the accept)
+ * @pages: trusted fabric: the PD has a global rkey and the server takes
+ *	page lists (ORFS_CF_PAGES in the accept), so buffered READs and
+ *	WRITEs name their page-cache pages and the server moves the data
  * @grant_free: bitmap of staging buffers not in use
  * @grants: @ngrants staging buffers
  * @io_pages: page fragments one transfer may carry
@@ -240,6 +254,7 @@ struct orfs_conn {
 	u64			grant_addr;
 	u32			grant_rkey;
 	bool			windows;
+	bool			pages;
 	unsigned long		*grant_free;
 	struct orfs_grant	*grants;
 	u32			io_pages;

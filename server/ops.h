@@ -33,6 +33,9 @@
  *	moves the data between the client's segments and the staging buffer
  *	around the request (rdma.c, "Server-side RDMA").  If false, such
  *	requests get EOPNOTSUPP
+ * @pages: with @remote, the connection agreed on ORFS_CF_PAGES and its
+ *	queues hold page-list transfers: ORFS_IO_PAGES is served.  If false,
+ *	such requests get EOPNOTSUPP
  * @uni: the block cache and disk engine READ, WRITE and COMMIT use; NULL:
  *	no block cache and synchronous buffered I/O (tests, fuzzing)
  * @stats: server counters, or NULL
@@ -67,6 +70,7 @@ struct orfs_req_ctx {
 	uint32_t			grants;
 	uint32_t			grant_size;
 	bool				remote;
+	bool				pages;
 	struct orfs_unifier		*uni;
 	struct orfs_stats		*stats;
 	bool				zero_copy;
@@ -102,9 +106,14 @@ struct orfs_rio_seg {
  *	data (orfs_io_remote())
  * @opcode: ORFS_OP_READ or ORFS_OP_WRITE
  * @count: the request's byte count (the sum of the segment lengths)
- * @nseg: segments in @seg (1..ORFS_RSEG_MAX)
+ * @nseg: segments in @seg (1..ORFS_RSEG_MAX); 0 for a page list
  * @buf: the staging buffer the request names, in the registered arena
  * @seg: the client's segments, in order
+ * @npages: ORFS_IO_PAGES: addresses in @pages (1..ORFS_RPAGES_MAX); else 0
+ * @rkey: ORFS_IO_PAGES: the key of every page
+ * @pages: ORFS_IO_PAGES: the page list, in the receive buffer that holds
+ *	the request (little-endian, checked by orfs_rpages_check()): valid
+ *	only until that buffer is re-posted
  */
 struct orfs_remote_io {
 	uint16_t		opcode;
@@ -112,6 +121,9 @@ struct orfs_remote_io {
 	uint32_t		nseg;
 	u8			*buf;
 	struct orfs_rio_seg	seg[ORFS_RSEG_MAX];
+	uint32_t		npages;
+	uint32_t		rkey;
+	const __le64		*pages;
 };
 
 /**
@@ -149,7 +161,8 @@ bool orfs_io_remote(const struct orfs_req_ctx *ctx, const void *req,
 int orfs_io_remote_chunks(const struct orfs_remote_io *rio, uint32_t count,
 			  uint32_t max_len, struct orfs_rio_chunk *out,
 			  uint32_t max_out);
-uint32_t orfs_io_remote_max_chunks(uint32_t grant_size, uint32_t max_len);
+uint32_t orfs_io_remote_max_chunks(uint32_t grant_size, uint32_t max_len,
+				   bool pages);
 int orfs_io_remote_pieces(const struct orfs_remote_io *rio,
 			  const struct orfs_rdata *rd, uint32_t count,
 			  uint32_t max_len, struct orfs_rio_chunk *chunks,

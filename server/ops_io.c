@@ -52,7 +52,8 @@ static int not_regular_errno(const struct stat *st)
  * @ctx: the request context
  * @h: the READ or WRITE request
  * @buf: filled with the staging buffer for ORFS_IO_GRANT, else NULL
- * @nseg: filled with the segments of an ORFS_IO_REMOTE request, else 0
+ * @nseg: filled with the segments of an ORFS_IO_REMOTE request (the pages
+ *	of its page list with ORFS_IO_PAGES), else 0
  *
  * The count is at most the inline threshold, or the grant size for a
  * request naming one of this connection's staging buffers; the end offset
@@ -63,10 +64,13 @@ static int not_regular_errno(const struct stat *st)
  * after a request without ORFS_IO_REMOTE are refused rather than ignored:
  * they can only be a segment list whose flag was forgotten, and serving
  * that as a granted request would leave the client's buffer untouched.
+ * ORFS_IO_PAGES (only with ORFS_IO_REMOTE) replaces the segments with a
+ * page list (orfs_rpages_check()).
  *
  * Return: 0; -EINVAL for bad flags, grant or range; -EBADMSG for a body of
- * the wrong size or a bad segment list (orfs_rseg_check()); -EOPNOTSUPP for
- * ORFS_IO_REMOTE on a connection whose transport cannot serve it.
+ * the wrong size or a bad segment or page list; -EOPNOTSUPP for
+ * ORFS_IO_REMOTE (ORFS_IO_PAGES) on a connection whose transport cannot
+ * serve it (did not agree on ORFS_CF_PAGES).
  */
 static int io_check(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		    u8 **buf, uint32_t *nseg)
@@ -81,10 +85,13 @@ static int io_check(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	*nseg = 0;
 	if ((flags & ~ORFS_IO_KNOWN) || q->reserved)
 		return -EINVAL;
+	if ((flags & ORFS_IO_PAGES) && !(flags & ORFS_IO_REMOTE))
+		return -EINVAL;
 	if (flags & ORFS_IO_REMOTE) {
 		if (!(flags & ORFS_IO_GRANT))
 			return -EINVAL;
-		if (orfs_rseg_check(h, count, nseg))
+		if ((flags & ORFS_IO_PAGES) ? orfs_rpages_check(h, count, nseg) :
+					      orfs_rseg_check(h, count, nseg))
 			return -EBADMSG;
 	} else if (orfs_cpu32(h->body_len) != sizeof(*q)) {
 		return -EBADMSG;
@@ -99,6 +106,8 @@ static int io_check(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	if (off > (uint64_t)INT64_MAX - count)
 		return -EINVAL;
 	if ((flags & ORFS_IO_REMOTE) && !ctx->remote)
+		return -EOPNOTSUPP;
+	if ((flags & ORFS_IO_PAGES) && !ctx->pages)
 		return -EOPNOTSUPP;
 	return 0;
 }
@@ -180,17 +189,59 @@ bool orfs_io_remote(const struct orfs_req_ctx *ctx, const void *req,
 		err = write_check(ctx, h, &buf, &nseg);
 	if (err)
 		return false;
-	s = (const struct orfs_rseg *)(q + 1);
 	rio->opcode = op;
 	rio->count = orfs_cpu32(q->count);
-	rio->nseg = nseg;
 	rio->buf = buf;
+	if (orfs_cpu32(q->flags) & ORFS_IO_PAGES) {
+		const struct orfs_rpages *rp = (const struct orfs_rpages *)(q + 1);
+
+		rio->nseg = 0;
+		rio->npages = nseg;
+		rio->rkey = orfs_cpu32(rp->rkey);
+		rio->pages = (const __le64 *)(rp + 1);
+		return true;
+	}
+	s = (const struct orfs_rseg *)(q + 1);
+	rio->nseg = nseg;
+	rio->npages = 0;
+	rio->pages = NULL;
 	for (i = 0; i < nseg; i++) {
 		rio->seg[i].addr = orfs_cpu64(s[i].addr);
 		rio->seg[i].rkey = orfs_cpu32(s[i].rkey);
 		rio->seg[i].len = orfs_cpu32(s[i].len);
 	}
 	return true;
+}
+
+/*
+ * orfs_io_remote_chunks() for a page list: @count bytes (at most the
+ * request's), each page a chunk unless it continues the previous one.
+ * -EINVAL if @max_len cannot hold a page (the transport serves page lists
+ * only where it can).
+ */
+static int remote_page_chunks(const struct orfs_remote_io *rio, uint32_t count,
+			      uint32_t max_len, struct orfs_rio_chunk *out,
+			      uint32_t max_out)
+{
+	uint32_t done = 0, n = 0, i, len;
+	struct orfs_rio_chunk *c;
+	uint64_t addr;
+
+	if (max_len < ORFS_RPAGE_SIZE)
+		return -EINVAL;
+	for (i = 0; i < rio->npages && done < count; i++, done += len) {
+		addr = orfs_cpu64(rio->pages[i]);
+		len = count - done < ORFS_RPAGE_SIZE ? count - done : ORFS_RPAGE_SIZE;
+		c = n ? &out[n - 1] : NULL;
+		if (c && c->addr + c->len == addr && c->len <= max_len - len) {
+			c->len += len;
+			continue;
+		}
+		if (n == max_out)
+			return -ENOSPC;
+		out[n++] = (struct orfs_rio_chunk){ done, len, addr, rio->rkey };
+	}
+	return (int)n;
 }
 
 /**
@@ -206,7 +257,9 @@ bool orfs_io_remote(const struct orfs_req_ctx *ctx, const void *req,
  *
  * Byte i of the staging buffer goes to (comes from) the segment where the
  * running total of the segment lengths passes i.  A chunk never spans two
- * segments and never exceeds @max_len.
+ * segments and never exceeds @max_len.  A page list is a list of
+ * ORFS_RPAGE_SIZE segments, and consecutive pages the client's addresses
+ * show to be contiguous are joined into one chunk, up to @max_len.
  *
  * Return: the number of chunks (0 when @count is 0), or -ENOSPC if @out is
  * too small.
@@ -222,6 +275,8 @@ int orfs_io_remote_chunks(const struct orfs_remote_io *rio, uint32_t count,
 		count = rio->count;
 	if (!max_len)
 		max_len = UINT32_MAX;
+	if (rio->npages)
+		return remote_page_chunks(rio, count, max_len, out, max_out);
 	for (i = 0; i < rio->nseg && done < count; i++) {
 		s = &rio->seg[i];
 		for (off = 0; off < s->len && done < count; off += len) {
@@ -247,13 +302,22 @@ int orfs_io_remote_chunks(const struct orfs_remote_io *rio, uint32_t count,
  * orfs_io_remote_max_chunks() - most chunks one REMOTE request can need
  * @grant_size: bytes per staging buffer (the largest count)
  * @max_len: orfs_io_remote_chunks()'s @max_len
+ * @pages: page lists (ORFS_IO_PAGES) are served too
  *
  * A segment of L bytes takes at most floor(L / max_len) + 1 chunks, so the
- * whole list at most ORFS_RSEG_MAX + grant_size / max_len.
+ * whole list at most ORFS_RSEG_MAX + grant_size / max_len.  A page list
+ * takes at most one chunk per page, DIV_ROUND_UP(grant_size,
+ * ORFS_RPAGE_SIZE): a page is never cut (page lists are served only where
+ * max_len holds a page).
  */
-uint32_t orfs_io_remote_max_chunks(uint32_t grant_size, uint32_t max_len)
+uint32_t orfs_io_remote_max_chunks(uint32_t grant_size, uint32_t max_len,
+				   bool pages)
 {
-	return ORFS_RSEG_MAX + (max_len ? grant_size / max_len : 0);
+	uint32_t segs = ORFS_RSEG_MAX + (max_len ? grant_size / max_len : 0);
+	uint32_t npages = (uint32_t)(((uint64_t)grant_size + ORFS_RPAGE_SIZE - 1) /
+				     ORFS_RPAGE_SIZE);
+
+	return pages && npages > segs ? npages : segs;
 }
 
 /**

@@ -723,6 +723,7 @@ static void conn_release(struct orfs_conn *conn)
 	conn->ngrants = 0;
 	conn->remote_max = 0;
 	conn->ctx.remote = false;
+	conn->ctx.pages = false;
 	conn->ctx.zero_copy = false;
 	conn->ctx.windows = false;
 	conn->ctx.window_data = NULL;
@@ -1099,7 +1100,6 @@ static void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 	struct orfs_rdata *rd = rb->areq.rdata;
 	struct reply_post post = { 0 };
 	struct msgbuf *sb = rb->reply;
-	struct orfs_remote_io rio;
 	bool win_write = rb->areq.win_write, win_end = rb->areq.win_end;
 	uint32_t bytes = 0, grant = 0, win_grant = rb->areq.win_grant;
 	struct orfs_read_rep *rr;
@@ -1109,9 +1109,15 @@ static void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 	rb->areq.rdata = NULL;
 	rb->areq.win_write = false;
 	rb->areq.win_end = false;
-	if (remote_read)
-		rio = rb->rio;	/* the receive buffer is about to be reused */
-	else if (rd)
+	/*
+	 * The chain is built before the receive buffer is re-posted: a page
+	 * list (ORFS_IO_PAGES) is read from it.
+	 */
+	if (remote_read && n)
+		bytes = remote_read_bytes(sb->data, n, &rb->rio);
+	if (bytes)
+		nchain = conn_chain(conn, &rb->rio, bytes, IBV_WR_RDMA_WRITE, rd);
+	if (!remote_read && rd)
 		grant = request_grant(rb);
 	rb->rio.opcode = 0;
 	err = conn_post_recv(conn, rb);
@@ -1124,10 +1130,6 @@ static void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 		conn_fail(conn);
 		return;
 	}
-	if (remote_read && n)
-		bytes = remote_read_bytes(sb->data, n, &rio);
-	if (bytes)
-		nchain = conn_chain(conn, &rio, bytes, IBV_WR_RDMA_WRITE, rd);
 	if (!n || nchain < 0) {
 		if (nchain < 0)
 			log_err("%s: RDMA chain does not fit its work requests",
@@ -1605,6 +1607,19 @@ static void conn_size_zero_copy(struct orfs_server *srv, struct orfs_conn *conn,
 	conn->sq_size += extra;
 }
 
+/*
+ * The REMOTE sizes of conn_size(): chunks and work requests per REMOTE
+ * request (page lists served or not), and how many such requests @room
+ * send-queue and CQ entries hold, at most one per staging buffer.
+ */
+static void conn_size_remote(struct orfs_conn *conn, bool pages, uint32_t room)
+{
+	conn->chunk_max = orfs_io_remote_max_chunks(conn->ctx.grant_size,
+						    conn->max_msg, pages);
+	conn->wr_max = conn->chunk_max + conn->span_max;
+	conn->remote_max = min_u32(conn->ngrants, room / conn->wr_max);
+}
+
 /**
  * conn_size() - choose credits, buffer and queue sizes for a new connection
  * @srv: the server
@@ -1626,7 +1641,9 @@ static void conn_size_zero_copy(struct orfs_server *srv, struct orfs_conn *conn,
  * flight than staging buffers), fewer if the device's max_qp_wr or
  * max_cqe cannot hold that many chains next to the credits+1 replies; 0
  * (no grants, no RDMA READ initiator depth, or no room) means REMOTE
- * requests are refused with EOPNOTSUPP.
+ * requests are refused with EOPNOTSUPP.  A client offering page lists
+ * (ORFS_CF_PAGES) gets them if the chains they can need (a work request
+ * per page) still fit one per staging buffer.
  *
  * The send queue is then credits+1 + remote_max * wr_max work requests,
  * the CQ credits+1 more than that.
@@ -1637,6 +1654,7 @@ static int conn_size(struct orfs_server *srv, struct orfs_conn *conn,
 {
 	uint32_t credits = orfs_cpu16(req->credits);
 	uint32_t dev_max, qp_room, cq_room;
+	bool pages = false;
 
 	if (!credits)
 		credits = srv->cfg.credits;
@@ -1658,19 +1676,24 @@ static int conn_size(struct orfs_server *srv, struct orfs_conn *conn,
 		conn->max_msg = conn->ctx.grant_size;
 		if (max_msg_sz && max_msg_sz < conn->max_msg)
 			conn->max_msg = max_msg_sz;
-		conn->chunk_max = orfs_io_remote_max_chunks(conn->ctx.grant_size,
-							    conn->max_msg);
+		pages = (orfs_cpu32(req->flags) & ORFS_CF_PAGES) &&
+			conn->max_msg >= ORFS_RPAGE_SIZE;
 		conn->span_max = zero_copy_spans(srv, conn->ctx.grant_size);
-		conn->wr_max = conn->chunk_max + conn->span_max;
 		qp_room = (uint32_t)attr->max_qp_wr - conn->nsend;
 		cq_room = (uint32_t)attr->max_cqe - conn->nsend - conn->nrecv;
-		conn->remote_max = min_u32(conn->ngrants,
-					   min_u32(qp_room, cq_room) / conn->wr_max);
+		conn_size_remote(conn, pages, min_u32(qp_room, cq_room));
+		if (pages && conn->remote_max < conn->ngrants) {
+			log_warn("%s: device queues too small for page lists; trusted-fabric I/O goes through staging buffers",
+				 conn->peer);
+			pages = false;
+			conn_size_remote(conn, false, min_u32(qp_room, cq_room));
+		}
 		if (!conn->remote_max)
 			log_warn("%s: device queues too small for server-side RDMA; O_DIRECT requests are refused",
 				 conn->peer);
 	}
 	conn->ctx.remote = conn->remote_max > 0;
+	conn->ctx.pages = conn->ctx.remote && pages;
 	conn->ctx.zero_copy = conn->ctx.remote && conn->span_max > 0;
 	conn->sq_size = conn->nsend + conn->remote_max * conn->wr_max;
 	conn_size_zero_copy(srv, conn, req, attr);
@@ -1952,6 +1975,8 @@ static int conn_accept(struct orfs_conn *conn, uint16_t version,
 	}
 	if (conn->ctx.windows)
 		rep->flags = orfs_le32(orfs_cpu32(rep->flags) | ORFS_CF_WINDOWS);
+	if (conn->ctx.pages)
+		rep->flags = orfs_le32(orfs_cpu32(rep->flags) | ORFS_CF_PAGES);
 
 	memset(&p, 0, sizeof(p));
 	p.private_data = rep;

@@ -1319,6 +1319,53 @@ static void orfs_rseg_check_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, orfs_rseg_check(h, 0, &n), -EBADMSG);
 }
 
+/*
+ * The client's trusted-fabric page lists: what orfs_rpages_encode() makes
+ * of page-cache fragments, and that orfs_rpages_check() (the server's
+ * check) takes exactly what it makes.
+ */
+static void orfs_rpages_test(struct kunit *test)
+{
+	u64 addr[3] = { 0x10000, 0x90000, 0x40000 };
+	u32 len[3] = { 4096, 8192, 100 };
+	u32 body, n = 0;
+	struct orfs_rpages *rp;
+	struct orfs_hdr *h;
+	__le64 *out;
+	int k;
+
+	body = sizeof(struct orfs_io_req) + sizeof(*rp) + 8 * 8;
+	h = kunit_kzalloc(test, sizeof(*h) + body, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, h);
+	rp = (struct orfs_rpages *)((u8 *)(h + 1) + sizeof(struct orfs_io_req));
+	out = (__le64 *)(rp + 1);
+
+	k = orfs_rpages_encode(addr, len, 3, out, 8);
+	KUNIT_ASSERT_EQ(test, k, 4);
+	KUNIT_EXPECT_EQ(test, orfs_cpu64(out[0]), 0x10000ULL);
+	KUNIT_EXPECT_EQ(test, orfs_cpu64(out[1]), 0x90000ULL);
+	KUNIT_EXPECT_EQ(test, orfs_cpu64(out[2]), 0x91000ULL);
+	KUNIT_EXPECT_EQ(test, orfs_cpu64(out[3]), 0x40000ULL);
+	rp->npages = orfs_le32(k);
+	h->body_len = orfs_le32(sizeof(struct orfs_io_req) + sizeof(*rp) + 8 * k);
+	KUNIT_EXPECT_EQ(test, orfs_rpages_check(h, 3 * 4096 + 100, &n), 0);
+	KUNIT_EXPECT_EQ(test, n, 4U);
+	KUNIT_EXPECT_EQ(test, orfs_rpages_check(h, 4 * 4096 + 1, &n), -EBADMSG);
+
+	/* Not whole pages: a short fragment before the last, an empty one. */
+	len[0] = 4000;
+	KUNIT_EXPECT_EQ(test, orfs_rpages_encode(addr, len, 3, out, 8), -EINVAL);
+	len[0] = 4096;
+	len[2] = 0;
+	KUNIT_EXPECT_EQ(test, orfs_rpages_encode(addr, len, 3, out, 8), -EINVAL);
+	KUNIT_EXPECT_EQ(test, orfs_rpages_encode(addr, len, 0, out, 8), -EINVAL);
+	/* Out of room. */
+	len[2] = 100;
+	KUNIT_EXPECT_EQ(test, orfs_rpages_encode(addr, len, 3, out, 3), -ENOSPC);
+	/* A single partial page. */
+	KUNIT_EXPECT_EQ(test, orfs_rpages_encode(&addr[2], &len[2], 1, out, 1), 1);
+}
+
 /* A READ reply's memory-window list (ORFS_RF_WINDOW), as the client checks it. */
 static void orfs_windows_check_test(struct kunit *test)
 {
@@ -1794,6 +1841,7 @@ static struct kunit_case orfs_proto_test_cases[] = {
 	KUNIT_CASE(orfs_conn_rep_test_invalid),
 	KUNIT_CASE(orfs_conn_rep_test_grants),
 	KUNIT_CASE(orfs_rseg_check_test),
+	KUNIT_CASE(orfs_rpages_test),
 	KUNIT_CASE(orfs_windows_check_test),
 	KUNIT_CASE(orfs_negotiate_inline_test),
 	KUNIT_CASE(orfs_op_modifies_test),

@@ -7,7 +7,9 @@
  * orfs_io_remote_chunks() (how a transfer is cut into RDMA work requests,
  * and the bound the send queue is sized with), orfs_io_remote_pieces()
  * (the same with the local side resolved: the staging buffer, or for a
- * zero-copy READ the cache blocks the data sits in).  No RDMA, no filesystem:
+ * zero-copy READ the cache blocks the data sits in), and the page lists of
+ * the client's trusted-fabric mode (ORFS_IO_PAGES, orfs_rpages_check()).
+ * No RDMA, no filesystem:
  * orfs_io_remote() decides before any file handle is decoded.
  */
 #define _GNU_SOURCE
@@ -26,7 +28,7 @@
 #include "ops.h"
 #include "orfs_proto.h"
 
-#define BUF_SIZE	ORFS_META_MAX
+#define BUF_SIZE	(ORFS_META_MAX + ORFS_INLINE_DEFAULT)	/* a receive buffer */
 #define GSIZE		(1U << 20)
 #define NGRANTS		4	/* and as many more bytes stand for cache blocks */
 
@@ -308,7 +310,7 @@ static void test_chunks(void **state)
 static void test_chunks_random(void **state)
 {
 	static const uint32_t limits[] = { 0, 4096, 65536, 1000, 1U << 20 };
-	uint32_t max = orfs_io_remote_max_chunks(GSIZE, 1000);
+	uint32_t max = orfs_io_remote_max_chunks(GSIZE, 1000, false);
 	struct orfs_rio_chunk *c = calloc(max, sizeof(*c));
 	uint32_t lens[ORFS_RSEG_MAX], iter, i, k, nseg, left, count, lim;
 	struct orfs_remote_io rio;
@@ -316,8 +318,8 @@ static void test_chunks_random(void **state)
 	int n;
 
 	assert_non_null(c);
-	assert_int_equal(orfs_io_remote_max_chunks(GSIZE, 0), ORFS_RSEG_MAX);
-	assert_int_equal(orfs_io_remote_max_chunks(GSIZE, GSIZE), ORFS_RSEG_MAX + 1);
+	assert_int_equal(orfs_io_remote_max_chunks(GSIZE, 0, false), ORFS_RSEG_MAX);
+	assert_int_equal(orfs_io_remote_max_chunks(GSIZE, GSIZE, false), ORFS_RSEG_MAX + 1);
 	for (iter = 0; iter < 3000; iter++) {
 		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
 		nseg = 1 + (uint32_t)(seed >> 60);
@@ -336,7 +338,7 @@ static void test_chunks_random(void **state)
 		lim = limits[iter % 5];
 		n = orfs_io_remote_chunks(&rio, count, lim, c, max);
 		assert_true(n >= 0);
-		assert_true((uint32_t)n <= orfs_io_remote_max_chunks(GSIZE, lim));
+		assert_true((uint32_t)n <= orfs_io_remote_max_chunks(GSIZE, lim, false));
 		for (k = 0, left = 0, i = 0; k < (uint32_t)n; k++) {
 			uint64_t seg_start = 0;
 
@@ -419,7 +421,7 @@ static void test_pieces(void **state)
 static void test_pieces_random(void **state)
 {
 	uint32_t lens[ORFS_RSEG_MAX], iter, i, k, nseg, nsp, left, lim;
-	uint32_t max = orfs_io_remote_max_chunks(GSIZE, 1000) + 64;
+	uint32_t max = orfs_io_remote_max_chunks(GSIZE, 1000, false) + 64;
 	struct orfs_rio_chunk *c = calloc(max, sizeof(*c));
 	struct orfs_rio_piece *p = calloc(max, sizeof(*p));
 	uint64_t seed = 0x1234567887654321ULL;
@@ -455,7 +457,7 @@ static void test_pieces_random(void **state)
 		lim = iter % 2 ? 0 : 4096;
 		n = orfs_io_remote_pieces(&rio, &rd, rio.count, lim, c, max, p, max);
 		assert_true(n > 0);
-		assert_true((uint32_t)n <= orfs_io_remote_max_chunks(GSIZE, lim) + nsp);
+		assert_true((uint32_t)n <= orfs_io_remote_max_chunks(GSIZE, lim, false) + nsp);
 		{
 			uint32_t off = 0, si = 0, soff = 0, gi = 0, goff = 0;
 
@@ -486,6 +488,178 @@ static void test_pieces_random(void **state)
 	free(p);
 }
 
+/* ---- ORFS_IO_PAGES: page lists ---- */
+
+/*
+ * A REMOTE @op with a page list in reqbuf: @count bytes through staging
+ * buffer @grant; page i at @addr(i).
+ */
+static struct orfs_io_req *build_pages(uint16_t op, uint32_t count,
+				       uint32_t grant, uint32_t npages,
+				       uint64_t (*addr)(uint32_t))
+{
+	struct orfs_io_req *q;
+	struct orfs_rpages *rp;
+	__le64 *a;
+	uint32_t i;
+
+	memset(reqbuf, 0, BUF_SIZE);
+	orfs_hdr_init(REQ, op, 43, 0, sizeof(*q) + sizeof(*rp) + npages * 8, 0);
+	q = (struct orfs_io_req *)(REQ + 1);
+	q->fh.len = orfs_le32(8);
+	q->count = orfs_le32(count);
+	q->flags = orfs_le32(ORFS_IO_GRANT | ORFS_IO_REMOTE | ORFS_IO_PAGES);
+	q->grant = orfs_le32(grant);
+	rp = (struct orfs_rpages *)(q + 1);
+	rp->rkey = orfs_le32(0x5eed);
+	rp->npages = orfs_le32(npages);
+	a = (__le64 *)(rp + 1);
+	for (i = 0; i < npages; i++)
+		a[i] = orfs_le64(addr(i));
+	return q;
+}
+
+static __le64 *page_at(uint32_t i)
+{
+	return (__le64 *)((struct orfs_rpages *)((struct orfs_io_req *)(REQ + 1) + 1) + 1) + i;
+}
+
+/* Pages 0-2 contiguous, then every page apart (descending, as allocators go). */
+static uint64_t addr_runs(uint32_t i)
+{
+	return i < 3 ? 0x100000ULL + i * ORFS_RPAGE_SIZE :
+		       0x80000000ULL - i * 2 * ORFS_RPAGE_SIZE;
+}
+
+static uint64_t addr_contig(uint32_t i)
+{
+	return 0x7f0000000000ULL + (uint64_t)i * ORFS_RPAGE_SIZE;
+}
+
+static void test_rpages_check(void **state)
+{
+	uint32_t n = 99;
+
+	build_pages(ORFS_OP_READ, 3 * 4096 + 1, 0, 4, addr_runs);
+	assert_int_equal(orfs_rpages_check(REQ, 3 * 4096 + 1, &n), 0);
+	assert_int_equal(n, 4);
+	/* The page count must be exactly what the count needs. */
+	assert_int_equal(orfs_rpages_check(REQ, 3 * 4096, &n), -EBADMSG);
+	assert_int_equal(orfs_rpages_check(REQ, 4 * 4096 + 1, &n), -EBADMSG);
+	assert_int_equal(orfs_rpages_check(REQ, 4 * 4096, &n), 0);
+	build_pages(ORFS_OP_READ, 0, 0, 0, addr_runs);
+	assert_int_equal(orfs_rpages_check(REQ, 0, &n), -EBADMSG);
+	/* The body must end with the last address. */
+	build_pages(ORFS_OP_WRITE, 8192, 0, 2, addr_runs);
+	REQ->body_len = orfs_le32(orfs_cpu32(REQ->body_len) + 8);
+	assert_int_equal(orfs_rpages_check(REQ, 8192, &n), -EBADMSG);
+	REQ->body_len = orfs_le32(orfs_cpu32(REQ->body_len) - 12);
+	assert_int_equal(orfs_rpages_check(REQ, 8192, &n), -EBADMSG);
+	REQ->body_len = orfs_le32(sizeof(struct orfs_io_req) + 4);
+	assert_int_equal(orfs_rpages_check(REQ, 8192, &n), -EBADMSG);
+	/* More pages than the largest transfer, whatever the body says. */
+	build_pages(ORFS_OP_WRITE, 8192, 0, 2, addr_runs);
+	((struct orfs_rpages *)((struct orfs_io_req *)(REQ + 1) + 1))->npages =
+		orfs_le32(ORFS_RPAGES_MAX + 1);
+	REQ->body_len = orfs_le32(sizeof(struct orfs_io_req) + 8 +
+				  (ORFS_RPAGES_MAX + 1) * 8);
+	assert_int_equal(orfs_rpages_check(REQ, ORFS_IO_MAX + 1, &n), -EBADMSG);
+	/* A page that wraps the address space, and the last one that does not. */
+	build_pages(ORFS_OP_READ, 8192, 0, 2, addr_runs);
+	*page_at(1) = orfs_le64(UINT64_MAX - 4094);
+	assert_int_equal(orfs_rpages_check(REQ, 8192, &n), -EBADMSG);
+	*page_at(1) = orfs_le64(UINT64_MAX - 4095);
+	assert_int_equal(orfs_rpages_check(REQ, 8192, &n), 0);
+}
+
+static void test_io_remote_pages(void **state)
+{
+	struct orfs_remote_io rio;
+	struct orfs_io_req *q;
+
+	/* Refused on a connection that did not agree on ORFS_CF_PAGES. */
+	build_pages(ORFS_OP_READ, GSIZE, 1, GSIZE / 4096, addr_runs);
+	assert_false(orfs_io_remote(&ctx, reqbuf, req_len(), &rio));
+	ctx.pages = true;
+	assert_true(orfs_io_remote(&ctx, reqbuf, req_len(), &rio));
+	assert_int_equal(rio.opcode, ORFS_OP_READ);
+	assert_int_equal(rio.count, GSIZE);
+	assert_int_equal(rio.nseg, 0);
+	assert_int_equal(rio.npages, GSIZE / 4096);
+	assert_int_equal(rio.rkey, 0x5eed);
+	assert_ptr_equal(rio.pages, page_at(0));
+	assert_ptr_equal(rio.buf, grants + GSIZE);
+	/* A WRITE's last page in part. */
+	build_pages(ORFS_OP_WRITE, 5000, 0, 2, addr_runs);
+	assert_true(orfs_io_remote(&ctx, reqbuf, req_len(), &rio));
+	assert_int_equal(rio.npages, 2);
+	/* ORFS_IO_PAGES needs ORFS_IO_REMOTE; a segment list is not a page list. */
+	q = build_pages(ORFS_OP_WRITE, 5000, 0, 2, addr_runs);
+	q->flags = orfs_le32(ORFS_IO_GRANT | ORFS_IO_PAGES);
+	assert_false(orfs_io_remote(&ctx, reqbuf, req_len(), &rio));
+	q = build(ORFS_OP_WRITE, 100, 0, 1, NULL);
+	q->flags |= orfs_le32(ORFS_IO_PAGES);
+	assert_false(orfs_io_remote(&ctx, reqbuf, req_len(), &rio));
+	/* More than the staging buffer. */
+	build_pages(ORFS_OP_READ, GSIZE + 1, 0, GSIZE / 4096 + 1, addr_runs);
+	assert_false(orfs_io_remote(&ctx, reqbuf, req_len(), &rio));
+}
+
+/*
+ * Contiguous pages are joined (up to the limit), others are chunks of
+ * their own; a short count stops early; the whole list never needs more
+ * than orfs_io_remote_max_chunks(..., true).
+ */
+static void test_page_chunks(void **state)
+{
+	uint32_t max = orfs_io_remote_max_chunks(GSIZE, 1U << 20, true);
+	struct orfs_rio_chunk c[300];
+	struct orfs_remote_io rio;
+	int n, k;
+
+	assert_int_equal(max, GSIZE / ORFS_RPAGE_SIZE);
+	assert_int_equal(orfs_io_remote_max_chunks(GSIZE, 1U << 20, false),
+			 ORFS_RSEG_MAX + 1);
+	ctx.pages = true;
+	build_pages(ORFS_OP_READ, 5 * 4096 + 10, 0, 6, addr_runs);
+	assert_true(orfs_io_remote(&ctx, reqbuf, req_len(), &rio));
+	n = orfs_io_remote_chunks(&rio, rio.count, 0, c, 300);
+	assert_int_equal(n, 4);
+	assert_int_equal(c[0].off, 0);
+	assert_int_equal(c[0].len, 3 * 4096);
+	assert_true(c[0].addr == 0x100000ULL);
+	assert_int_equal(c[0].rkey, 0x5eed);
+	assert_int_equal(c[1].off, 3 * 4096);
+	assert_int_equal(c[1].len, 4096);
+	assert_true(c[1].addr == addr_runs(3));
+	assert_int_equal(c[3].off, 5 * 4096);
+	assert_int_equal(c[3].len, 10);
+	/* The limit cuts a run at a page boundary. */
+	n = orfs_io_remote_chunks(&rio, rio.count, 8192, c, 300);
+	assert_int_equal(n, 5);
+	assert_int_equal(c[0].len, 8192);
+	assert_int_equal(c[1].len, 4096);
+	assert_true(c[1].addr == 0x100000ULL + 8192);
+	/* A READ that came back short. */
+	n = orfs_io_remote_chunks(&rio, 4096 + 1, 0, c, 300);
+	assert_int_equal(n, 1);
+	assert_int_equal(c[0].len, 4097);
+	assert_int_equal(orfs_io_remote_chunks(&rio, 0, 0, c, 300), 0);
+	/* Too little room; a limit below a page. */
+	assert_int_equal(orfs_io_remote_chunks(&rio, rio.count, 0, c, 3), -ENOSPC);
+	assert_int_equal(orfs_io_remote_chunks(&rio, rio.count, 4095, c, 300), -EINVAL);
+	/* A whole staging buffer: one chunk if contiguous, a page each if not. */
+	build_pages(ORFS_OP_WRITE, GSIZE, 0, GSIZE / 4096, addr_contig);
+	assert_true(orfs_io_remote(&ctx, reqbuf, req_len(), &rio));
+	assert_int_equal(orfs_io_remote_chunks(&rio, GSIZE, GSIZE, c, 300), 1);
+	build_pages(ORFS_OP_WRITE, GSIZE, 0, GSIZE / 4096, addr_runs);
+	assert_true(orfs_io_remote(&ctx, reqbuf, req_len(), &rio));
+	n = orfs_io_remote_chunks(&rio, GSIZE, GSIZE, c, max);
+	assert_int_equal(n, (int)(GSIZE / 4096 - 2));
+	for (k = 0; k < n; k++)
+		assert_int_equal(c[k].off, k ? (k + 2) * 4096U : 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -496,6 +670,9 @@ int main(void)
 		cmocka_unit_test_setup(test_chunks_random, reset_ctx),
 		cmocka_unit_test_setup(test_pieces, reset_ctx),
 		cmocka_unit_test_setup(test_pieces_random, reset_ctx),
+		cmocka_unit_test_setup(test_rpages_check, reset_ctx),
+		cmocka_unit_test_setup(test_io_remote_pages, reset_ctx),
+		cmocka_unit_test_setup(test_page_chunks, reset_ctx),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
