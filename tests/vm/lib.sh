@@ -75,8 +75,10 @@ orfs_mount() {
 # module.
 orfs_cleanup() {
 	local m ok=0
+	# A test that failed may leave a hard mount whose server is gone: a
+	# plain umount would wait for it forever, so it gets a minute.
 	for m in $(awk '$3 == "orfs" { print $2 }' /proc/mounts | tac); do
-		umount "$m" || umount -f "$m" || ok=1
+		timeout -k 5 60 umount "$m" || umount -f "$m" || ok=1
 	done
 	pkill -x orfsd 2>/dev/null && sleep 0.2
 	pkill -9 -x orfsd 2>/dev/null

@@ -17,7 +17,12 @@ orfs_server_start "$exp"
 dmesg_mark
 orfs_mount "$mnt" / trusted_fabric
 sys=/sys/fs/orfs/$(stat -c '%Hd:%Ld' "$mnt")
-ctr() { awk -v k="$1" '$1 == k { print $2 }' "$sys/counters"; }
+ctr() {
+	local v
+	v=$(awk -v k="$1" '$1 == k { print $2 }' "$sys/counters")
+	[ -n "$v" ] || fail "no counter $1"
+	echo "$v"
+}
 
 grep -q "^[^ ]* $mnt orfs .*,trusted_fabric" /proc/mounts ||
 	fail "/proc/mounts does not show trusted_fabric"
@@ -32,11 +37,12 @@ cmp "$ORFS_WORK/src" "$exp/seq" || fail "server copy differs"
 echo 3 >/proc/sys/vm/drop_caches
 cmp "$ORFS_WORK/src" "$mnt/seq" || fail "read-back differs"
 pl=$(ctr bytes_page_list)
-note "bytes_page_list $pl, bytes_client_read $(ctr bytes_client_read)," \
-	"bytes_client_write $(ctr bytes_client_write), bytes_window_read $(ctr bytes_window_read)"
+note "bytes_page_list $pl, bytes_client_rdma_read $(ctr bytes_client_rdma_read)," \
+	"bytes_client_rdma_write $(ctr bytes_client_rdma_write), bytes_window_read $(ctr bytes_window_read)"
 [ "$pl" -ge $((2 * 33554432 - 2 * 1048576)) ] ||
 	fail "only $pl bytes went by page list"
-[ "$(ctr bytes_client_write)" -eq 0 ] || fail "write-back still RDMA-wrote staging buffers"
+[ "$(ctr bytes_client_rdma_write)" -eq 0 ] || fail "write-back still RDMA-wrote staging buffers"
+[ "$(ctr bytes_client_rdma_read)" -eq 0 ] || fail "readahead still RDMA-read staging buffers"
 [ "$(ctr bytes_window_read)" -eq 0 ] || fail "readahead still RDMA-read windows"
 [ "$(ctr mr_registrations)" -eq 0 ] || fail "the buffered path registered memory"
 
