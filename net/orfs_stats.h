@@ -34,7 +34,7 @@ enum orfs_counter {
 	ORFS_CTR_POLL_HITS,		/* busy_poll: the completion came while spinning */
 	ORFS_CTR_POLL_MISSES,		/* busy_poll: spun for nothing, then slept */
 	ORFS_CTR_BYTES_WINDOW_READ,	/* client RDMA READ from server cache blocks (windows) */
-	ORFS_CTR_BYTES_PAGE_LIST,	/* trusted fabric: buffered data the server moved by page list */
+	ORFS_CTR_BYTES_PAGE_LIST,	/* trusted fabric: data the server moved by page list */
 	ORFS_CTR_NR
 };
 

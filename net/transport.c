@@ -1711,28 +1711,20 @@ static int orfs_read_land(struct orfs_conn *conn, const struct orfs_msg *msg,
 	bool window = le32_to_cpu(rr->flags) & ORFS_RF_WINDOW;
 	u32 nwin;
 
-	if (msg->direct) {
-		/* The server already wrote the data into the user's pages. */
+	if (msg->direct || (g && g->pages)) {
+		/* The server already wrote the data into the user's pages
+		 * (O_DIRECT) or the page-cache pages (trusted fabric).
+		 */
 		if (!remote || granted || window || rep->data_len ||
 		    n > le32_to_cpu(q->count)) {
 			orfs_stat_add(conn->stats, ORFS_CTR_BAD_REPLIES, 1);
-			pr_warn_ratelimited("direct READ reply does not add up: %u bytes, flags %#x\n",
-					    n, le32_to_cpu(rr->flags));
+			pr_warn_ratelimited("%s READ reply does not add up: %u bytes, flags %#x\n",
+					    msg->direct ? "direct" : "page-list", n,
+					    le32_to_cpu(rr->flags));
 			return -EIO;
 		}
-		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_SERVER_RDMA, n);
-		return 0;
-	}
-	if (g && g->pages) {
-		/* Trusted fabric: the server wrote the page-cache pages. */
-		if (!remote || granted || window || rep->data_len ||
-		    n > le32_to_cpu(q->count)) {
-			orfs_stat_add(conn->stats, ORFS_CTR_BAD_REPLIES, 1);
-			pr_warn_ratelimited("page-list READ reply does not add up: %u bytes, flags %#x\n",
-					    n, le32_to_cpu(rr->flags));
-			return -EIO;
-		}
-		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_PAGE_LIST, n);
+		orfs_stat_add(conn->stats, msg->direct ? ORFS_CTR_BYTES_SERVER_RDMA :
+				ORFS_CTR_BYTES_PAGE_LIST, n);
 		return 0;
 	}
 	if (window) {
