@@ -646,6 +646,21 @@ static void check_success(const uint8_t *req, uint32_t len,
 		/* through a staging buffer: no inline data */
 		if (orfs_cpu32(b->flags) & ORFS_RF_GRANT)
 			inl = 0;
+#ifdef ORFS_RF_REMOTE
+		/*
+		 * REMOTE (O_DIRECT or a page list): the transport moves the
+		 * data from the staging buffer, the reply says so, no inline
+		 * data.
+		 */
+		known |= ORFS_RF_REMOTE;
+		if (orfs_cpu32(r->flags) & ORFS_IO_REMOTE) {
+			if ((orfs_cpu32(b->flags) & (ORFS_RF_REMOTE | ORFS_RF_GRANT)) !=
+			    ORFS_RF_REMOTE)
+				bug("READ reply to a REMOTE request: flags %#x",
+				    orfs_cpu32(b->flags));
+			inl = 0;
+		} else
+#endif
 		if (!!(orfs_cpu32(b->flags) & ORFS_RF_GRANT) !=
 		    !!(orfs_cpu32(r->flags) & ORFS_IO_GRANT))
 			bug("READ reply: ORFS_RF_GRANT does not match the request");
@@ -1076,9 +1091,54 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	ctx.grants = FUZZ_GRANTS;
 	ctx.grant_size = FUZZ_GRANT_SIZE;
 #endif
+#ifdef ORFS_IO_PAGES
+	/* As a transport that serves O_DIRECT and page lists. */
+	ctx.remote = true;
+	ctx.pages = true;
+#endif
 	fixture_reset();
 	return 0;
 }
+
+#ifdef ORFS_IO_PAGES
+/*
+ * The transport's half of a REMOTE request (server/rdma.c): what
+ * orfs_io_remote() takes, orfs_io_remote_chunks() must cut into chunks
+ * that fit the bound the send queue is sized with and tile the count, for
+ * segment and page lists alike.  Done before orfs_handle_request(), as
+ * the transport does.
+ */
+static void check_remote(const uint8_t *req, uint32_t size)
+{
+	static struct orfs_rio_chunk chunks[FUZZ_GRANT_SIZE / ORFS_RPAGE_SIZE + ORFS_RSEG_MAX + 8];
+	static const uint32_t limits[] = { 0, ORFS_RPAGE_SIZE, 65536 };
+	struct orfs_remote_io rio;
+	uint32_t max, done, i;
+	int n, k;
+
+	if (!orfs_io_remote(&ctx, req, size, &rio))
+		return;
+	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		max = orfs_io_remote_max_chunks(FUZZ_GRANT_SIZE, limits[i], true);
+		if (max > sizeof(chunks) / sizeof(chunks[0]))
+			bug("orfs_io_remote_max_chunks() grew to %u", max);
+		n = orfs_io_remote_chunks(&rio, rio.count, limits[i], chunks, max);
+		if (n < 0)
+			bug("a REMOTE request the transport took needs more than %u chunks (%d)",
+			    max, n);
+		for (k = 0, done = 0; k < n; done += chunks[k].len, k++)
+			if (chunks[k].off != done || !chunks[k].len ||
+			    (limits[i] && chunks[k].len > limits[i]))
+				bug("chunk %d of a REMOTE request is off %u len %u at %u",
+				    k, chunks[k].off, chunks[k].len, done);
+		if (done != rio.count)
+			bug("the chunks of a REMOTE request add up to %u, not %u",
+			    done, rio.count);
+	}
+}
+#else
+static void check_remote(const uint8_t *req, uint32_t size) { }
+#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -1111,6 +1171,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ctx.auth = &auth;
 	}
 	fd0 = lowest_free_fd();
+	check_remote(req, (uint32_t)size);
 	n = orfs_handle_request(&ctx, req, (uint32_t)size, rep, rep_size);
 	ctx.auth = NULL;
 	check_reply(req, (uint32_t)size, rep, n);

@@ -193,6 +193,46 @@ static void seed_readdir(void)
 	}
 }
 
+#ifdef ORFS_IO_PAGES
+/* REMOTE READ and WRITE: a segment list, and a page list in part contiguous. */
+static void seed_remote(struct orfs_io_req *q)
+{
+	struct {
+		struct orfs_io_req	q;
+		union {
+			struct orfs_rseg	seg[2];
+			struct {
+				struct orfs_rpages	head;
+				__le64			addr[4];
+			} pl;
+		};
+	} b;
+	uint32_t i;
+
+	memset(&b, 0, sizeof(b));
+	b.q = *q;
+	b.q.count = orfs_le32(12000);
+	b.q.flags = orfs_le32(ORFS_IO_GRANT | ORFS_IO_REMOTE);
+	b.seg[0] = (struct orfs_rseg){ orfs_le64(0x7f0000001000ULL), orfs_le32(0x77),
+				       orfs_le32(8000) };
+	b.seg[1] = (struct orfs_rseg){ orfs_le64(0x7f0000100000ULL), orfs_le32(0x78),
+				       orfs_le32(4000) };
+	req("read-remote", ORFS_OP_READ, 0, &b, sizeof(b.q) + sizeof(b.seg),
+	    NULL, NULL, NULL, 0);
+	b.q.count = orfs_le32(3 * 4096 + 100);
+	b.q.flags = orfs_le32(ORFS_IO_GRANT | ORFS_IO_REMOTE | ORFS_IO_PAGES);
+	b.pl.head.rkey = orfs_le32(0x1234);
+	b.pl.head.npages = orfs_le32(4);
+	for (i = 0; i < 4; i++)
+		b.pl.addr[i] = orfs_le64(i < 2 ? 0xffff888000010000ULL + i * 4096 :
+				       0xffff888000900000ULL - i * 8192);
+	req("read-pages", ORFS_OP_READ, 0, &b, sizeof(b.q) + sizeof(b.pl),
+	    NULL, NULL, NULL, 0);
+	req("write-pages", ORFS_OP_WRITE, 0, &b, sizeof(b.q) + sizeof(b.pl),
+	    NULL, NULL, NULL, 0);
+}
+#endif
+
 static void seed_io(void)
 {
 	struct orfs_io_req q = { 0 };
@@ -232,6 +272,9 @@ static void seed_io(void)
 	q.count = orfs_le32(10000);
 	q.flags = orfs_le32(ORFS_IO_GRANT | ORFS_IO_STABLE);
 	req("write-grant", ORFS_OP_WRITE, 0, &q, sizeof(q), NULL, NULL, NULL, 0);
+#endif
+#ifdef ORFS_IO_PAGES
+	seed_remote(&q);
 #endif
 }
 
