@@ -42,6 +42,9 @@ EXTRA_COUNTERS = ["sent_pkts", "lo_tx_bytes"]
 # The ORFS mount's own counter (lib.sh ctr_read_orfs): buffered data orfsd
 # moved by trusted_fabric page list; > 0 on orfstf shows the mode was used.
 PAGE_LIST = "orfs_bytes_page_list"
+# ... and what went inline in requests and replies (trusted_fabric does not
+# change that path: I/O at or below the mount's inline size).
+INLINE = ["orfs_bytes_inline_in", "orfs_bytes_inline_out"]
 # orfstf: the orfs server and export mounted again with trusted_fabric.
 SYSTEMS = ["orfs", "orfstf", "nfs"]
 SYSNAME = {"orfs": "ORFS", "orfstf": "ORFS-TF", "nfs": "NFS/RDMA", "raw": "raw"}
@@ -357,7 +360,7 @@ def tf_table(fs_jobs, get, raw, refs_of):
               "TF/raw", "page-list MiB", "retries TF"))
     L.append(hdr)
     L.append("-" * len(hdr))
-    unused = []
+    unused, inline = [], []
     for job in jobs:
         t, o, n = get(job, "orfstf"), get(job, "orfs"), get(job, "nfs")
         any_r = t if t.status == "ok" else o
@@ -365,7 +368,10 @@ def tf_table(fs_jobs, get, raw, refs_of):
         better = any_r.better if any_r is not None and any_r.better else ""
         mib, least = page_list_mib(t)
         if t.status == "ok" and not least:
-            unused.append(job)
+            if all(any(c.get(k, 0) for k in INLINE) for c in t.ok_counters):
+                inline.append(job)
+            else:
+                unused.append(job)
         for i, ref in enumerate(refs_of(job) or [None]):
             rr = raw.get(ref) if ref else None
             if i == 0:
@@ -385,6 +391,10 @@ def tf_table(fs_jobs, get, raw, refs_of):
     L.append("means trusted_fabric is ahead.  page-list MiB: buffered data orfsd moved by page list")
     L.append("(the mount's bytes_page_list counter; median of the repetitions): 0 or - means the")
     L.append("mode was not used.")
+    if inline:
+        L.append("%s: no page lists, as the data went inline (at or below the inline size),"
+                 % ", ".join(inline))
+        L.append("which trusted_fabric does not change (orfs_bytes_inline_in/out in the CSV).")
     if unused:
         L.append("WARNING: ORFS-TF moved nothing by page list in %s (in at least one repetition):"
                  % ", ".join(unused))
