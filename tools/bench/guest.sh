@@ -1,7 +1,8 @@
 #!/bin/bash
 # ORFS benchmark, the guest side: tools/bench/run.sh boots the test VM
-# (tools/vm/run) with this script.  It sets up NFS/RDMA and ORFS on the rxe
-# pair, runs the raw rxe limits and the file system jobs (tools/bench/jobs.sh)
+# (tools/vm/run) with this script.  It sets up NFS/RDMA and ORFS (mounted
+# twice: orfs, and orfstf with trusted_fabric) on the rxe pair, runs the raw
+# rxe limits and the file system jobs (tools/bench/jobs.sh)
 # ORFS_BENCH_REPEAT times, and writes raw results under $ORFS_VM_SHARE/raw/.
 # The host side (report.py) turns them into the table, CSV and chart.
 #
@@ -42,7 +43,7 @@ BENCH_RAND_RUNTIME=${ORFS_BENCH_RAND_RUNTIME:-20}
 BENCH_PINGS=${ORFS_BENCH_PINGS:-1000}
 BENCH_STEP_TIMEOUT=${ORFS_BENCH_STEP_TIMEOUT:-600}
 BENCH_TAR_DIR=${ORFS_BENCH_TAR_DIR:-/usr/include}
-BENCH_SYSTEMS=${ORFS_BENCH_SYSTEMS:-orfs nfs}
+BENCH_SYSTEMS=${ORFS_BENCH_SYSTEMS:-orfs orfstf nfs}
 BENCH_JOBS=${ORFS_BENCH_JOBS:-}
 for v in BENCH_FILES BENCH_REPEAT BENCH_RUNTIME BENCH_RAND_RUNTIME BENCH_PINGS BENCH_STEP_TIMEOUT; do
 	posint "ORFS_$v" "${!v}"
@@ -101,7 +102,9 @@ info tar_dir "$BENCH_TAR_DIR"
 info tar_entries "$BENCH_TAR_ENTRIES"
 info tar_bytes "$(stat -c %s "$BENCH_TARBALL" 2>/dev/null || echo 0)"
 
-if has_system orfs; then
+# orfstf needs orfsd and the module, which orfs_start brings up (with the
+# orfs mount, used or not).
+if has_system orfs || has_system orfstf; then
 	bench_note "loading orfs.ko, starting orfsd on $BENCH_SRV:$BENCH_ORFS_PORT, mounting $BENCH_ORFS_MNT"
 	if orfs_start; then
 		info orfs_mount "$ORFS_MOUNT_OPTS"
@@ -109,10 +112,23 @@ if has_system orfs; then
 	else
 		loud "$SETUP_ERR"
 		BROKEN[orfs]="ORFS setup failed: $SETUP_ERR"
+		BROKEN[orfstf]=${BROKEN[orfs]}
 		info orfs_mount "failed: $SETUP_ERR"
 	fi
 	info orfs_ko "${BENCH_KO:-}"
 	info orfsd "${BENCH_ORFSD:-}"
+fi
+
+if has_system orfstf && [ -z "${BROKEN[orfstf]:-}" ]; then
+	bench_note "mounting the same ORFS export with trusted_fabric on $BENCH_ORFSTF_MNT"
+	if orfstf_mount; then
+		info orfstf_mount "$ORFSTF_MOUNT_OPTS"
+		bench_note "ORFS trusted_fabric: $ORFSTF_MOUNT_OPTS"
+	else
+		loud "$SETUP_ERR"
+		BROKEN[orfstf]=$SETUP_ERR
+		info orfstf_mount "failed: $SETUP_ERR"
+	fi
 fi
 
 if has_system nfs && [ -z "${BROKEN[nfs]:-}" ]; then
@@ -140,6 +156,7 @@ for rep in $(seq 1 "$BENCH_REPEAT"); do
 		read -r name _ <<<"$spec"
 		selected "$name" || continue
 		for sys in $BENCH_SYSTEMS; do
+			system_runs "$sys" "$name" || continue
 			run_job "$rep" "$sys" "$spec"
 		done
 	done
@@ -152,7 +169,7 @@ ps -eo pid,stat,wchan:24,args | grep -E 'jobrun|fio|ib_(send|read|write)|meta.py
 	grep -v grep >"$BENCH_LOG/leftovers.txt"
 [ -s "$BENCH_LOG/leftovers.txt" ] &&
 	bench_warn "processes left behind by jobs: $(wc -l <"$BENCH_LOG/leftovers.txt") (raw/logs/leftovers.txt)"
-if has_system orfs; then
+if has_system orfs || has_system orfstf; then
 	bounded 120 orfs_stop || bench_warn "ORFS teardown did not finish"
 fi
 if has_system nfs; then

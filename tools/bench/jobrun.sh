@@ -12,6 +12,7 @@ BENCH_SYS=$2
 export BENCH_SYS
 case $BENCH_SYS in
 orfs) mnt=$BENCH_ORFS_MNT srv=$BENCH_ORFS_EXPORT ;;
+orfstf) mnt=$BENCH_ORFSTF_MNT srv=$BENCH_ORFS_EXPORT ;;	# the same export as orfs
 nfs) mnt=$BENCH_NFS_MNT srv=$BENCH_NFS_EXPORT ;;
 raw) mnt='' srv='' ;;
 *) echo "jobrun: unknown system $BENCH_SYS" >&2; exit 2 ;;

@@ -3,8 +3,11 @@
 #
 # A job is a function job_NAME SYSTEM MNT SRVDIR plus one line in RAW_JOBS
 # (raw rxe limits, SYSTEM "raw", no MNT/SRVDIR) or FS_JOBS (run once per file
-# system: SYSTEM "orfs" or "nfs", MNT the client mount, SRVDIR the same
-# directory seen locally on the server side, a tmpfs).
+# system: SYSTEM "orfs", "orfstf" or "nfs", MNT the client mount, SRVDIR the
+# same directory seen locally on the server side, a tmpfs).  orfstf is the
+# orfs server and export mounted a second time with trusted_fabric: it
+# runs only the jobs SYSTEM_JOBS lists for it, and its files share SRVDIR
+# with orfs's (a job that writes puts SYSTEM in the file name).
 #
 # The list line is "NAME [METRIC...]": the metrics the job reports (default:
 # NAME).  The driver uses them to record "error" for whatever a job that
@@ -38,6 +41,20 @@ FS_JOBS=(
 	"fig44		fig44_dynamic_r20 fig44_pindown_r20 fig44_fmrd_r20 fig44_dynamic_r80 fig44_pindown_r80 fig44_fmrd_r80"
 	"ogr		ogr_individual ogr_grouped"
 )
+
+# The FS_JOBS a system runs, for a system that does not run them all
+# (system_runs).  trusted_fabric changes only the buffered data path
+# (O_DIRECT, metadata, OGR and the registration modes are the same as on
+# orfs), so orfstf runs the buffered fio jobs.
+declare -gA SYSTEM_JOBS=(
+	[orfstf]="seqwrite seqread randread"
+)
+
+# system_runs SYSTEM JOBNAME: true if SYSTEM runs the FS_JOBS job JOBNAME.
+system_runs() {
+	local l=${SYSTEM_JOBS[$1]-all}
+	[ "$l" = all ] || [[ " $l " == *" $2 "* ]]
+}
 
 # --- raw rxe limits -------------------------------------------------------------
 
@@ -138,7 +155,8 @@ job_raw_write_bw() { raw_bw ib_write_bw; }
 
 # server_file SRVDIR: the read jobs' input file, written on the server side
 # (so it is in the server's memory, the export being a tmpfs, and not in the
-# client's page cache).  Made once per boot.
+# client's page cache).  Made once per boot; orfs and orfstf read the same
+# file (read only), so they read the same bytes.
 server_file() {
 	local f=$1/bench-read.dat
 	if [ "$(stat -c %s "$f" 2>/dev/null)" != "$BENCH_SIZE" ]; then
@@ -149,9 +167,20 @@ server_file() {
 	echo "$f"
 }
 
+# server_cold FILE: the server side's cache of FILE (given by its server
+# path) is dropped before the next read through the mount.  orfsd keeps a
+# block cache of what clients read and drops a file's blocks when the
+# file's ctime moved behind its back (Documentation/admin-guide.md,
+# "Memory"): a touch makes every system's read job start with a server
+# that has not cached the file, as the first one to read it after
+# server_file does, instead of finding what the system before it (orfs
+# before orfstf, on the same orfsd) left there.  nfsd on tmpfs keeps no
+# copy of its own: the touch makes no difference to NFS.
+server_cold() { touch -c "$1"; }
+
 job_seqwrite() {
 	local sys=$1 mnt=$2 f out
-	f=$mnt/bench-seqwrite.dat
+	f=$mnt/bench-seqwrite-$sys.dat	# orfs and orfstf share the export
 	to 60 rm -f "$f"
 	drop_caches
 	export BENCH_FILE=$f
@@ -170,6 +199,7 @@ job_seqwrite() {
 job_seqread() {
 	local sys=$1 mnt=$2 srv=$3 f out
 	f=$(server_file "$srv") || { emit_error seqread "cannot write the input file on the server"; return; }
+	server_cold "$f"
 	drop_caches
 	export BENCH_FILE=$mnt/${f##*/}
 	if fio_job seqread seqread.fio; then
@@ -186,6 +216,7 @@ job_seqread() {
 job_randread() {
 	local sys=$1 mnt=$2 srv=$3 f out
 	f=$(server_file "$srv") || { emit_error randread "cannot write the input file on the server"; return; }
+	server_cold "$f"
 	drop_caches
 	export BENCH_FILE=$mnt/${f##*/}
 	if fio_job randread randread.fio; then

@@ -8,7 +8,8 @@
 # status is ok, error or na; rawrefs is a comma-separated list of raw
 # metrics the value is compared with; counters is "name=delta,..." of the rxe
 # hardware counters (both devices summed) and of lo/v0/v1 tx bytes, since the
-# previous emit or the start of the job.
+# previous emit or the start of the job; on an ORFS system (orfs, orfstf)
+# also of the mount's own counters, as orfs_<name> (ctr_read_orfs).
 
 BENCH_DIR=${BENCH_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 BENCH_OUT=${BENCH_OUT:-${ORFS_VM_SHARE:-/tmp/orfs-bench}}
@@ -22,6 +23,8 @@ BENCH_CLI=${ORFS_CLI_ADDR:-192.0.2.2}
 # Where each system lives: client mount and server-side export directory.
 BENCH_ORFS_MNT=/mnt/orfs
 BENCH_ORFS_EXPORT=/srv/orfs-export
+# orfstf: the same orfsd and export, mounted again with trusted_fabric.
+BENCH_ORFSTF_MNT=/mnt/orfstf
 BENCH_NFS_MNT=/mnt/nfs
 BENCH_NFS_ROOT=/srv/nfs4		# NFSv4 pseudo root (fsid=0)
 BENCH_NFS_EXPORT=/srv/nfs4/export	# the export, "192.0.2.1:/export"
@@ -75,6 +78,31 @@ ctr_read() {
 		f=/sys/class/net/$dev/statistics/tx_bytes
 		[ -r "$f" ] && read -r v <"$f" && CTR_NOW[${dev}_tx_bytes]=$v
 	done
+	ctr_read_orfs
+}
+
+# ctr_read_orfs: adds the counters of the ORFS mount of BENCH_SYS
+# (/sys/fs/orfs/<maj:min>/counters, "name value" lines) to CTR_NOW as
+# orfs_<name>: how the data moved (bytes_page_list: by trusted_fabric page
+# list).  The device number comes from mountinfo, not from a stat of the
+# mount, which can hang when the server is gone.  The mounts the fig44 and
+# ogr jobs make themselves are not counted.
+ctr_read_orfs() {
+	local mnt dev n v
+	case ${BENCH_SYS:-} in
+	orfs) mnt=$BENCH_ORFS_MNT ;;
+	orfstf) mnt=$BENCH_ORFSTF_MNT ;;
+	*) return 0 ;;
+	esac
+	# mountinfo: ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] - TYPE ...;
+	# the last mount on MNT is the one that is seen.
+	dev=$(awk -v m="$mnt" '$5 == m {
+		for (i = 7; i < NF; i++) if ($i == "-") { d = $(i + 1) == "orfs" ? $3 : ""; break }
+	} END { print d }' /proc/self/mountinfo)
+	[ -n "$dev" ] && [ -r "/sys/fs/orfs/$dev/counters" ] || return 0
+	while read -r n v; do
+		[[ $v =~ ^[0-9]+$ ]] && CTR_NOW[orfs_$n]=$v
+	done <"/sys/fs/orfs/$dev/counters"
 }
 ctr_snapshot() {
 	local k

@@ -39,8 +39,15 @@ SHORT = {
     "retry_rnr_exceeded_err": "rnr_exc",
 }
 EXTRA_COUNTERS = ["sent_pkts", "lo_tx_bytes"]
-SYSTEMS = ["orfs", "nfs"]
-SYSNAME = {"orfs": "ORFS", "nfs": "NFS/RDMA", "raw": "raw"}
+# The ORFS mount's own counter (lib.sh ctr_read_orfs): buffered data orfsd
+# moved by trusted_fabric page list; > 0 on orfstf shows the mode was used.
+PAGE_LIST = "orfs_bytes_page_list"
+# ... and what went inline in requests and replies (trusted_fabric does not
+# change that path: I/O at or below the mount's inline size).
+INLINE = ["orfs_bytes_inline_in", "orfs_bytes_inline_out"]
+# orfstf: the orfs server and export mounted again with trusted_fabric.
+SYSTEMS = ["orfs", "orfstf", "nfs"]
+SYSNAME = {"orfs": "ORFS", "orfstf": "ORFS-TF", "nfs": "NFS/RDMA", "raw": "raw"}
 
 
 def read_info(path):
@@ -65,6 +72,7 @@ class Result:
         self.unit = self.better = ""
         self.rawrefs = []
         self.counters = {}
+        self.ok_counters = []   # each successful repetition's own deltas
         self.notes = []
         self.reps = 0
 
@@ -85,13 +93,18 @@ class Result:
             self.nas.append(note)
         else:
             self.errors.append(note)
+        mine = {}
         for kv in counters.split(","):
             k, _, v = kv.partition("=")
             if k:
                 try:
-                    self.counters[k] = self.counters.get(k, 0) + int(v)
+                    mine[k] = int(v)
                 except ValueError:
                     pass
+        for k, v in mine.items():
+            self.counters[k] = self.counters.get(k, 0) + v
+        if status == "ok":
+            self.ok_counters.append(mine)
 
     @property
     def status(self):
@@ -198,7 +211,7 @@ def main(argv):
     # --- CSV: one row per (job, system) ------------------------------------
     cols = ["job", "system", "value", "unit", "better", "status", "ratio_to_raw", "raw_ref",
             "ratio_to_raw_alt", "raw_ref_alt", "ratio_to_nfs", "reps", "reps_ok",
-            "retries"] + RETRY_COUNTERS + EXTRA_COUNTERS + ["note"]
+            "retries"] + RETRY_COUNTERS + EXTRA_COUNTERS + ["ratio_to_orfs", PAGE_LIST, "note"]
     rows = []
     for job, system in order:
         r = results[(job, system)]
@@ -214,11 +227,16 @@ def main(argv):
             row["raw_ref" + sfx] = ref
             q = ratio(r, raw.get(ref))
             row["ratio_to_raw" + sfx] = "" if q is None else "%.4f" % q
-        if system == "orfs":
+        if system in ("orfs", "orfstf"):
             q = ratio(r, get(job, "nfs"))
             row["ratio_to_nfs"] = "" if q is None else "%.4f" % q
+        if system == "orfstf":
+            q = ratio(r, get(job, "orfs"))
+            row["ratio_to_orfs"] = "" if q is None else "%.4f" % q
         for k in RETRY_COUNTERS + EXTRA_COUNTERS:
             row[k] = r.counters.get(k, 0)
+        # Empty where not measured (NFS, raw, or a module without it).
+        row[PAGE_LIST] = r.counters.get(PAGE_LIST, "")
         notes = r.errors if r.status == "error" else (r.nas if r.status == "na" else r.notes)
         row["note"] = " | ".join(dict.fromkeys(n for n in notes if n))
         rows.append(row)
@@ -242,6 +260,8 @@ def main(argv):
                 info.get("host_load_end", "?"), info.get("host_other_vms", "?")))
     L.append("ORFS:     %s" % info.get("orfs_mount", "not run"))
     L.append("NFS/RDMA: %s" % info.get("nfs_mount", "not run"))
+    if "orfstf_mount" in info:
+        L.append("ORFS-TF:  %s" % info["orfstf_mount"])
     L.append("Only ratios within this run mean anything: the VM is emulated and rxe copies on its CPU.")
     L.append("")
     L.append("Raw rxe limits (perftest, server rxe0, client rxe1)")
@@ -282,6 +302,7 @@ def main(argv):
     L.append("* = rxe counted retries or losses during that measurement (it measured recovery too);")
     L.append("? = some repetitions failed (median of the others).  raw_rtt_2b = 2 x ib_send_lat 2 B;")
     L.append("raw_rtt_rate_4k = 1e6 / (2 x ib_send_lat 4 KiB): ib_send_lat reports half a round trip.")
+    L.extend(tf_table(fs_jobs, get, raw, refs_of))
 
     width = max([len(job) for job, _ in order] + [12])
     retried = [(k, results[k]) for k in order if results[k].retries()]
@@ -316,6 +337,72 @@ def main(argv):
     return 0
 
 
+def page_list_mib(r):
+    """The MiB orfsd moved by page list in R's successful repetitions:
+    (median, smallest), or (None, None) when the counter was not recorded."""
+    v = [c[PAGE_LIST] for c in (r.ok_counters if r is not None else []) if PAGE_LIST in c]
+    if not v:
+        return None, None
+    return statistics.median(v) / 1048576.0, min(v) / 1048576.0
+
+
+def tf_table(fs_jobs, get, raw, refs_of):
+    """The orfstf rows, as lines: trusted_fabric against ORFS's default mode
+    (TF/ORFS), NFS/RDMA and the raw limits, and the page-list MiB that show
+    the mode was used.  Nothing when orfstf did not run."""
+    jobs = [job for job in fs_jobs if get(job, "orfstf") is not None]
+    if not jobs:
+        return []
+    L = ["", "ORFS-TF: the same orfsd and export as ORFS, mounted again with trusted_fabric "
+         "(buffered jobs only)"]
+    hdr = ("%-12s %-7s %-6s %10s %10s %9s %9s  %-16s %9s %9s  %13s  %s"
+           % ("job", "unit", "better", "ORFS-TF", "ORFS", "TF/ORFS", "TF/NFS", "raw limit", "raw",
+              "TF/raw", "page-list MiB", "retries TF"))
+    L.append(hdr)
+    L.append("-" * len(hdr))
+    unused, inline = [], []
+    for job in jobs:
+        t, o, n = get(job, "orfstf"), get(job, "orfs"), get(job, "nfs")
+        any_r = t if t.status == "ok" else o
+        unit = any_r.unit if any_r is not None and any_r.unit else ""
+        better = any_r.better if any_r is not None and any_r.better else ""
+        mib, least = page_list_mib(t)
+        if t.status == "ok" and not least:
+            if all(any(c.get(k, 0) for k in INLINE) for c in t.ok_counters):
+                inline.append(job)
+            else:
+                unused.append(job)
+        for i, ref in enumerate(refs_of(job) or [None]):
+            rr = raw.get(ref) if ref else None
+            if i == 0:
+                head = "%-12s %-7s %-6s %10s %10s %9s %9s" % (
+                    job, unit, better, shown(t), shown(o), fmt_ratio(ratio(t, o)),
+                    fmt_ratio(ratio(t, n)))
+                tail = "  %13s  %s" % (fmt(mib), retry_text(t))
+            else:
+                head, tail = " " * (12 + 1 + 7 + 1 + 6 + 1 + 10 + 1 + 10 + 1 + 9 + 1 + 9), ""
+            if ref:
+                L.append("%s  %-16s %9s %9s%s" % (head, ref, shown(rr), fmt_ratio(ratio(t, rr)),
+                                                  tail))
+            else:
+                L.append("%s  %-16s %9s %9s%s" % (head, "", "", "", tail))
+    L.append("")
+    L.append("TF/ORFS, TF/NFS and TF/raw are quotients as above: for \"better: higher\" above 1")
+    L.append("means trusted_fabric is ahead.  page-list MiB: buffered data orfsd moved by page list")
+    L.append("(the mount's bytes_page_list counter; median of the repetitions): 0 or - means the")
+    L.append("mode was not used.")
+    if inline:
+        L.append("%s: no page lists, as the data went inline (at or below the inline size),"
+                 % ", ".join(inline))
+        L.append("which trusted_fabric does not change (orfs_bytes_inline_in/out in the CSV).")
+    if unused:
+        L.append("WARNING: ORFS-TF moved nothing by page list in %s (in at least one repetition):"
+                 % ", ".join(unused))
+        L.append("the server declined page lists (dmesg: \"server does not take page lists\"),")
+        L.append("or the counter was not recorded.")
+    return L
+
+
 def goodness(a, b, better):
     """a relative to b, as "higher is better"."""
     if a is None or b is None or a.status != "ok" or b.status != "ok" or not a.value or not b.value:
@@ -323,10 +410,28 @@ def goodness(a, b, better):
     return a.value / b.value if better != "lower" else b.value / a.value
 
 
+COLOR = {"orfs": "#1f77b4", "orfstf": "#9467bd", "nfs": "#ff7f0e"}
+COLOR_VS_NFS = {"orfs": "#2ca02c", "orfstf": "#8c564b"}
+
+
+def bar_slots(n, width):
+    """Offsets from the job's x of N bars sharing WIDTH, and the box width."""
+    slot = width / n
+    return [round((i - (n - 1) / 2.0) * slot, 3) for i in range(n)], (
+        slot if n == 1 else round(slot * 0.95, 3))
+
+
+def gp_using(dx, col, first):
+    """A gnuplot "using" for one bar series at offset DX of column COL."""
+    x = "1" if dx == 0 else "($1%+g)" % dx
+    return "%s:%d%s" % (x, col, ":xtic(2)" if first else "")
+
+
 def chart(outdir, fs_jobs, get, raw, refs_of):
     """Two panels, both "higher is better" (latencies inverted): each system
-    as a fraction of the raw limit (jobs that have one), and ORFS relative
-    to NFS/RDMA (every job).  Missing figures are labelled error or n/a."""
+    as a fraction of the raw limit (jobs that have one), and ORFS (and
+    ORFS-TF, when it ran) relative to NFS/RDMA (every job).  Missing figures
+    are labelled error or n/a; a job a system did not run has no bar."""
     def label(r):
         if r is None:
             return "-"
@@ -335,33 +440,42 @@ def chart(outdir, fs_jobs, get, raw, refs_of):
     def num(v):
         return "NaN" if v is None else "%.4f" % v
 
+    tf = any(get(job, "orfstf") is not None for job in fs_jobs)
+    left = [s for s in SYSTEMS if s != "orfstf" or tf]
+    right = ["orfs", "orfstf"] if tf else ["orfs"]
+    dx_a, box_a = bar_slots(len(left), 0.8)
+    dx_b, box_b = bar_slots(len(right), 0.6)
     lines_a, lines_b, labels_a, labels_b = [], [], [], []
     vals_a, vals_b = [], []
     for job in fs_jobs:
-        o, n = get(job, "orfs"), get(job, "nfs")
+        rs = {s: get(job, s) for s in SYSTEMS}
+        n = rs["nfs"]
         ref = (refs_of(job) or [None])[0]
-        better = next((r.better for r in (o, n) if r is not None and r.better), "higher")
+        better = next((r.better for r in rs.values() if r is not None and r.better), "higher")
         if ref and ref in raw:
             x = len(lines_a)
-            go, gn = goodness(o, raw[ref], better), goodness(n, raw[ref], better)
-            lines_a.append('%d "%s\\n/ %s" %s %s' % (x, job, ref, num(go), num(gn)))
-            for dx, g, r in ((-0.2, go, o), (0.2, gn, n)):
-                if g is None:
-                    labels_a.append((x + dx, label(r)))
-                else:
+            gs = [goodness(rs[s], raw[ref], better) for s in left]
+            lines_a.append('%d "%s\\n/ %s" %s' % (x, job, ref, " ".join(num(g) for g in gs)))
+            for dx, g, s in zip(dx_a, gs, left):
+                if g is not None:
                     vals_a.append(g)
+                elif rs[s] is not None:
+                    labels_a.append((x + dx, label(rs[s])))
         x = len(lines_b)
-        g = goodness(o, n, better)
-        lines_b.append('%d "%s" %s' % (x, job, num(g)))
-        if g is None:
-            labels_b.append((x, "ORFS %s" % label(o) if label(o) else "NFS %s" % label(n)))
-        else:
-            vals_b.append(g)
+        gs = [goodness(rs[s], n, better) for s in right]
+        lines_b.append('%d "%s" %s' % (x, job, " ".join(num(g) for g in gs)))
+        for dx, g, s in zip(dx_b, gs, right):
+            if g is not None:
+                vals_b.append(g)
+            elif rs[s] is not None:
+                name = "ORFS" if s == "orfs" else SYSNAME[s]
+                labels_b.append((x + dx, "%s %s" % (name, label(rs[s])) if label(rs[s])
+                                 else "NFS %s" % label(n)))
     with open(os.path.join(outdir, "chart.dat"), "w") as f:
-        f.write("# x job orfs_vs_raw nfs_vs_raw (higher is better)\n")
-        f.write("\n".join(lines_a or ['0 "none" NaN NaN']) + "\n\n\n")
-        f.write("# x job orfs_vs_nfs (higher is better)\n")
-        f.write("\n".join(lines_b or ['0 "none" NaN']) + "\n")
+        f.write("# x job %s (higher is better)\n" % " ".join("%s_vs_raw" % s for s in left))
+        f.write("\n".join(lines_a or ['0 "none"' + " NaN" * len(left)]) + "\n\n\n")
+        f.write("# x job %s (higher is better)\n" % " ".join("%s_vs_nfs" % s for s in right))
+        f.write("\n".join(lines_b or ['0 "none"' + " NaN" * len(right)]) + "\n")
     # Head room above the tallest bar for the key.
     ymax_a = max([1.0] + vals_a) * 1.25
     ymax_b = max([1.0] + vals_b) * 1.3
@@ -370,12 +484,27 @@ def chart(outdir, fs_jobs, get, raw, refs_of):
         return "".join('set label "%s" at %.2f,%.4f rotate left front tc rgb "#a00000"\n'
                        % (t, x, ymax * 0.03) for x, t in labels if t)
 
+    plot_a = ", \\\n     ".join(
+        '%s index 0 using %s with boxes lc rgb "%s" title "%s"'
+        % ('"chart.dat"' if i == 0 else '""', gp_using(dx, 3 + i, i == 0), COLOR[s], SYSNAME[s])
+        for i, (dx, s) in enumerate(zip(dx_a, left)))
+    plot_b = ", \\\n     ".join(
+        '%s index 1 using %s with boxes lc rgb "%s" title "%s / NFS"'
+        % ('"chart.dat"' if i == 0 else '""', gp_using(dx, 3 + i, i == 0), COLOR_VS_NFS[s],
+           "ORFS" if s == "orfs" else SYSNAME[s])
+        for i, (dx, s) in enumerate(zip(dx_b, right)))
+    if len(right) > 1:
+        title = "ORFS, ORFS-TF (trusted_fabric) vs NFS/RDMA on soft-RoCE, one run"
+        title_b = "ORFS and ORFS-TF relative to NFS/RDMA (above 1: ahead of NFS)"
+    else:
+        title = "ORFS vs NFS/RDMA on soft-RoCE, one run"
+        title_b = "ORFS relative to NFS/RDMA (above 1: ORFS ahead)"
     gp = """# gnuplot script written by tools/bench/report.py
 set terminal pngcairo size 1400,600 font "sans,10" noenhanced
 set output "chart.png"
-set multiplot layout 1,2 title "ORFS vs NFS/RDMA on soft-RoCE, one run (higher is better; latencies inverted)"
+set multiplot layout 1,2 title "%s (higher is better; latencies inverted)"
 set style fill solid 0.8 border -1
-set boxwidth 0.38
+set boxwidth %g
 set grid ytics
 set xtics nomirror scale 0
 set key top center horizontal
@@ -383,19 +512,18 @@ set bmargin 5
 set title "Fraction of the raw rxe limit (figure / raw)"
 set xrange [-0.6:%.1f]
 set yrange [0:%.3f]
-%splot "chart.dat" index 0 using ($1-0.2):3:xtic(2) with boxes lc rgb "#1f77b4" title "ORFS", \\
-     "" index 0 using ($1+0.2):4 with boxes lc rgb "#ff7f0e" title "NFS/RDMA"
+%splot %s
 unset label
-set title "ORFS relative to NFS/RDMA (above 1: ORFS ahead)"
+set title "%s"
 set xrange [-0.6:%.1f]
 set yrange [0:%.3f]
 set xtics rotate by -30
-set boxwidth 0.6
+set boxwidth %g
 set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "black" front
-%splot "chart.dat" index 1 using 1:3:xtic(2) with boxes lc rgb "#2ca02c" title "ORFS / NFS"
+%splot %s
 unset multiplot
-""" % (max(len(lines_a), 1) - 0.4, ymax_a, set_labels(labels_a, ymax_a),
-       max(len(lines_b), 1) - 0.4, ymax_b, set_labels(labels_b, ymax_b))
+""" % (title, box_a, max(len(lines_a), 1) - 0.4, ymax_a, set_labels(labels_a, ymax_a), plot_a,
+       title_b, max(len(lines_b), 1) - 0.4, ymax_b, box_b, set_labels(labels_b, ymax_b), plot_b)
     with open(os.path.join(outdir, "chart.gp"), "w") as f:
         f.write(gp)
     try:

@@ -1,7 +1,8 @@
 # shellcheck shell=bash disable=SC2034 # SETUP_ERR, *_MOUNT_OPTS and the pids are read by guest.sh
-# ORFS benchmark: bringing up and down the two file systems in the guest
-# (sourced by guest.sh).  Every function returns non-zero with a message
-# in SETUP_ERR instead of exiting.  Logs go to $BENCH_LOG.
+# ORFS benchmark: bringing up and down the file systems in the guest
+# (sourced by guest.sh): NFS/RDMA, and one orfsd mounted twice (systems orfs
+# and orfstf).  Every function returns non-zero with a message in SETUP_ERR
+# instead of exiting.  Logs go to $BENCH_LOG.
 
 # --- NFS over RDMA: kernel nfsd on rxe0, client on rxe1 ---------------------------
 #
@@ -141,12 +142,36 @@ orfs_start() {
 	ORFS_MOUNT_OPTS="$BENCH_SRV:/ $(awk -v m="$BENCH_ORFS_MNT" '$2 == m { print $4 }' /proc/mounts)"
 }
 
-orfs_stop() {
-	local log=$BENCH_LOG/orfsd.log
-	if mounted $BENCH_ORFS_MNT orfs; then
-		to 60 umount $BENCH_ORFS_MNT || to 30 umount -f $BENCH_ORFS_MNT ||
-			bench_warn "cannot unmount $BENCH_ORFS_MNT"
+# orfstf_mount: system orfstf, the export orfs_start serves mounted again on
+# BENCH_ORFSTF_MNT with trusted_fabric added to BENCH_ORFS_OPTS (its own
+# super block and connections).  After orfs_start.  Checks that the option
+# took (/proc/mounts); whether the server took page lists shows in the
+# bytes_page_list counter of the jobs.  Sets ORFSTF_MOUNT_OPTS.
+orfstf_mount() {
+	local opts=${BENCH_ORFS_OPTS:+$BENCH_ORFS_OPTS,}trusted_fabric
+	mkdir -p "$BENCH_ORFSTF_MNT"
+	if ! to 120 mount -t orfs -o "$opts" "$BENCH_SRV:/" "$BENCH_ORFSTF_MNT" \
+		2>"$BENCH_TMP/mount-tf.err"; then
+		SETUP_ERR="ORFS trusted_fabric mount failed: $(cat "$BENCH_TMP/mount-tf.err")"
+		return 1
 	fi
+	ORFSTF_MOUNT_OPTS="$BENCH_SRV:/ $(awk -v m="$BENCH_ORFSTF_MNT" '$2 == m { print $4 }' /proc/mounts)"
+	if [[ ,${ORFSTF_MOUNT_OPTS#* }, != *,trusted_fabric,* ]]; then
+		SETUP_ERR="$BENCH_ORFSTF_MNT is mounted without trusted_fabric: $ORFSTF_MOUNT_OPTS"
+		return 1
+	fi
+}
+
+# umount_orfs DIR: unmounts an ORFS mount, if DIR is one.
+umount_orfs() {
+	mounted "$1" orfs || return 0
+	to 60 umount "$1" || to 30 umount -f "$1" || bench_warn "cannot unmount $1"
+}
+
+# orfs_stop: both ORFS mounts, orfsd, the module.
+orfs_stop() {
+	umount_orfs "$BENCH_ORFSTF_MNT"
+	umount_orfs "$BENCH_ORFS_MNT"
 	if [ -n "${ORFSD_PID:-}" ]; then
 		kill "$ORFSD_PID" 2>/dev/null
 		wait "$ORFSD_PID" 2>/dev/null
@@ -162,19 +187,30 @@ mounted() {
 	awk -v d="$1" -v t="$2" '$2 == d && index($3, t) == 1 { f = 1 } END { exit !f }' /proc/mounts
 }
 
+# orfsd_alive: false, with SETUP_ERR, when orfsd has exited.  Once it has
+# been reaped, the next call finds ORFSD_STATUS (orfs and orfstf both ask).
+orfsd_alive() {
+	if [ -z "${ORFSD_STATUS:-}" ] && [ -n "${ORFSD_PID:-}" ] &&
+		! kill -0 "$ORFSD_PID" 2>/dev/null; then
+		wait "$ORFSD_PID"
+		ORFSD_STATUS=$?
+	fi
+	[ -n "${ORFSD_STATUS:-}" ] || return 0
+	SETUP_ERR="orfsd died (status $ORFSD_STATUS): $(tail -n 2 "$BENCH_LOG/orfsd.log" | tr '\n' ' ')"
+	return 1
+}
+
 # check_system SYSTEM: before each job (run_job), is SYSTEM still usable?
 # Sets SETUP_ERR and fails when orfsd died or a mount is gone, so that the
 # remaining jobs are recorded as errors at once instead of each waiting for
 # its timeouts.
 check_system() {
+	local mnt=$BENCH_ORFS_MNT
 	case $1 in
-	orfs)
-		if [ -n "${ORFSD_PID:-}" ] && ! kill -0 "$ORFSD_PID" 2>/dev/null; then
-			wait "$ORFSD_PID"
-			SETUP_ERR="orfsd died (status $?): $(tail -n 2 "$BENCH_LOG/orfsd.log" | tr '\n' ' ')"
-			return 1
-		fi
-		mounted $BENCH_ORFS_MNT orfs || { SETUP_ERR="$BENCH_ORFS_MNT is no longer mounted"; return 1; }
+	orfs | orfstf)
+		orfsd_alive || return 1
+		[ "$1" = orfs ] || mnt=$BENCH_ORFSTF_MNT
+		mounted "$mnt" orfs || { SETUP_ERR="$mnt is no longer mounted"; return 1; }
 		;;
 	nfs)
 		mounted $BENCH_NFS_MNT nfs || { SETUP_ERR="$BENCH_NFS_MNT is no longer mounted"; return 1; }
@@ -188,7 +224,8 @@ check_system() {
 # process group of its timeout, JOBPID) instead of letting it wait for the
 # step deadline.  tail --pid checks once a second, without an exec.
 system_monitor() {
-	[ "$1" = orfs ] && [ -n "${ORFSD_PID:-}" ] || return 0
+	case $1 in orfs | orfstf) ;; *) return 0 ;; esac
+	[ -n "${ORFSD_PID:-}" ] || return 0
 	tail --pid="$ORFSD_PID" -f /dev/null 2>/dev/null
 	# tail also returns when run_job stops the monitor after the job.
 	kill -0 "$ORFSD_PID" 2>/dev/null && return 0
