@@ -646,7 +646,6 @@ static void check_success(const uint8_t *req, uint32_t len,
 		/* through a staging buffer: no inline data */
 		if (orfs_cpu32(b->flags) & ORFS_RF_GRANT)
 			inl = 0;
-#ifdef ORFS_RF_REMOTE
 		/*
 		 * REMOTE (O_DIRECT or a page list): the transport moves the
 		 * data from the staging buffer, the reply says so, no inline
@@ -659,11 +658,10 @@ static void check_success(const uint8_t *req, uint32_t len,
 				bug("READ reply to a REMOTE request: flags %#x",
 				    orfs_cpu32(b->flags));
 			inl = 0;
-		} else
-#endif
-		if (!!(orfs_cpu32(b->flags) & ORFS_RF_GRANT) !=
-		    !!(orfs_cpu32(r->flags) & ORFS_IO_GRANT))
+		} else if (!!(orfs_cpu32(b->flags) & ORFS_RF_GRANT) !=
+			   !!(orfs_cpu32(r->flags) & ORFS_IO_GRANT)) {
 			bug("READ reply: ORFS_RF_GRANT does not match the request");
+		}
 #endif
 		if (inl != data || orfs_cpu32(b->count) > orfs_cpu32(r->count))
 			bug("READ reply: count %u, data %u, asked %u",
