@@ -119,29 +119,27 @@ if has_system orfs || has_system orfstf; then
 	info orfsd "${BENCH_ORFSD:-}"
 fi
 
-if has_system orfstf && [ -z "${BROKEN[orfstf]:-}" ]; then
-	bench_note "mounting the same ORFS export with trusted_fabric on $BENCH_ORFSTF_MNT"
-	if orfstf_mount; then
-		info orfstf_mount "$ORFSTF_MOUNT_OPTS"
-		bench_note "ORFS trusted_fabric: $ORFSTF_MOUNT_OPTS"
+# mount_system SYSTEM WHAT LABEL OPTSVAR: unless SYSTEM is not selected or
+# broken already, say "mounting WHAT" and mount it with SYSTEM_mount (which
+# sets OPTSVAR to the options in effect, or SETUP_ERR); record the options
+# under LABEL, or mark SYSTEM broken.
+mount_system() {
+	local sys=$1 what=$2 label=$3 optsvar=$4
+	has_system "$sys" && [ -z "${BROKEN[$sys]:-}" ] || return 0
+	bench_note "mounting $what"
+	if "${sys}_mount"; then
+		info "${sys}_mount" "${!optsvar}"
+		bench_note "$label: ${!optsvar}"
 	else
 		loud "$SETUP_ERR"
-		BROKEN[orfstf]=$SETUP_ERR
-		info orfstf_mount "failed: $SETUP_ERR"
+		BROKEN[$sys]=$SETUP_ERR
+		info "${sys}_mount" "failed: $SETUP_ERR"
 	fi
-fi
+}
 
-if has_system nfs && [ -z "${BROKEN[nfs]:-}" ]; then
-	bench_note "mounting NFS over RDMA on $BENCH_NFS_MNT"
-	if nfs_mount; then
-		info nfs_mount "$NFS_MOUNT_OPTS"
-		bench_note "NFS: $NFS_MOUNT_OPTS"
-	else
-		loud "$SETUP_ERR"
-		BROKEN[nfs]=$SETUP_ERR
-		info nfs_mount "failed: $SETUP_ERR"
-	fi
-fi
+mount_system orfstf "the same ORFS export with trusted_fabric on $BENCH_ORFSTF_MNT" \
+	"ORFS trusted_fabric" ORFSTF_MOUNT_OPTS
+mount_system nfs "NFS over RDMA on $BENCH_NFS_MNT" NFS NFS_MOUNT_OPTS
 info setup_s $((SECONDS - T_START))
 
 # --- the jobs ------------------------------------------------------------------------
