@@ -425,6 +425,25 @@ static void orfs_dio_work(struct work_struct *work)
 	orfs_dio_free(dio);
 }
 
+/*
+ * Entries of the per-page arrays one window of @iter needs: the pages its
+ * segments span, plus the hole pages OGR may pin between each two of them
+ * (orfs_dio_fill_gap()), at most a window's worth.  Without room for the
+ * holes, OGR would stop joining segments after the first few.
+ */
+static u32 orfs_dio_max_pages(const struct iov_iter *iter)
+{
+	unsigned long n = iov_iter_npages(iter, ORFS_DIO_PAGES), gap;
+	struct orfs_ogr_params p;
+
+	if (READ_ONCE(orfs_ogr) && iter->nr_segs > 1) {
+		orfs_ogr_params_init(&p);
+		gap = min_t(unsigned long, orfs_ogr_max_gap(&p), ORFS_DIO_PAGES);
+		n += min_t(unsigned long, iter->nr_segs - 1, ORFS_DIO_PAGES) * gap;
+	}
+	return min_t(unsigned long, n, ORFS_DIO_PAGES);
+}
+
 /* Write back, and for a write also drop, the cached pages of the range. */
 static int orfs_dio_sync_cache(struct inode *inode, loff_t pos, size_t count,
 			       bool write)
@@ -472,8 +491,7 @@ ssize_t orfs_direct_io(struct kiocb *iocb, struct iov_iter *iter)
 	ret = orfs_dio_sync_cache(inode, pos, count, write);
 	if (ret)
 		return ret;
-	/* Arrays for what the request spans, at most a window. */
-	dio = orfs_dio_alloc(iocb, write, iov_iter_npages(iter, ORFS_DIO_PAGES));
+	dio = orfs_dio_alloc(iocb, write, orfs_dio_max_pages(iter));
 	if (!dio)
 		return -ENOMEM;
 

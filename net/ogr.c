@@ -103,6 +103,27 @@ bool orfs_ogr_should_merge(const struct orfs_ogr_params *p,
 	return extra < p->op_ns;
 }
 
+/**
+ * orfs_ogr_max_gap() - the largest hole orfs_ogr_should_merge() accepts
+ * @p: the cost model
+ *
+ * So a caller can size, before pinning anything, the arrays a vectored
+ * request needs: its data pages plus at most this many hole pages between
+ * each two segments.
+ *
+ * Context: any.  Takes no lock.
+ * Return: the largest gap_pages with a * gap_pages < b; 0 when b is 0 (no
+ * hole is worth it); ULONG_MAX when pages are free (a is 0).
+ */
+unsigned long orfs_ogr_max_gap(const struct orfs_ogr_params *p)
+{
+	if (!p->op_ns)
+		return 0;
+	if (!p->page_ns)
+		return ULONG_MAX;
+	return (p->op_ns - 1) / p->page_ns;
+}
+
 /* 0, or -EINVAL if the segment wraps or reaches the last page of memory. */
 static int orfs_ogr_seg_check(const struct orfs_ogr_seg *s)
 {

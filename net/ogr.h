@@ -115,6 +115,7 @@ void orfs_ogr_stats_init(struct orfs_ogr_stats *st);
 u64 orfs_ogr_cost(const struct orfs_ogr_params *p, unsigned long pages);
 bool orfs_ogr_should_merge(const struct orfs_ogr_params *p,
 			   unsigned long gap_pages);
+unsigned long orfs_ogr_max_gap(const struct orfs_ogr_params *p);
 int orfs_ogr_sort(struct orfs_ogr_seg *segs, unsigned int nsegs);
 int orfs_ogr_group(struct orfs_ogr_seg *segs, unsigned int nsegs,
 		   const struct orfs_ogr_params *p,

@@ -92,6 +92,32 @@ static void orfs_ogr_test_should_merge(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, orfs_ogr_should_merge(&p, 0));
 }
 
+/* max_gap is exactly the edge of should_merge, for every model. */
+static void orfs_ogr_test_max_gap(struct kunit *test)
+{
+	static const u32 m[][2] = {
+		{ ORFS_OGR_PAGE_NS_DEFAULT, ORFS_OGR_OP_NS_DEFAULT },
+		{ 1000, 8000 }, { 1000, 8001 }, { 3, 1 }, { 1, 1 },
+		{ 7, U32_MAX }, { U32_MAX, U32_MAX },
+	};
+	struct orfs_ogr_params p;
+	unsigned long g;
+	int i;
+
+	orfs_ogr_params_init(&p);
+	KUNIT_EXPECT_EQ(test, orfs_ogr_max_gap(&p), 8UL);
+	for (i = 0; i < ARRAY_SIZE(m); i++) {
+		p = orfs_t_params(m[i][0], m[i][1], 0);
+		g = orfs_ogr_max_gap(&p);
+		KUNIT_EXPECT_TRUE_MSG(test, orfs_ogr_should_merge(&p, g), "model %d", i);
+		KUNIT_EXPECT_FALSE_MSG(test, orfs_ogr_should_merge(&p, g + 1), "model %d", i);
+	}
+	p = orfs_t_params(1, 0, 0);
+	KUNIT_EXPECT_EQ(test, orfs_ogr_max_gap(&p), 0UL);
+	p = orfs_t_params(0, 1, 0);
+	KUNIT_EXPECT_EQ(test, orfs_ogr_max_gap(&p), ULONG_MAX);
+}
+
 static void orfs_ogr_test_gap_just_cheaper(struct kunit *test)
 {
 	struct orfs_ogr_seg s[2];
@@ -580,6 +606,7 @@ static void orfs_ogr_test_stats(struct kunit *test)
 static struct kunit_case orfs_ogr_test_cases[] = {
 	KUNIT_CASE(orfs_ogr_test_cost_model),
 	KUNIT_CASE(orfs_ogr_test_should_merge),
+	KUNIT_CASE(orfs_ogr_test_max_gap),
 	KUNIT_CASE(orfs_ogr_test_gap_just_cheaper),
 	KUNIT_CASE(orfs_ogr_test_gap_just_dearer),
 	KUNIT_CASE(orfs_ogr_test_gap_tie),

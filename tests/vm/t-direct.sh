@@ -57,6 +57,15 @@ gcc -O2 -Wall -o "$ORFS_WORK/dio_remap" "$ORFS_TOP/tests/vm/tools/dio_remap.c" |
 # registered as one region (OGR); rows across an unmapped hole are not.
 gcc -O2 -Wall -o "$ORFS_WORK/dio_ogr" "$ORFS_TOP/tests/vm/tools/dio_ogr.c" ||
 	fail "cannot build dio_ogr"
+# 16 rows (ORFS_RSEG_MAX) each 3 pages apart are one region: the pwritev
+# is one WRITE and the preadv one READ, each grouped (dio_ogr also reads
+# the file once through the page cache, which is not counted as grouped).
+req() { awk -v k="$1" '$1 == k { print $2 }' "$sys/requests"; }
+w0=$(req write) g0=$(ctr ogr_groups)
+"$ORFS_WORK/dio_ogr" "$mnt/ogr0" 16 4096 16384 >/dev/null || fail "dio_ogr 16 rows"
+w=$(( $(req write) - w0 )) g=$(( $(ctr ogr_groups) - g0 ))
+note "OGR, 16 rows: $w WRITE, $g grouped requests"
+[ "$w/$g" = 1/2 ] || fail "OGR split 16 rows: $w WRITEs, $g grouped requests (want 1 and 2)"
 g0=$(ctr ogr_groups) f0=$(ctr ogr_fallbacks)
 "$ORFS_WORK/dio_ogr" "$mnt/ogr1" 64 4096 16384 >/dev/null || fail "dio_ogr aligned rows"
 "$ORFS_WORK/dio_ogr" "$mnt/ogr2" 40 3000 5000 >/dev/null || fail "dio_ogr unaligned rows"
