@@ -92,6 +92,7 @@ others=$(pgrep -c -f '^qemu-system' || true)
 	echo "host_load_start=$(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "host_other_vms=$others"
 	echo "host_cpus=$(nproc)"
+	echo "vm_cpu=${ORFS_VM_CPU:-max,-erms,-fsrm (tools/vm/run default)}"
 } >"$out/host.txt"
 [ "${others:-0}" = 0 ] || msg "note: $others other qemu VM(s) running on this host: figures will be noisier"
 
