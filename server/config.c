@@ -17,6 +17,7 @@
 #include "cache.h"
 #include "config.h"
 #include "drc.h"
+#include "filecache.h"
 #include "orfs_proto.h"
 #include "rdma.h"
 
@@ -83,6 +84,10 @@ void orfs_usage(FILE *f)
 "                          unit of the block cache that takes the arena's\n"
 "                          memory beyond the staging buffers (a power of\n"
 "                          two, 4K..16M, default %uK)\n"
+"  --open-files N          descriptors of recently read or written files kept\n"
+"                          open for the next request (0..%u, default %u; 0:\n"
+"                          open and close per request); unused ones close\n"
+"                          after %u s, a deleted file's at once\n"
 "  --io-engine ENGINE      backing-file I/O: auto (io_uring, else sync),\n"
 "                          io_uring or sync (default auto)\n"
 "  --direct-io[=yes|no]    read and write backing files with O_DIRECT where\n"
@@ -129,6 +134,7 @@ void orfs_usage(FILE *f)
 		ORFS_ARENA_DEFAULT >> 20, ORFS_IO_MAX >> 20,
 		ORFS_GRANT_SIZE_DEFAULT >> 20, ORFS_GRANTS_MAX,
 		ORFS_GRANTS_DEFAULT, ORFS_CACHE_BLOCK_DEFAULT >> 10,
+		ORFS_FILES_MAX, ORFS_FILES_DEFAULT, ORFS_FILES_IDLE_MS / 1000,
 		ORFS_DRC_ENTRIES_MAX, ORFS_DRC_ENTRIES_DEFAULT,
 		orfs_drc_entry_bytes(), ORFS_DRC_PER_CLIENT_MAX,
 		ORFS_DRC_PER_CLIENT_DEFAULT, ORFS_DRAIN_SECS);
@@ -250,6 +256,7 @@ enum {
 	OPT_CACHE_SIZE,
 	OPT_GRANT_SIZE,
 	OPT_GRANTS,
+	OPT_OPEN_FILES,
 	OPT_DRC_ENTRIES,
 	OPT_DRC_PER_CLIENT,
 	OPT_LOG_LEVEL,
@@ -289,6 +296,7 @@ static const struct option long_opts[] = {
 	{ "cache-size",	required_argument,	NULL, OPT_CACHE_SIZE },
 	{ "grant-size",	required_argument,	NULL, OPT_GRANT_SIZE },
 	{ "grants",	required_argument,	NULL, OPT_GRANTS },
+	{ "open-files",	required_argument,	NULL, OPT_OPEN_FILES },
 	{ "cache-block-size", required_argument, NULL, OPT_CACHE_BLOCK },
 	{ "staging-size", required_argument,	NULL, OPT_STAGING_SIZE },
 	{ "io-engine",	required_argument,	NULL, OPT_IO_ENGINE },
@@ -478,6 +486,14 @@ static int apply_opt(struct orfs_config *cfg, struct parse_state *ps,
 			return -EINVAL;
 		}
 		cfg->grants = (uint32_t)v;
+		return 0;
+	case OPT_OPEN_FILES:
+		if (parse_num(arg, 0, ORFS_FILES_MAX, &v)) {
+			snprintf(msg, msg_len, "invalid %sopen-files '%s' (0..%u)",
+				 dash, arg, ORFS_FILES_MAX);
+			return -EINVAL;
+		}
+		cfg->open_files = (uint32_t)v;
 		return 0;
 	case OPT_CACHE_BLOCK:
 		if (parse_size(arg, ORFS_CACHE_BLOCK_MIN, ORFS_CACHE_BLOCK_MAX,
@@ -880,6 +896,7 @@ static void set_defaults(struct orfs_config *cfg)
 	cfg->cache_size = ORFS_ARENA_DEFAULT;
 	cfg->grant_size = ORFS_GRANT_SIZE_DEFAULT;
 	cfg->grants = ORFS_GRANTS_DEFAULT;
+	cfg->open_files = ORFS_FILES_DEFAULT;
 	cfg->cache_block_size = ORFS_CACHE_BLOCK_DEFAULT;
 	cfg->direct_io = true;
 	cfg->windows = true;

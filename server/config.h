@@ -53,6 +53,7 @@ extern const char *orfs_config_default_file;
  * @cache_size: --cache-size BYTES (the registered arena; 0: none)
  * @grant_size: --grant-size BYTES (each staging buffer)
  * @grants: --grants N (staging buffers per connection)
+ * @open_files: --open-files N (descriptors the open-file cache keeps)
  * @staging_size: --staging-size BYTES (staging part of the arena; 0: half)
  * @cache_block_size: --cache-block-size BYTES (block cache unit)
  * @busy_poll: --poll=busy (else event)
@@ -92,6 +93,7 @@ struct orfs_config {
 	unsigned long long	cache_size;
 	uint32_t		grant_size;
 	uint32_t		grants;
+	uint32_t		open_files;
 	unsigned long long	staging_size;
 	uint32_t		cache_block_size;
 	bool			busy_poll;

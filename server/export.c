@@ -605,8 +605,8 @@ static int export_dir_confined(const struct orfs_export *exp, int fd,
  * client that sent it (orfs_fh_set_peer()).
  *
  * Return: a descriptor (caller closes), -EBADMSG for a malformed handle,
- * -ESTALE for one the export did not issue, that does not decode or that
- * decodes outside the export, or -ENOMEM/-EMFILE/-ENFILE when the server
+ * -ESTALE for one the export did not issue, that does not decode, that
+ * decodes outside the export or to a regular file with no link left, or -ENOMEM/-EMFILE/-ENFILE when the server
  * is short of resources (those are not the handle's fault, so they are not
  * reported as stale).
  */
@@ -643,6 +643,15 @@ int orfs_fh_open(const struct orfs_export *exp, const struct orfs_fh *fh,
 		goto out_close;
 	if (st->st_dev != exp->dev ||
 	    (uint64_t)st->st_ino != orfs_cpu64(fh->ino)) {
+		err = -ESTALE;
+		goto out_close;
+	}
+	/*
+	 * A deleted file still decodes while anything holds it open (a local
+	 * process, or a descriptor of the open-file cache that a local
+	 * deletion has not released yet): it is stale all the same.
+	 */
+	if (S_ISREG(st->st_mode) && !st->st_nlink) {
 		err = -ESTALE;
 		goto out_close;
 	}

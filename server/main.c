@@ -26,6 +26,7 @@
 #include "diskio.h"
 #include "drc.h"
 #include "export.h"
+#include "filecache.h"
 #include "log.h"
 #include "orfs_proto.h"
 #include "rdma.h"
@@ -246,6 +247,7 @@ int main(int argc, char **argv)
 	struct orfs_arena arena = { 0 };
 	struct orfs_cache *cache = NULL;
 	struct orfs_unifier uni = { 0 };
+	struct orfs_files files = { 0 };
 	struct orfs_disk disk = { 0 };
 	struct orfs_stats stats;
 	struct orfs_export exp;
@@ -316,10 +318,13 @@ int main(int argc, char **argv)
 	}
 	if (disk_setup(&disk, cfg.io_engine))
 		goto out_arena;
-	if (orfs_unifier_init(&uni, cache, &disk, &stats, cfg.direct_io)) {
+	if (orfs_unifier_init(&uni, cache, &disk, &stats, cfg.direct_io) ||
+	    orfs_files_init(&files, cfg.open_files)) {
 		log_err("out of memory");
 		goto out_disk;
 	}
+	uni.files = &files;
+	stats.open_files = &files;
 	scfg.uni = &uni;
 	scfg.stats = &stats;
 	scfg.busy_poll = cfg.busy_poll;
@@ -359,6 +364,7 @@ out_server:
 	if (pidfile)
 		unlink(pidfile);
 out_disk:
+	orfs_files_destroy(&files);
 	orfs_unifier_fini(&uni);
 	orfs_disk_fini(&disk);
 out_arena:

@@ -34,6 +34,7 @@
 
 #include "diskio.h"
 #include "export.h"
+#include "filecache.h"
 #include "log.h"
 #include "ops_int.h"
 #include "stats.h"
@@ -452,6 +453,7 @@ struct io_state {
 	uint64_t		pre_size;
 	struct orfs_disk_io	io;
 	struct orfs_uread	ur;
+	struct orfs_file	*file;
 };
 
 /* A new state for @a (the request's fields from @q); NULL without memory. */
@@ -479,7 +481,9 @@ static struct io_state *io_state_new(struct orfs_areq *a,
 /* Close the file and free @s; return @err (for "return io_end(s, err)"). */
 static int io_end(struct io_state *s, int err)
 {
-	if (s->fd >= 0)
+	if (s->file)
+		orfs_files_put(s->u->files, s->file);
+	else if (s->fd >= 0)
 		close(s->fd);
 	s->a->op = NULL;
 	free(s);
@@ -539,18 +543,63 @@ int orfs_io_kill_priv(const struct orfs_cred *c, int fd, struct stat *st)
 }
 
 /*
+ * io_open() from the open-file cache: 0 or a negative errno as io_open(),
+ * or 1 if the cache has no usable entry for @fh (then decode it).
+ */
+static int io_open_cached(struct io_state *s, const struct orfs_cred *c,
+			  const struct orfs_fh *fh, int flags, bool want_direct,
+			  struct stat *st)
+{
+	struct orfs_files *fc = s->u->files;
+	struct orfs_file *f;
+	int err;
+
+	f = orfs_files_get(fc, fh, flags, want_direct, orfs_files_now_ms());
+	if (!f)
+		return 1;
+	if (orfs_export_stat(f->fd, st) || !st->st_nlink) {
+		/*
+		 * Deleted behind orfsd's back (or unreadable): release every
+		 * descriptor of the file; decoding the handle says what.
+		 */
+		orfs_files_forget(fc, f->key);
+		orfs_files_drop(fc, f);
+		orfs_files_put(fc, f);
+		return 1;
+	}
+	err = io_access(c, f->fd, st, flags);
+	if (err) {
+		orfs_files_put(fc, f);
+		return err;
+	}
+	s->file = f;
+	s->fd = f->fd;
+	s->direct = f->direct;
+	s->pre_size = (uint64_t)st->st_size;
+	return 0;
+}
+
+/*
  * Decode the handle, check that @c may read or write it, and open its
  * regular file for @flags (O_RDONLY or O_WRONLY), with O_DIRECT if
  * @want_direct and the filesystem allows it.  Fills @st and s->fd,
- * s->direct, s->pre_size.  Return 0 or a negative errno (-EISDIR, -EINVAL
- * for other non-regular files, -EACCES, handle errors).
+ * s->direct, s->pre_size, and s->file when the descriptor is (now) in the
+ * open-file cache.  Return 0 or a negative errno (-EISDIR, -EINVAL for
+ * other non-regular files, -EACCES, handle errors).
  */
 static int io_open(struct io_state *s, const struct orfs_cred *c,
 		   const struct orfs_fh *fh, int flags, bool want_direct,
 		   struct stat *st)
 {
+	struct orfs_files *fc = s->u->files && s->u->files->nslots ? s->u->files : NULL;
 	int pfd, fd;
 
+	want_direct = want_direct && s->u->direct;
+	if (fc && !orfs_fh_check(fh)) {
+		fd = io_open_cached(s, c, fh, flags, want_direct, st);
+		if (fd <= 0)
+			return fd;
+	}
 	pfd = orfs_fh_open(s->a->ctx->exp, fh, st);
 	if (pfd < 0)
 		return pfd;
@@ -566,7 +615,16 @@ static int io_open(struct io_state *s, const struct orfs_cred *c,
 		return fd;
 	s->fd = fd;
 	s->pre_size = (uint64_t)st->st_size;
+	if (fc)
+		s->file = orfs_files_add(fc, fh, flags, want_direct, fd, s->direct,
+					 orfs_uni_key(fd, st), orfs_files_now_ms());
 	return 0;
+}
+
+/* The block cache's key of s's file. */
+static uint64_t io_key(const struct io_state *s, const struct stat *st)
+{
+	return s->file ? s->file->key : orfs_uni_key(s->fd, st);
 }
 
 /*
@@ -582,7 +640,12 @@ static int io_reopen_buffered(struct io_state *s, int flags)
 	fd = open(path, flags | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	close(s->fd);
+	/* A cached descriptor stays for others; this request goes on alone. */
+	if (s->file)
+		orfs_files_put(s->u->files, s->file);
+	else
+		close(s->fd);
+	s->file = NULL;
 	s->fd = fd;
 	s->direct = false;
 	return 0;
@@ -732,7 +795,7 @@ static int read_cached(struct io_state *s, const struct stat *st)
 	struct orfs_uread *ur = &s->ur;
 	int err;
 
-	s->key = orfs_uni_key(s->fd, st);
+	s->key = io_key(s, st);
 	orfs_uni_validate(s->u, s->key, st);
 	/*
 	 * Before any byte is read: a change from now on bumps the version, so
@@ -933,7 +996,7 @@ int orfs_op_write(struct orfs_areq *a, const struct orfs_hdr *h)
 	if (err)
 		return io_end(s, err);
 	if (s->u->cache && s->count) {
-		s->key = orfs_uni_key(s->fd, &st);
+		s->key = io_key(s, &st);
 		orfs_uni_validate(s->u, s->key, &st);
 		orfs_uni_changed(s->u, s->key,
 				 s->off < s->pre_size ? s->off : s->pre_size,

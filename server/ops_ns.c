@@ -422,7 +422,7 @@ static uint64_t doomed_key(const struct orfs_req_ctx *ctx, int dfd,
 	struct stat st;
 	int fd;
 
-	if (!u->cache)
+	if (!u->cache && !u->files)
 		return 0;
 	fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)

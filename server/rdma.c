@@ -132,6 +132,7 @@
 
 #include "arena.h"
 #include "diskio.h"
+#include "filecache.h"
 #include "log.h"
 #include "ops.h"
 #include "orfs_proto.h"
@@ -2610,17 +2611,22 @@ fail:
 /*
  * How long epoll_wait() may sleep: not at all when busy polling or when
  * disk completions are waiting; until the drain deadline when draining;
- * at most a second while a connection may still owe its AUTH.
+ * at most a second while a connection may still owe its AUTH; until the
+ * open-file cache's next sweep while it holds descriptors.
  */
 static int loop_timeout(struct orfs_server *srv)
 {
+	struct orfs_files *files = srv->cfg.uni->files;
 	uint64_t now;
-	int t = -1;
+	int t = -1, f;
 
+	f = files ? orfs_files_sweep(files, orfs_files_now_ms()) : -1;
 	if (srv->cfg.busy_poll || orfs_disk_has_ready(srv->cfg.uni->disk))
 		return 0;
 	if (srv->auth_watch)
 		t = 1000;
+	if (f >= 0 && (t < 0 || f < t))
+		t = f;
 	if (!srv->stopping)
 		return t;
 	now = now_ms();

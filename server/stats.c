@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "filecache.h"
 #include "stats.h"
 
 static uint64_t now_sec(void)
@@ -248,6 +249,13 @@ static void put_disk(struct stats_out *o, const struct orfs_stats *st,
 	put(o, "disk_continued", ds.continued);
 	put(o, "disk_inflight", ds.inflight);
 	put(o, "disk_inflight_max", ds.inflight_max);
+	if (st->open_files) {
+		put(o, "files_open", st->open_files->nopen);
+		put(o, "files_hits", st->open_files->hits);
+		put(o, "files_misses", st->open_files->misses);
+		put(o, "files_closed_idle", st->open_files->closed_idle);
+		put(o, "files_closed_deleted", st->open_files->closed_forget);
+	}
 }
 
 /**

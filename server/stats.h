@@ -19,6 +19,8 @@
 /* errno values counted one by one; larger ones share the last slot. */
 #define ORFS_STATS_ERRNO_MAX	160
 
+struct orfs_files;
+
 /**
  * struct orfs_stats - server-wide counters
  * @start: CLOCK_MONOTONIC seconds at startup (for uptime)
@@ -70,6 +72,8 @@
  *	the clients RDMA-wrote through memory windows (ORFS_IO_WINDOW)
  * @demote_grant: bytes of DEMOTE data clients RDMA-wrote into staging
  *	buffers (ORFS_IO_GRANT)
+ * @open_files: the open-file cache, whose counters are shown too; may be
+ *	NULL
  */
 struct orfs_stats {
 	uint64_t	start;
@@ -106,6 +110,7 @@ struct orfs_stats {
 	uint64_t	demote_inline;
 	uint64_t	demote_grant;
 	uint64_t	demote_window;
+	const struct orfs_files	*open_files;
 };
 
 /* Add @n to counter @field of @st, which may be NULL (no statistics). */

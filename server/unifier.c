@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "filecache.h"
 #include "hash.h"
 #include "log.h"
 #include "unifier.h"
@@ -323,11 +324,16 @@ void orfs_uni_changed(struct orfs_unifier *u, uint64_t key, uint64_t from,
 		orfs_cache_set_stamp(u->cache, key, stat_stamp(after));
 }
 
-/* @key's file is gone (last name removed or replaced): drop its blocks. */
+/*
+ * @key's file is gone (last name removed or replaced): drop its blocks and
+ * close its cached descriptors.
+ */
 void orfs_uni_forget(struct orfs_unifier *u, uint64_t key)
 {
 	if (u->cache)
 		orfs_cache_invalidate_file(u->cache, key, 0);
+	if (u->files)
+		orfs_files_forget(u->files, key);
 }
 
 /* ---- fills ---- */

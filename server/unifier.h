@@ -74,6 +74,8 @@ struct orfs_rdata {
 	void			(*release)(struct orfs_rdata *rd);
 };
 
+struct orfs_files;
+
 /**
  * struct orfs_unifier - the block cache and the disk engine, together
  * @cache: the block cache over the arena's cache region; NULL: none (READs
@@ -90,6 +92,7 @@ struct orfs_rdata {
  *	(statx STATX_DIOALIGN of the first file opened, else
  *	ORFS_DIO_ALIGN_DEFAULT)
  * @dio_align_known: @dio_align was asked of the kernel already
+ * @files: the open-file cache of READ and WRITE (filecache.h), or NULL
  */
 struct orfs_unifier {
 	struct orfs_cache	*cache;
@@ -102,6 +105,7 @@ struct orfs_unifier {
 	bool			direct;
 	uint32_t		dio_align;
 	bool			dio_align_known;
+	struct orfs_files	*files;
 };
 
 /**

@@ -59,6 +59,7 @@
 #include "diskio.h"
 #include "drc.h"
 #include "export.h"
+#include "filecache.h"
 #include "log.h"
 #include "ops.h"
 #include "orfs_proto.h"
@@ -83,6 +84,7 @@ static void *test_arena;
 static struct orfs_cache *test_cache;
 static struct orfs_disk test_disk;
 static struct orfs_unifier test_uni;
+static struct orfs_files test_uni_files;	/* test_uni's open-file cache */
 static struct orfs_stats test_stats;
 static struct orfs_unifier *uni;
 
@@ -199,8 +201,11 @@ static int unifier_setup(void)
 	test_cache = test_arena ? orfs_cache_create(&p) : NULL;
 	orfs_stats_init(&test_stats);
 	if (!test_cache || orfs_unifier_init(&test_uni, test_cache, &test_disk,
-					     &test_stats, true))
+					     &test_stats, true) ||
+	    orfs_files_init(&test_uni_files, ORFS_FILES_DEFAULT))
 		return -1;
+	test_uni.files = &test_uni_files;
+	test_stats.open_files = &test_uni_files;
 	uni = &test_uni;
 	ctx.uni = uni;
 	ctx.stats = &test_stats;
@@ -294,6 +299,10 @@ static int group_teardown(void **state)
 			(unsigned long long)test_disk.st.syncs,
 			(unsigned long long)test_disk.st.direct,
 			(unsigned long long)test_disk.st.buffered);
+		fprintf(stderr, "# open-file cache: %llu hits, %llu misses\n",
+			(unsigned long long)test_uni_files.hits,
+			(unsigned long long)test_uni_files.misses);
+		orfs_files_destroy(&test_uni_files);
 		orfs_unifier_fini(&test_uni);
 		orfs_cache_destroy(test_cache);
 		orfs_cache_arena_free(test_arena, TEST_ARENA, false);
@@ -4991,6 +5000,271 @@ static void test_xattr_private(void **state)
 	assert_memory_equal(key, exp.fh_key, ORFS_FH_KEY_LEN);
 }
 
+/* ---- the open-file cache (filecache.c) ---- */
+
+/*
+ * These tests run READ and WRITE through a Unifier of their own (sync
+ * engine, no block cache) with an open-file cache of @n descriptors, so
+ * they run the same in both test_ops runs.
+ */
+static struct orfs_files fc_files;
+static struct orfs_unifier fc_uni;
+static struct orfs_disk fc_disk;
+
+static void files_on(uint32_t n)
+{
+	orfs_disk_sync_init(&fc_disk);
+	assert_int_equal(orfs_unifier_init(&fc_uni, NULL, &fc_disk, NULL, true), 0);
+	assert_int_equal(orfs_files_init(&fc_files, n), 0);
+	fc_uni.files = &fc_files;
+	ctx.uni = &fc_uni;
+}
+
+static void files_off(void)
+{
+	ctx.uni = uni;
+	orfs_files_destroy(&fc_files);
+	orfs_unifier_fini(&fc_uni);
+	orfs_disk_fini(&fc_disk);
+}
+
+/* Descriptors of this process open on a deleted file. */
+static int deleted_fds(void)
+{
+	char target[PATH_MAX];
+	struct dirent *e;
+	int n = 0;
+	ssize_t len;
+	DIR *d;
+
+	d = opendir("/proc/self/fd");
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		len = readlinkat(dirfd(d), e->d_name, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		if (strstr(target, " (deleted)"))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Reads and writes of one handle reuse one descriptor per access mode. */
+static void test_files_reuse(void **state)
+{
+	struct orfs_fh fh;
+	int i;
+
+	assert_int_equal(mkdir_in("export/fc1"), 0);
+	assert_int_equal(mkfile("export/fc1/f", "hello, cache"), 0);
+	fh = raw_fh("export/fc1/f");
+	files_on(8);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(do_read(&fh, 0, 64), 0);
+		assert_int_equal(read_count(), 12);
+		assert_memory_equal(orfs_data(REP), "hello, cache", 12);
+	}
+	assert_int_equal(fc_files.misses, 1);
+	assert_int_equal(fc_files.hits, 2);
+	assert_int_equal(fc_files.nopen, 1);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(do_write(&fh, 0, "HELLO", 5, 0, NULL), 0);
+	assert_int_equal(fc_files.misses, 2);
+	assert_int_equal(fc_files.hits, 3);
+	assert_int_equal(fc_files.nopen, 2);
+	/* The read descriptor sees what the write descriptor wrote. */
+	assert_int_equal(do_read(&fh, 0, 64), 0);
+	assert_memory_equal(orfs_data(REP), "HELLO, cache", 12);
+	files_off();
+}
+
+/*
+ * UNLINK (and a RENAME over a file) through orfsd closes the descriptors of
+ * the file it deletes, so its space is freed at once; the handle is then
+ * stale, as without the cache.
+ */
+static void test_files_unlink_frees(void **state)
+{
+	struct orfs_fh dir, a, b;
+	int deleted0 = deleted_fds();
+
+	assert_int_equal(mkdir_in("export/fc2"), 0);
+	assert_int_equal(mkfile("export/fc2/a", "aaaa"), 0);
+	assert_int_equal(mkfile("export/fc2/b", "bbbb"), 0);
+	dir = raw_fh("export/fc2");
+	a = raw_fh("export/fc2/a");
+	b = raw_fh("export/fc2/b");
+	files_on(8);
+	assert_int_equal(do_read(&a, 0, 4), 0);
+	assert_int_equal(do_write(&a, 0, "AAAA", 4, 0, NULL), 0);
+	assert_int_equal(do_read(&b, 0, 4), 0);
+	assert_int_equal(fc_files.nopen, 3);
+	assert_int_equal(do_remove(ORFS_OP_UNLINK, &dir, "a"), 0);
+	assert_int_equal(fc_files.nopen, 1);
+	assert_int_equal(fc_files.closed_forget, 2);
+	assert_int_equal(deleted_fds(), deleted0);
+	assert_int_equal(do_read(&a, 0, 4), ESTALE);
+	/* RENAME over b deletes b. */
+	assert_int_equal(mkfile("export/fc2/c", "cccc"), 0);
+	assert_int_equal(do_rename(&dir, "c", &dir, "b", 0), 0);
+	assert_int_equal(fc_files.nopen, 0);
+	assert_int_equal(deleted_fds(), deleted0);
+	assert_int_equal(do_read(&b, 0, 4), ESTALE);
+	files_off();
+}
+
+/* A file another name keeps alive keeps its descriptor when one goes. */
+static void test_files_link_survives(void **state)
+{
+	char p1[PATH_MAX], p2[PATH_MAX];
+	struct orfs_fh dir, fh;
+
+	assert_int_equal(mkdir_in("export/fc3"), 0);
+	assert_int_equal(mkfile("export/fc3/a", "data"), 0);
+	path_in(p1, "export/fc3/a");
+	path_in(p2, "export/fc3/b");
+	assert_int_equal(link(p1, p2), 0);
+	dir = raw_fh("export/fc3");
+	fh = raw_fh("export/fc3/a");
+	files_on(8);
+	assert_int_equal(do_read(&fh, 0, 4), 0);
+	assert_int_equal(do_remove(ORFS_OP_UNLINK, &dir, "a"), 0);
+	assert_int_equal(fc_files.nopen, 1);
+	assert_int_equal(do_read(&fh, 0, 4), 0);
+	assert_int_equal(fc_files.hits, 1);
+	files_off();
+}
+
+/*
+ * A file deleted behind orfsd's back is not served from its descriptor:
+ * the request finds no link left, drops the entry and decodes the handle,
+ * which is stale.
+ */
+static void test_files_local_unlink(void **state)
+{
+	int deleted0 = deleted_fds();
+	char p[PATH_MAX];
+	struct orfs_fh fh;
+
+	assert_int_equal(mkdir_in("export/fc4"), 0);
+	assert_int_equal(mkfile("export/fc4/a", "data"), 0);
+	fh = raw_fh("export/fc4/a");
+	files_on(8);
+	assert_int_equal(do_read(&fh, 0, 4), 0);
+	assert_int_equal(do_write(&fh, 4, "more", 4, 0, NULL), 0);
+	path_in(p, "export/fc4/a");
+	assert_int_equal(unlink(p), 0);
+	/* Both descriptors go, and no other request decodes the file. */
+	assert_int_equal(do_fh_op(ORFS_OP_GETATTR, &fh), ESTALE);
+	assert_int_equal(do_read(&fh, 0, 4), ESTALE);
+	assert_int_equal(do_write(&fh, 0, "x", 1, 0, NULL), ESTALE);
+	assert_int_equal(fc_files.nopen, 0);
+	assert_int_equal(deleted_fds(), deleted0);
+	files_off();
+}
+
+/* Permission is checked per request, on fresh attributes. */
+static void test_files_permission(void **state)
+{
+	char p[PATH_MAX];
+	struct orfs_fh fh;
+
+	assert_int_equal(mkdir_in("export/fc5"), 0);
+	assert_int_equal(mkfile("export/fc5/a", "data"), 0);
+	path_in(p, "export/fc5/a");
+	assert_int_equal(chmod(p, 0644), 0);
+	fh = raw_fh("export/fc5/a");
+	files_on(8);
+	as_user();
+	assert_int_equal(do_read(&fh, 0, 4), 0);
+	assert_int_equal(chmod(p, 0600), 0);
+	assert_int_equal(do_read(&fh, 0, 4), EACCES);
+	assert_int_equal(do_write(&fh, 0, "x", 1, 0, NULL), EACCES);
+	as_root();
+	assert_int_equal(do_read(&fh, 0, 4), 0);
+	assert_int_equal(fc_files.hits, 2);
+	files_off();
+}
+
+/*
+ * At most n descriptors (the least recently used one goes), idle ones are
+ * closed by the sweep, and 0 turns the cache off.
+ */
+static void test_files_bounds(void **state)
+{
+	struct orfs_fh fh[3];
+	char rel[32];
+	int i;
+
+	assert_int_equal(mkdir_in("export/fc6"), 0);
+	for (i = 0; i < 3; i++) {
+		snprintf(rel, sizeof(rel), "export/fc6/%d", i);
+		assert_int_equal(mkfile(rel, "data"), 0);
+		fh[i] = raw_fh(rel);
+	}
+	files_on(2);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(do_read(&fh[i], 0, 4), 0);
+	assert_int_equal(fc_files.nopen, 2);
+	assert_int_equal(do_read(&fh[0], 0, 4), 0);	/* evicted: a miss */
+	assert_int_equal(do_read(&fh[2], 0, 4), 0);	/* kept: a hit */
+	assert_int_equal(fc_files.misses, 4);
+	assert_int_equal(fc_files.hits, 1);
+	assert_true(orfs_files_sweep(&fc_files, orfs_files_now_ms()) > 0);
+	assert_int_equal(orfs_files_sweep(&fc_files, orfs_files_now_ms() +
+					  ORFS_FILES_IDLE_MS), -1);
+	assert_int_equal(fc_files.nopen, 0);
+	assert_int_equal(fc_files.closed_idle, 2);
+	files_off();
+
+	files_on(0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(do_read(&fh[1], 0, 4), 0);
+	assert_int_equal(fc_files.nopen, 0);
+	assert_int_equal(fc_files.hits, 0);
+	files_off();
+}
+
+/* An entry in use is never closed under its request; the last put does. */
+static void test_files_in_use(void **state)
+{
+	struct orfs_files fc;
+	struct orfs_file *f, *g;
+	struct orfs_fh fh;
+	int fd;
+
+	fh = raw_fh("export/file.txt");
+	assert_int_equal(orfs_files_init(&fc, 1), 0);
+	fd = open("/dev/null", O_RDONLY);
+	f = orfs_files_add(&fc, &fh, O_RDONLY, false, fd, false, 42, 1);
+	assert_non_null(f);
+	/* Full and the only entry busy: not cached, the caller keeps its fd. */
+	assert_null(orfs_files_add(&fc, &fh, O_WRONLY, false, fd, false, 42, 2));
+	orfs_files_forget(&fc, 42);
+	assert_true(f->dead);
+	assert_int_equal(fcntl(fd, F_GETFD) >= 0, 1);
+	assert_null(orfs_files_get(&fc, &fh, O_RDONLY, false, 3));
+	orfs_files_put(&fc, f);
+	assert_int_equal(fcntl(fd, F_GETFD), -1);
+	assert_int_equal(fc.nopen, 0);
+	/* Another flag or O_DIRECT wish is another entry; a changed byte misses. */
+	fd = open("/dev/null", O_RDONLY);
+	f = orfs_files_add(&fc, &fh, O_RDONLY, false, fd, false, 7, 4);
+	orfs_files_put(&fc, f);
+	assert_null(orfs_files_get(&fc, &fh, O_RDONLY, true, 5));
+	assert_null(orfs_files_get(&fc, &fh, O_WRONLY, false, 5));
+	fh.data[orfs_cpu32(fh.len) - 1] ^= 1;
+	assert_null(orfs_files_get(&fc, &fh, O_RDONLY, false, 5));
+	fh.data[orfs_cpu32(fh.len) - 1] ^= 1;
+	g = orfs_files_get(&fc, &fh, O_RDONLY, false, 6);
+	assert_ptr_equal(g, f);
+	orfs_files_put(&fc, g);
+	orfs_files_destroy(&fc);
+	assert_int_equal(fcntl(fd, F_GETFD), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -5092,6 +5366,13 @@ int main(void)
 		cmocka_unit_test_teardown(test_cred_setattr, reset_ctx),
 		cmocka_unit_test_teardown(test_cred_link, reset_ctx),
 		cmocka_unit_test_teardown(test_cred_xattr, reset_ctx),
+		cmocka_unit_test_teardown(test_files_reuse, reset_ctx),
+		cmocka_unit_test_teardown(test_files_unlink_frees, reset_ctx),
+		cmocka_unit_test_teardown(test_files_link_survives, reset_ctx),
+		cmocka_unit_test_teardown(test_files_local_unlink, reset_ctx),
+		cmocka_unit_test_teardown(test_files_permission, reset_ctx),
+		cmocka_unit_test_teardown(test_files_bounds, reset_ctx),
+		cmocka_unit_test_teardown(test_files_in_use, reset_ctx),
 	};
 
 	return cmocka_run_group_tests_name("orfsd_ops", tests, group_setup,
