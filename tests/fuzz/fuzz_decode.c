@@ -82,6 +82,7 @@
 #include "ops.h"
 #include "orfs_proto.h"
 #include "unifier.h"
+#include "filecache.h"
 #include "fuzz_fixture.h"
 
 /* Rebuild the tree at least this often, even after read-only requests. */
@@ -118,6 +119,9 @@ static struct orfs_auth auth;
 static void *cache_arena;
 static struct orfs_cache *fcache;
 static struct orfs_disk fdisk;
+/* READ and WRITE inputs run through an open-file cache (files_setup()). */
+static struct orfs_unifier funi_files;
+static struct orfs_files ffiles;
 static struct orfs_unifier funi;
 /*
  * export/big (FUZZ_BIG_N files, the bulk of the tree) is kept across a
@@ -1030,6 +1034,53 @@ static void demote_setup(void)
 	orfs_cache_invalidate_file(fcache, obj_key(OBJ_INNER), 0);
 }
 
+/*
+ * Before a READ or WRITE input: a Unifier without block cache but with an
+ * open-file cache, so the request runs a second time from the descriptor
+ * the first one left there (files_check()).
+ */
+static void files_setup(void)
+{
+	if (orfs_unifier_init(&funi_files, NULL, &fdisk, NULL, false) ||
+	    orfs_files_init(&ffiles, 4))
+		fatal("cannot make the open-file cache");
+	funi_files.files = &ffiles;
+	ctx.uni = &funi_files;
+}
+
+/*
+ * The same READ again, served from the open-file cache when the first one
+ * opened its file, must get the same reply; the same WRITE the same
+ * status.  Then the cache is closed, so the descriptor check that follows
+ * sees every descriptor the requests opened closed again.
+ */
+static void files_check(const uint8_t *req, uint32_t size, uint16_t op,
+			const uint8_t *rep1, uint32_t n1, bool again)
+{
+	uint64_t hits = ffiles.hits;
+	uint32_t n2;
+
+	if (!again)
+		goto out;
+	n2 = orfs_handle_request(&ctx, req, size, rep2, rep_size);
+	if (op == ORFS_OP_READ && (n2 != n1 || memcmp(rep1, rep2, n1)))
+		bug("a READ served from the open-file cache (%s) got another reply than the first (%u and %u bytes)",
+		    ffiles.hits > hits ? "hit" : "miss", n1, n2);
+	if (op == ORFS_OP_WRITE && (n2 < sizeof(struct orfs_hdr)) !=
+				   (n1 < sizeof(struct orfs_hdr)))
+		bug("a WRITE again got a reply of %u bytes, the first %u", n2, n1);
+	if (op == ORFS_OP_WRITE && n1 >= sizeof(struct orfs_hdr) &&
+	    ((const struct orfs_hdr *)rep1)->status !=
+	    ((const struct orfs_hdr *)rep2)->status)
+		bug("a WRITE served from the open-file cache got status %u, the first %u",
+		    orfs_cpu32(((const struct orfs_hdr *)rep2)->status),
+		    orfs_cpu32(((const struct orfs_hdr *)rep1)->status));
+out:
+	orfs_files_destroy(&ffiles);
+	orfs_unifier_fini(&funi_files);
+	ctx.uni = NULL;
+}
+
 /* ---- libFuzzer entry points ---- */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -1162,6 +1213,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		flags = raw16(req, offsetof(struct orfs_hdr, flags));
 	if (op == ORFS_OP_DEMOTE_META || op == ORFS_OP_DEMOTE)
 		demote_setup();
+	else if (op == ORFS_OP_READ || op == ORFS_OP_WRITE)
+		files_setup();
 
 	gated = auth_gated(req, size);
 	if (gated) {
@@ -1175,6 +1228,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_reply(req, (uint32_t)size, rep, n);
 	if (gated)
 		check_auth(req, (uint32_t)size, rep, n);
+	if (ctx.uni == &funi_files)
+		files_check(req, (uint32_t)size, op, rep, n, !gated);
 
 	/* A retransmission of a cached opcode: sent again, the same reply. */
 	again = !gated &&
