@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -239,6 +240,31 @@ static void log_squash(const struct orfs_squash *sq)
 		log_info("no root squash: the clients' root is root here");
 }
 
+/*
+ * The open-file cache may keep @want descriptors: raise the soft
+ * RLIMIT_NOFILE to the hard one, and keep at most half of it for the cache
+ * (connections, the export and disk I/O need the rest).
+ */
+static uint32_t open_files_limit(uint32_t want)
+{
+	struct rlimit rl;
+	rlim_t room;
+
+	if (!want || getrlimit(RLIMIT_NOFILE, &rl))
+		return want;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	room = rl.rlim_cur == RLIM_INFINITY ? want : rl.rlim_cur / 2;
+	if (want <= room)
+		return want;
+	log_warn("--open-files %u: the descriptor limit (RLIMIT_NOFILE %llu) leaves room for %llu; keeping that many",
+		 want, (unsigned long long)rl.rlim_cur, (unsigned long long)room);
+	return (uint32_t)room;
+}
+
 int main(int argc, char **argv)
 {
 	struct orfs_server_cfg scfg;
@@ -319,7 +345,7 @@ int main(int argc, char **argv)
 	if (disk_setup(&disk, cfg.io_engine))
 		goto out_arena;
 	if (orfs_unifier_init(&uni, cache, &disk, &stats, cfg.direct_io) ||
-	    orfs_files_init(&files, cfg.open_files)) {
+	    orfs_files_init(&files, open_files_limit(cfg.open_files))) {
 		log_err("out of memory");
 		goto out_disk;
 	}

@@ -173,6 +173,17 @@ if ! has_rdma; then
 		-- --export "$T/export" -f --io-engine sync
 	check "--cache-size 0: no block cache" 1 "no block cache" \
 		-- --export "$T/export" -f --cache-size 0
+	# The open-file cache keeps at most half of the descriptor limit.
+	# (A subshell for the limit: it prints the TAP line; its status says
+	# whether that line was "not ok".)
+	(f0=$failed
+	 ulimit -n 200 && check "--open-files above the descriptor limit" 1 \
+		"--open-files 4096: the descriptor limit (RLIMIT_NOFILE 200) leaves room for 100" \
+		-- --export "$T/export" -f --open-files 4096
+	 [ "$failed" = "$f0" ]) || failed=$((failed + 1))
+	n=$((n + 1))
+	check "bad --open-files" 1 "invalid --open-files '4097' (0..4096)" \
+		-- --export "$T/export" --open-files 4097
 	# io_uring refused (an LD_PRELOAD stand-in for seccomp or an old
 	# kernel): auto falls back to the synchronous engine and says so;
 	# --io-engine io_uring is a startup error.
