@@ -55,12 +55,19 @@ run modprobe -a veth rdma_rxe rdma_cm ib_uverbs rdma_ucm
 run ip -batch - <<EOF
 link set lo up
 link add v0 type veth peer name v1
+link set v0 mtu 9000
+link set v1 mtu 9000
 addr add $SRV/24 dev v0
 addr add $CLI/24 dev v1
 link set v0 up
 link set v1 up
 EOF
 
+# Jumbo frames (above), as RoCE deployments use them: rxe's path MTU becomes
+# 4096 instead of 1024, so a 4 KiB transfer is one packet instead of four.
+# Under TCG each packet costs far more than its bytes (skb, ICRC, softirq,
+# RPS): in one boot raw ib_read_bw 1 MiB went from 45 to 91 MiB/s, ORFS
+# buffered seqread from 42 to 83 MiB/s.
 # Tuning: veth bursts overflow the default backlog; RPS keeps a flow on one CPU
 # so it arrives in order; accept packets whose source is a local address.
 setsys net.core.netdev_max_backlog 10000
