@@ -54,6 +54,35 @@ static void orfs_dentry_stamp(struct dentry *dentry)
 	dentry->d_time = jiffies;
 }
 
+/*
+ * An exclusive create (O_CREAT | O_EXCL, mkdir, mknod, symlink, a link's
+ * new name) that will reach the server needs no lookup first: the server
+ * refuses an existing name with EEXIST.  Not when the VFS would refuse the
+ * creation itself (no write and search permission on @dir, a read-only
+ * filesystem): it then reports that error only for a name it saw absent,
+ * so the lookup must tell EEXIST apart.
+ */
+static bool orfs_lookup_skippable(struct inode *dir, unsigned int flags)
+{
+	return (flags & (LOOKUP_CREATE | LOOKUP_EXCL)) ==
+	       (LOOKUP_CREATE | LOOKUP_EXCL) &&
+	       !sb_rdonly(dir->i_sb) &&
+	       !inode_permission(ORFS_IDMAP_NONE, dir, MAY_WRITE | MAY_EXEC);
+}
+
+/*
+ * A new object's dentry gets its inode; one whose lookup was skipped
+ * (orfs_lookup_skippable()) is unhashed and is hashed now, so the next
+ * walk finds it in the dcache.  Context: the directory's i_rwsem held.
+ */
+static void orfs_dentry_instantiate(struct dentry *dentry, struct inode *inode)
+{
+	if (d_unhashed(dentry))
+		d_add(dentry, inode);
+	else
+		d_instantiate(dentry, inode);
+}
+
 static struct dentry *orfs_lookup(struct inode *dir, struct dentry *dentry,
 				  unsigned int flags)
 {
@@ -62,6 +91,9 @@ static struct dentry *orfs_lookup(struct inode *dir, struct dentry *dentry,
 	struct inode *inode = NULL;
 	int ret;
 
+	/* As NFS does: the dentry stays negative and unhashed for ->create. */
+	if (orfs_lookup_skippable(dir, flags))
+		return NULL;
 	ret = orfs_do_lookup(dir, &dentry->d_name, &fh, &attr);
 	if (ret == 0) {
 		inode = orfs_iget(dir->i_sb, &fh, &attr);
@@ -280,7 +312,7 @@ static int orfs_new_object(struct inode *dir, struct dentry *dentry, u16 op,
 	if (IS_ERR(inode))
 		return PTR_ERR(inode);
 	orfs_dentry_stamp(dentry);
-	d_instantiate(dentry, inode);
+	orfs_dentry_instantiate(dentry, inode);
 	return 0;
 }
 
@@ -423,7 +455,7 @@ static int orfs_link(struct dentry *old_dentry, struct inode *dir,
 		return ret;
 	ihold(inode);
 	orfs_dentry_stamp(dentry);
-	d_instantiate(dentry, inode);
+	orfs_dentry_instantiate(dentry, inode);
 	return 0;
 }
 

@@ -683,6 +683,9 @@ const struct address_space_operations orfs_aops = {
  * @inode: the inode
  * @file: the file being opened
  *
+ * Not for a file this very open created: the CREATE reply's attributes
+ * are as fresh as a GETATTR's.
+ *
  * An open for writing makes its opener's credential the one write-back
  * uses (orfs_wb_cred_set()).
  *
@@ -690,9 +693,13 @@ const struct address_space_operations orfs_aops = {
  */
 static int orfs_file_open(struct inode *inode, struct file *file)
 {
+	bool cto = ORFS_SB(inode->i_sb)->opts.cto;
 	int ret;
 
-	ret = orfs_revalidate_inode(inode, ORFS_SB(inode->i_sb)->opts.cto);
+	/* A file this open created has the attributes CREATE just returned. */
+	if (file->f_mode & FMODE_CREATED)
+		cto = false;
+	ret = orfs_revalidate_inode(inode, cto);
 	if (ret)
 		return ret;
 	ret = orfs_revalidate_mapping(inode);

@@ -143,6 +143,10 @@ def scenarios_root():
     step("mkdir priv", os.mkdir, "priv", 0o700)
     step("create ro", create, "ro", True, 0o444)
     step("create secret", create, "secret", True, 0o600)
+    step("mkdir rodir", os.mkdir, "rodir", 0o755)
+    step("chmod rodir", os.chmod, "rodir", 0o755)
+    step("create rodir/exists", create, "rodir/exists")
+    step("mkdir rodir/sub", os.mkdir, "rodir/sub")
     step("listing", listing, ".")
     step("listing d", listing, "d")
 
@@ -162,6 +166,15 @@ def scenarios_user():
     step("truncate ro", os.truncate, "ro", 0)
     step("rmdir t/mine", os.rmdir, "t/mine")
     step("listing t", listing, "t")
+    # Exclusive creates where the user may not write: an existing name is
+    # EEXIST, a new one EACCES (the client must not skip its lookup here).
+    step("create excl existing (rodir)", create, "rodir/exists")
+    step("create excl new (rodir)", create, "rodir/new")
+    step("create no excl existing (rodir)", create, "rodir/exists", False)
+    step("mkdir existing (rodir)", os.mkdir, "rodir/sub")
+    step("mkdir new (rodir)", os.mkdir, "rodir/sub2")
+    step("symlink over existing (rodir)", os.symlink, "x", "rodir/exists")
+    step("create excl in priv", create, "priv/y")
 
 
 def main():
