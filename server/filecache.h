@@ -21,7 +21,7 @@
  *    again, which is what gives ESTALE.
  *
  * Space: a cached descriptor keeps a deleted file's blocks allocated.  So
- * UNLINK, RMDIR and a RENAME that replaces a file drop the entries of the
+ * UNLINK and a RENAME that replaces a file drop the entries of the
  * file that loses its last name (orfs_files_forget()), entries unused for
  * ORFS_FILES_IDLE_MS are closed (orfs_files_sweep()), and at most
  * --open-files descriptors are kept (least recently used goes first).  A
