@@ -10,19 +10,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "filecache.h"
-
-/* CLOCK_MONOTONIC in ms: the time the cache's calls take. */
-uint64_t orfs_files_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* FNV-1a over the bytes of @fh that identify it. */
 static uint64_t fh_hash(const struct orfs_fh *fh)

@@ -100,7 +100,6 @@ struct orfs_files {
 	uint64_t		closed_forget;
 };
 
-uint64_t orfs_files_now_ms(void);
 int orfs_files_init(struct orfs_files *fc, uint32_t nslots);
 void orfs_files_destroy(struct orfs_files *fc);
 struct orfs_file *orfs_files_get(struct orfs_files *fc, const struct orfs_fh *fh,

@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "diskio.h"
 #include "export.h"
 #include "filecache.h"
@@ -554,7 +555,7 @@ static int io_open_cached(struct io_state *s, const struct orfs_cred *c,
 	struct orfs_file *f;
 	int err;
 
-	f = orfs_files_get(fc, fh, flags, want_direct, orfs_files_now_ms());
+	f = orfs_files_get(fc, fh, flags, want_direct, orfs_now_ms());
 	if (!f)
 		return 1;
 	if (orfs_export_stat(f->fd, st) || !st->st_nlink) {
@@ -617,7 +618,7 @@ static int io_open(struct io_state *s, const struct orfs_cred *c,
 	s->pre_size = (uint64_t)st->st_size;
 	if (fc)
 		s->file = orfs_files_add(fc, fh, flags, want_direct, fd, s->direct,
-					 orfs_uni_key(fd, st), orfs_files_now_ms());
+					 orfs_uni_key(fd, st), orfs_now_ms());
 	return 0;
 }
 

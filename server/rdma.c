@@ -131,6 +131,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "arena.h"
+#include "clock.h"
 #include "diskio.h"
 #include "filecache.h"
 #include "log.h"
@@ -413,8 +414,6 @@ struct orfs_server {
 	bool				auth_watch;
 	uint64_t			auth_next_ms;
 };
-
-static uint64_t now_ms(void);
 
 static int set_nonblock(int fd)
 {
@@ -2082,7 +2081,7 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 	conn->auth = auth;
 	if (srv->cfg.secret) {
 		conn->ctx.auth = &conn->auth;
-		conn->auth.deadline_ms = now_ms() + ORFS_AUTH_TIMEOUT_SECS * 1000ULL;
+		conn->auth.deadline_ms = orfs_now_ms() + ORFS_AUTH_TIMEOUT_SECS * 1000ULL;
 		srv->auth_watch = true;
 	}
 	id->context = conn;
@@ -2235,14 +2234,6 @@ static void cm_events(struct orfs_server *srv)
 
 /* ---- server lifetime ---- */
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* The statistics text (stats.c) into a new buffer; NULL without memory. */
 static char *stats_text(struct orfs_server *srv)
 {
@@ -2279,7 +2270,7 @@ static void drain_start(struct orfs_server *srv, unsigned int signo)
 		return;
 	}
 	srv->stopping = true;
-	srv->drain_deadline = now_ms() + ORFS_DRAIN_SECS * 1000ULL;
+	srv->drain_deadline = orfs_now_ms() + ORFS_DRAIN_SECS * 1000ULL;
 	log_info("signal %u: shutting down: finishing the requests in flight of %u clients (at most %u s)",
 		 signo, srv->nconns, ORFS_DRAIN_SECS);
 }
@@ -2322,7 +2313,7 @@ static void drain_check(struct orfs_server *srv)
 			 (unsigned long long)st->drained,
 			 (unsigned long long)st->requests_dropped);
 		srv->stop = true;
-	} else if (now_ms() >= srv->drain_deadline) {
+	} else if (orfs_now_ms() >= srv->drain_deadline) {
 		log_warn("drain timed out after %u s: exiting with requests in flight",
 			 ORFS_DRAIN_SECS);
 		srv->stop = true;
@@ -2617,10 +2608,10 @@ fail:
 static int loop_timeout(struct orfs_server *srv)
 {
 	struct orfs_files *files = srv->cfg.uni->files;
-	uint64_t now;
+	uint64_t now = orfs_now_ms();
 	int t = -1, f;
 
-	f = files ? orfs_files_sweep(files, orfs_files_now_ms()) : -1;
+	f = files ? orfs_files_sweep(files, now) : -1;
 	if (srv->cfg.busy_poll || orfs_disk_has_ready(srv->cfg.uni->disk))
 		return 0;
 	if (srv->auth_watch)
@@ -2629,7 +2620,6 @@ static int loop_timeout(struct orfs_server *srv)
 		t = f;
 	if (!srv->stopping)
 		return t;
-	now = now_ms();
 	if (now >= srv->drain_deadline)
 		return 0;
 	return t >= 0 && (uint64_t)t < srv->drain_deadline - now ? t :
@@ -2643,7 +2633,7 @@ static int loop_timeout(struct orfs_server *srv)
  */
 static void auth_sweep(struct orfs_server *srv)
 {
-	uint64_t now = now_ms();
+	uint64_t now = orfs_now_ms();
 	bool waiting = false;
 	struct orfs_conn *c;
 

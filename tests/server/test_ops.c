@@ -56,6 +56,7 @@
 #include <cmocka.h>
 
 #include "cache.h"
+#include "clock.h"
 #include "diskio.h"
 #include "drc.h"
 #include "export.h"
@@ -5212,8 +5213,8 @@ static void test_files_bounds(void **state)
 	assert_int_equal(do_read(&fh[2], 0, 4), 0);	/* kept: a hit */
 	assert_int_equal(fc_files.misses, 4);
 	assert_int_equal(fc_files.hits, 1);
-	assert_true(orfs_files_sweep(&fc_files, orfs_files_now_ms()) > 0);
-	assert_int_equal(orfs_files_sweep(&fc_files, orfs_files_now_ms() +
+	assert_true(orfs_files_sweep(&fc_files, orfs_now_ms()) > 0);
+	assert_int_equal(orfs_files_sweep(&fc_files, orfs_now_ms() +
 					  ORFS_FILES_IDLE_MS), -1);
 	assert_int_equal(fc_files.nopen, 0);
 	assert_int_equal(fc_files.closed_idle, 2);
