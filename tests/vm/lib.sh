@@ -70,6 +70,12 @@ orfs_mount() {
 	mount -t orfs ${opts:+-o "$opts"} "$ORFS_SRV_ADDR:$path" "$mnt"
 }
 
+# orfs_sysfs MNT FILE NAME: the value of NAME in the mount's
+# /sys/fs/orfs/<dev>/FILE ("requests": by opcode, "counters"), empty if none.
+orfs_sysfs() {
+	awk -v k="$3" '$1 == k { print $2 }' "/sys/fs/orfs/$(stat -c '%Hd:%Ld' "$1")/$2"
+}
+
 # Unmounts every ORFS mount (while orfsd still runs), stops orfsd, then
 # unmounts whatever else the test mounted under $ORFS_WORK, and unloads the
 # module.

@@ -10,8 +10,7 @@ mkdir -p "$exp"
 orfs_insmod
 orfs_server_start "$exp"
 orfs_mount "$mnt" / inline=65536
-sys=/sys/fs/orfs/$(stat -c '%Hd:%Ld' "$mnt")
-count() { awk -v k="$1" '$1 == k { print $2 }' "$sys/requests"; }
+count() { orfs_sysfs "$mnt" requests "$1"; }
 
 # 8 MiB sequential: batched 64 KiB WRITEs and READs.
 head -c 8388608 /dev/urandom >"$ORFS_WORK/src"
@@ -27,7 +26,7 @@ cmp "$ORFS_WORK/src" "$mnt/seq" || fail "read-back differs"
 reads=$(( $(count read) - r0 ))
 note "8 MiB read in $reads READ requests"
 [ "$reads" -le 256 ] || fail "readahead was not batched ($reads requests for 8 MiB)"
-[ "$(awk '$1 == "mr_registrations" { print $2 }' "$sys/counters")" -eq 0 ] ||
+[ "$(orfs_sysfs "$mnt" counters mr_registrations)" -eq 0 ] ||
 	fail "the buffered path registered memory"
 
 # Partial pages at odd offsets, through the mount and checked on the server.

@@ -12,7 +12,7 @@ orfs_insmod
 orfs_server_start "$exp"
 orfs_mount "$mnt" /
 sys=/sys/fs/orfs/$(stat -c '%Hd:%Ld' "$mnt")
-ctr() { awk -v k="$1" '$1 == k { print $2 }' "$sys/counters"; }
+ctr() { orfs_sysfs "$mnt" counters "$1"; }
 
 # dd both ways, compared with the server's copy.
 head -c $((6 * 1048576 + 12345)) /dev/urandom >"$ORFS_WORK/src"
@@ -60,10 +60,9 @@ gcc -O2 -Wall -o "$ORFS_WORK/dio_ogr" "$ORFS_TOP/tests/vm/tools/dio_ogr.c" ||
 # 16 rows (ORFS_RSEG_MAX) each 3 pages apart are one region: the pwritev
 # is one WRITE and the preadv one READ, each grouped (dio_ogr also reads
 # the file once through the page cache, which is not counted as grouped).
-req() { awk -v k="$1" '$1 == k { print $2 }' "$sys/requests"; }
-w0=$(req write) g0=$(ctr ogr_groups)
+w0=$(orfs_sysfs "$mnt" requests write) g0=$(ctr ogr_groups)
 "$ORFS_WORK/dio_ogr" "$mnt/ogr0" 16 4096 16384 >/dev/null || fail "dio_ogr 16 rows"
-w=$(( $(req write) - w0 )) g=$(( $(ctr ogr_groups) - g0 ))
+w=$(( $(orfs_sysfs "$mnt" requests write) - w0 )) g=$(( $(ctr ogr_groups) - g0 ))
 note "OGR, 16 rows: $w WRITE, $g grouped requests"
 [ "$w/$g" = 1/2 ] || fail "OGR split 16 rows: $w WRITEs, $g grouped requests (want 1 and 2)"
 g0=$(ctr ogr_groups) f0=$(ctr ogr_fallbacks)

@@ -35,8 +35,7 @@ note "$(wc -l <"$ORFS_WORK/orfs.user") unprivileged steps agree"
 # An exclusive create is one request: no LOOKUP before it, no GETATTR when
 # the new file is opened, and the name is in the dcache afterwards (so the
 # second O_EXCL open of f0 fails without asking the server).
-sys=/sys/fs/orfs/$(stat -c '%Hd:%Ld' "$mnt")
-req() { awk -v k="$1" '$1 == k { print $2 }' "$sys/requests"; }
+req() { orfs_sysfs "$mnt" requests "$1"; }
 mkdir "$mnt/excl"
 l0=$(req lookup) c0=$(req create) g0=$(req getattr)
 python3 - "$mnt/excl" <<'PY' || fail "exclusive creates"
