@@ -797,6 +797,46 @@ static ssize_t orfs_direct_write(struct kiocb *iocb, struct iov_iter *from)
 	return ret;
 }
 
+/**
+ * orfs_write_behind() - start writing back the chunks a write completed
+ * @inode: the file
+ * @from: where the write started
+ * @to: where it ended
+ *
+ * The file is cut into chunks of one WRITE request each (wsize, or the
+ * staging-buffer size).  When a buffered write reaches the end of a chunk,
+ * the dirty pages of the chunks it touched are written back now, without
+ * waiting, rather than when the flusher or fsync gets to them: a
+ * sequential writer then fills the next chunk while the network moves the
+ * last one, instead of copying everything first and sending everything
+ * at fsync.  Random writes rarely end a chunk, so they stay in the cache
+ * as before.  Pages already under write-back are skipped, and the dirty
+ * limits of the BDI still throttle the writer.  The writebehind mount
+ * option (on by default) turns it off.
+ *
+ * Context: process, no locks held; does not wait for the writes.
+ */
+static void orfs_write_behind(struct inode *inode, loff_t from, loff_t to)
+{
+	u32 chunk = orfs_batch_pages(inode, true);
+	pgoff_t first, end;
+	struct writeback_control wbc = {
+		.sync_mode	= WB_SYNC_NONE,
+		.nr_to_write	= LONG_MAX,
+	};
+
+	if (!READ_ONCE(ORFS_SB(inode->i_sb)->opts.writebehind) || !chunk)
+		return;
+	end = (pgoff_t)(to >> PAGE_SHIFT) / chunk * chunk;
+	if (((loff_t)end << PAGE_SHIFT) <= from)
+		return;		/* no chunk ended inside this write */
+	first = (pgoff_t)(from >> PAGE_SHIFT) / chunk * chunk;
+	wbc.range_start = (loff_t)first << PAGE_SHIFT;
+	wbc.range_end = ((loff_t)end << PAGE_SHIFT) - 1;
+	orfs_stat_add(&ORFS_SB(inode->i_sb)->stats, ORFS_CTR_WRITE_BEHIND, 1);
+	filemap_fdatawrite_wbc(inode->i_mapping, &wbc);
+}
+
 static ssize_t orfs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
@@ -819,6 +859,8 @@ static ssize_t orfs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	}
 	ret = generic_file_write_iter(iocb, from);
 	/* O_SYNC / O_DSYNC: generic_write_sync() has called ->fsync. */
+	if (ret > 0 && !(iocb->ki_flags & IOCB_DSYNC))
+		orfs_write_behind(inode, iocb->ki_pos - ret, iocb->ki_pos);
 	return ret;
 }
 

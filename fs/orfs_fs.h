@@ -66,6 +66,8 @@
  * @trusted_fabric: buffered I/O lets the server move page-cache pages with
  *	the PD's global rkey (ORFS_IO_PAGES); off by default, since the
  *	server can then reach all of this host's memory
+ * @writebehind: a buffered write that completes a wsize-aligned chunk of
+ *	the file starts writing that chunk back at once (orfs_write_behind())
  */
 struct orfs_mount_opts {
 	struct sockaddr_storage	addr;
@@ -94,6 +96,7 @@ struct orfs_mount_opts {
 	u8			*secret;
 	u32			secret_len;
 	bool			trusted_fabric;
+	bool			writebehind;
 };
 
 /**

@@ -44,6 +44,7 @@ enum orfs_param {
 	Opt_regcache_batch,
 	Opt_secret,
 	Opt_trusted_fabric,
+	Opt_writebehind,
 };
 
 /* regcache=: how O_DIRECT buffers are registered (net/regcache.c). */
@@ -90,6 +91,7 @@ static const struct fs_parameter_spec orfs_fs_parameters[] = {
 	fsparam_u32("regcache_batch", Opt_regcache_batch),
 	fsparam_string("secret", Opt_secret),
 	fsparam_flag_no("trusted_fabric", Opt_trusted_fabric),
+	fsparam_flag_no("writebehind", Opt_writebehind),
 	{}
 };
 
@@ -326,6 +328,9 @@ static int orfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	case Opt_trusted_fabric:
 		o->trusted_fabric = !result.negated;
 		break;
+	case Opt_writebehind:
+		o->writebehind = !result.negated;
+		break;
 	case Opt_addr:
 		/*
 		 * Shown in /proc/mounts, so mount(8) hands it back on remount.
@@ -379,6 +384,7 @@ static int orfs_show_options(struct seq_file *m, struct dentry *root)
 	seq_printf(m, ",regcache=%s,regcache_entries=%u,regcache_pages=%u,regcache_batch=%u",
 		   orfs_regcache_name(o->rc_mode), o->rc_entries, o->rc_pages,
 		   o->rc_batch);
+	seq_puts(m, o->writebehind ? ",writebehind" : ",nowritebehind");
 	if (o->trusted_fabric)
 		seq_puts(m, ",trusted_fabric");
 	return 0;
@@ -620,6 +626,7 @@ static int orfs_reconfigure(struct fs_context *fc)
 	o->acdirmin = n->acdirmin;
 	o->acdirmax = n->acdirmax;
 	o->cto = n->cto;
+	WRITE_ONCE(o->writebehind, n->writebehind);
 	o->rsize = n->rsize;
 	o->wsize = n->wsize;
 	o->busy_poll = n->busy_poll;
@@ -663,6 +670,7 @@ static int orfs_init_fs_context(struct fs_context *fc)
 		o->rsize = ORFS_DEF_IOSIZE;
 		o->wsize = ORFS_DEF_IOSIZE;
 		o->cto = true;
+		o->writebehind = true;
 		o->nconnect = 1;
 		o->retrans = ORFS_DEF_RETRANS;
 		o->keepalive = ORFS_DEF_KEEPALIVE;

@@ -35,6 +35,7 @@ enum orfs_counter {
 	ORFS_CTR_POLL_MISSES,		/* busy_poll: spun for nothing, then slept */
 	ORFS_CTR_BYTES_WINDOW_READ,	/* client RDMA READ from server cache blocks (windows) */
 	ORFS_CTR_BYTES_PAGE_LIST,	/* trusted fabric: data the server moved by page list */
+	ORFS_CTR_WRITE_BEHIND,		/* buffered writes that started write-behind */
 	ORFS_CTR_NR
 };
 

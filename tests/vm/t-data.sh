@@ -29,6 +29,50 @@ note "8 MiB read in $reads READ requests"
 [ "$(orfs_sysfs "$mnt" counters mr_registrations)" -eq 0 ] ||
 	fail "the buffered path registered memory"
 
+# Write-behind: 1 MiB writes that end 1 MiB (wsize) chunks of the file are
+# on the server before close or fsync.  With nowritebehind (remount) they
+# wait for them.
+wb_check() {	# yes|no
+	local n0 n
+	n0=$(orfs_sysfs "$mnt" counters write_behind)
+	python3 - "$mnt/wb" "$exp/wb" "$1" <<'PY' || fail "write-behind ($1)"
+import os, sys, time
+m, e, want = sys.argv[1:4]
+data = os.urandom(4 << 20)
+fd = os.open(m, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+for i in range(4):
+    os.write(fd, data[i << 20:(i + 1) << 20])
+def on_server():
+    with open(e, "rb") as f:
+        return f.read()
+end = time.monotonic() + (20 if want == "yes" else 2)
+while on_server() != data and time.monotonic() < end:
+    time.sleep(0.1)
+got = on_server()
+if want == "yes" and got != data:
+    sys.exit("write-behind: %d of %d bytes on the server before close" % (len(got), len(data)))
+if want == "no" and got:
+    sys.exit("nowritebehind: %d bytes on the server before close" % len(got))
+os.close(fd)
+if on_server() != data:
+    sys.exit("server copy differs after close")
+PY
+	n=$(( $(orfs_sysfs "$mnt" counters write_behind) - n0 ))
+	if [ "$1" = yes ]; then
+		[ "$n" -ge 1 ] || fail "write_behind counter did not move"
+	else
+		[ "$n" -eq 0 ] || fail "nowritebehind: write_behind moved by $n"
+	fi
+}
+grep -q " $mnt orfs .*,writebehind[, ]" /proc/mounts || fail "writebehind not shown"
+wb_check yes
+mount -o remount,nowritebehind "$mnt"
+grep -q " $mnt orfs .*,nowritebehind[, ]" /proc/mounts || fail "nowritebehind not shown"
+wb_check no
+mount -o remount,writebehind "$mnt"
+wb_check yes
+note "write-behind: the data of 4 x 1 MiB writes reached the server before close"
+
 # Partial pages at odd offsets, through the mount and checked on the server.
 python3 - "$mnt/odd" "$exp/odd" <<'PY'
 import os, random, sys
