@@ -34,6 +34,15 @@
  *    completes through ki_complete; at most ORFS_DIO_WINDOW bytes are
  *    pinned per request, and an asynchronous request larger than that
  *    completes short, as O_DIRECT allows.
+ *  - An asynchronous READ that is one request, with a cached registration,
+ *    completes from the reply's receive completion (orfs_dio_early_done()),
+ *    not after the worker that sent it wakes up: that hop was a third of a
+ *    small read's latency.  The worker releases the pages, the
+ *    registration and the reply afterwards, without touching the request
+ *    or the inode again; it holds the address space until then, and
+ *    unmounting waits for it (orfs_sb_info.dio_early).  The pages are
+ *    marked dirty after the completion, as the block layer does for its
+ *    direct reads.
  */
 #define pr_fmt(fmt) "orfs: " fmt
 
@@ -72,6 +81,10 @@ MODULE_PARM_DESC(ogr, "Optimistic Group Registration of vectored O_DIRECT (defau
  *	(the registration cache keys on it and watches it)
  * @max_pages: entries in @pages, @frags and @fva
  * @work: runs an asynchronous request on orfs_io_wq
+ * @early: an asynchronous READ that may complete early: the mount, whose
+ *	dio_early count it holds until the worker is done with it
+ * @completed: an asynchronous request was completed (ki_complete), by
+ *	orfs_dio_early_done() or by the worker: whoever sets it first
  */
 struct orfs_dio {
 	struct kiocb		*iocb;
@@ -88,6 +101,8 @@ struct orfs_dio {
 	struct mm_struct	*mm;
 	u32			max_pages;
 	struct work_struct	work;
+	struct orfs_sb_info	*early;
+	atomic_t		completed;
 };
 
 static struct orfs_dio *orfs_dio_alloc(struct kiocb *iocb, bool write, u32 max_pages)
@@ -295,6 +310,30 @@ static u32 orfs_dio_piece(const struct orfs_dio *dio, u32 i, u32 max_bytes,
 	return end;
 }
 
+/**
+ * orfs_dio_early_done() - complete an asynchronous READ from its reply
+ * @arg: the request (struct orfs_dio)
+ * @bytes: what the server wrote into the user's pages
+ *
+ * The worker that sent the READ is still waiting for the same reply and
+ * cleans up after it; see the top of this file.
+ *
+ * Context: softirq, the connection's lock held (struct orfs_msg).
+ */
+static void orfs_dio_early_done(void *arg, u32 bytes)
+{
+	struct orfs_dio *dio = arg;
+	struct kiocb *iocb = dio->iocb;
+
+	if (atomic_xchg(&dio->completed, 1))
+		return;
+	orfs_stat_add(&ORFS_SB(dio->inode->i_sb)->stats, ORFS_CTR_DIO_EARLY, 1);
+	if (bytes)
+		iocb->ki_pos = dio->pos + bytes;
+	inode_dio_end(dio->inode);
+	iocb->ki_complete(iocb, bytes);
+}
+
 /*
  * One READ or WRITE of fragments [i, i + n) at @pos, whose data runs are
  * @dseg; bytes moved or -errno.
@@ -337,6 +376,11 @@ static ssize_t orfs_dio_call(struct orfs_dio *dio, u32 i, u32 n, loff_t pos,
 	}
 	req.offset = cpu_to_le64(pos);
 	req.count = cpu_to_le32(bytes);
+	if (dio->early && i == 0 && n == dio->nfrags) {
+		/* The whole request in one READ: it may complete early. */
+		msg.early_done = orfs_dio_early_done;
+		msg.early_arg = dio;
+	}
 	if (dio->write) {
 		ret = orfs_write_call(dio->inode, &msg);
 		return ret ? ret : bytes;
@@ -414,9 +458,14 @@ static void orfs_dio_work(struct work_struct *work)
 
 	ret = orfs_dio_transfer(dio);
 	orfs_dio_unpin(dio);
-	orfs_dio_finish(iocb, inode, dio->write, dio->pos, ret);
-	inode_dio_end(inode);
-	iocb->ki_complete(iocb, ret);
+	/* Unless orfs_dio_early_done() has; then @iocb may be gone. */
+	if (!atomic_xchg(&dio->completed, 1)) {
+		orfs_dio_finish(iocb, inode, dio->write, dio->pos, ret);
+		inode_dio_end(inode);
+		iocb->ki_complete(iocb, ret);
+	}
+	if (dio->early && atomic_dec_and_test(&dio->early->dio_early))
+		wake_up_var(&dio->early->dio_early);
 	/*
 	 * Last: if the process has exited, this drops the last user of its
 	 * mm, and tearing that down waits for its aio requests, this one
@@ -502,6 +551,10 @@ ssize_t orfs_direct_io(struct kiocb *iocb, struct iov_iter *iter)
 			return ret;
 		}
 		dio->pos = pos;
+		if (!write) {
+			dio->early = ORFS_SB(inode->i_sb);
+			atomic_inc(&dio->early->dio_early);
+		}
 		inode_dio_begin(inode);
 		INIT_WORK(&dio->work, orfs_dio_work);
 		queue_work(orfs_io_wq, &dio->work);

@@ -110,6 +110,9 @@ struct orfs_mount_opts {
  * @sysfs_registered: @kobj is live
  * @ping_mutex: serializes writers of the ping attribute and protects @ping
  * @ping: the last NULL round-trip measurement
+ * @dio_early: asynchronous O_DIRECT READs that may complete before their
+ *	worker is done with the connection (fs/direct.c); unmounting waits
+ *	for it to drop to 0 before the connections go
  */
 struct orfs_sb_info {
 	struct orfs_mount_opts	opts;
@@ -121,6 +124,7 @@ struct orfs_sb_info {
 	bool			sysfs_registered;
 	struct mutex		ping_mutex;
 	struct orfs_ping_result	ping;
+	atomic_t		dio_early;
 };
 
 /* orfs_inode_info.flags */

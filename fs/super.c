@@ -688,6 +688,9 @@ static void orfs_kill_sb(struct super_block *sb)
 {
 	struct orfs_sb_info *sbi = ORFS_SB(sb);
 
+	/* Workers of early-completed O_DIRECT READs still use the client. */
+	if (sbi)
+		wait_var_event(&sbi->dio_early, !atomic_read(&sbi->dio_early));
 	kill_anon_super(sb);
 	orfs_free_sbi(sbi);
 }

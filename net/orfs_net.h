@@ -131,6 +131,17 @@ struct orfs_dseg {
  *	workqueue (readahead, write-back, asynchronous O_DIRECT) name that
  *	someone's: the opener's file->f_cred, or the inode's write-back
  *	credential.  The caller keeps a reference for the call
+ * @early_done: O_DIRECT READ only: called with the bytes read as soon as
+ *	a valid, successful reply arrives, if the user's pages then need no
+ *	more work before their owner may reuse them, that is when their
+ *	registration is a cached one that outlives the request (regcache
+ *	pindown or fmrd; never a per-request registration, which must be
+ *	invalidated first).  It runs in the receive completion (softirq,
+ *	with the connection's lock held): it must not sleep and must not
+ *	call into the transport.  It is called at most once, and only while
+ *	orfs_call() has not returned; orfs_call() returns the same result
+ *	as if it had not been called.  NULL for none
+ * @early_arg: its argument
  */
 struct orfs_msg {
 	u16			opcode;
@@ -146,6 +157,8 @@ struct orfs_msg {
 	const struct orfs_dseg	*dseg;
 	u32			nr_dseg;
 	const struct cred	*cred;
+	void			(*early_done)(void *arg, u32 bytes);
+	void			*early_arg;
 };
 
 /**

@@ -33,6 +33,7 @@ static const char * const orfs_counter_names[ORFS_CTR_NR] = {
 	[ORFS_CTR_BYTES_WINDOW_READ]	= "bytes_window_read",
 	[ORFS_CTR_BYTES_PAGE_LIST]	= "bytes_page_list",
 	[ORFS_CTR_WRITE_BEHIND]		= "write_behind",
+	[ORFS_CTR_DIO_EARLY]		= "direct_early_completions",
 };
 
 static const char * const orfs_op_names[ORFS_OP_MAX] = {

@@ -239,6 +239,35 @@ static void orfs_repost(struct orfs_conn *conn, struct orfs_recv *rx)
 	}
 }
 
+/* Whether @h, the successful reply to an O_DIRECT READ (or a trusted-fabric
+ * one) of @want bytes, adds up: the server wrote the data itself, none is
+ * inline or in a staging buffer, and no more than was asked.  @n gets the
+ * bytes.
+ */
+static bool orfs_remote_read_ok(const struct orfs_hdr *h, u32 want, u32 *n)
+{
+	const struct orfs_read_rep *rr = orfs_body(h);
+	u32 flags = le32_to_cpu(rr->flags);
+
+	*n = le32_to_cpu(rr->count);
+	return (flags & ORFS_RF_REMOTE) && !(flags & (ORFS_RF_GRANT | ORFS_RF_WINDOW)) &&
+	       !h->data_len && *n <= want;
+}
+
+/* A reply matched @slot: run its early completion (struct orfs_msg), once,
+ * if the reply is a success that adds up.  Anything else is left to the
+ * waiter, which sees the same reply.  Called with conn->lock held.
+ */
+static void orfs_early_done(struct orfs_slot *slot, const struct orfs_hdr *h)
+{
+	void (*fn)(void *arg, u32 bytes) = slot->early_done;
+	u32 n;
+
+	slot->early_done = NULL;
+	if (fn && !h->status && orfs_remote_read_ok(h, slot->early_want, &n))
+		fn(slot->early_arg, n);
+}
+
 /**
  * orfs_recv_done() - a reply (or an error) arrived
  * @cq: the CQ
@@ -305,6 +334,7 @@ static void orfs_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (slot && !slot->rx && !slot->error &&
 	    le16_to_cpu(h->opcode) == le16_to_cpu(((struct orfs_hdr *)slot->buf)->opcode)) {
 		slot->rx = rx;
+		orfs_early_done(slot, h);
 		complete(&slot->reply_done);
 		rx = NULL;
 	}
@@ -1037,6 +1067,7 @@ static struct orfs_slot *orfs_slot_try_get(struct orfs_conn *conn, u64 seq, int 
 			slot->xid = orfs_xid(seq, idx);
 			slot->rx = NULL;
 			slot->error = 0;
+			slot->early_done = NULL;
 			reinit_completion(&slot->reply_done);
 			reinit_completion(&slot->send_done);
 		}
@@ -1548,6 +1579,14 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 				g->rcreg->next = &wr;
 				first = g->rcreg;
 			}
+			/* The registration outlives the request: its READ
+			 * may complete from the receive completion.
+			 */
+			if (msg->early_done && msg->opcode == ORFS_OP_READ) {
+				slot->early_want = bytes;
+				slot->early_arg = msg->early_arg;
+				WRITE_ONCE(slot->early_done, msg->early_done);
+			}
 		} else {
 			if (conn->rc)
 				orfs_stat_add(conn->stats, ORFS_CTR_RC_FALLBACKS, 1);
@@ -1715,8 +1754,7 @@ static int orfs_read_land(struct orfs_conn *conn, const struct orfs_msg *msg,
 		/* The server already wrote the data into the user's pages
 		 * (O_DIRECT) or the page-cache pages (trusted fabric).
 		 */
-		if (!remote || granted || window || rep->data_len ||
-		    n > le32_to_cpu(q->count)) {
+		if (!orfs_remote_read_ok(rep->hdr, le32_to_cpu(q->count), &n)) {
 			orfs_stat_add(conn->stats, ORFS_CTR_BAD_REPLIES, 1);
 			pr_warn_ratelimited("%s READ reply does not add up: %u bytes, flags %#x\n",
 					    msg->direct ? "direct" : "page-list", n,

@@ -61,6 +61,10 @@ struct orfs_recv {
  * @nr_data: data pages mapped for the current SEND
  * @data_dma: their DMA addresses
  * @data_len: their lengths
+ * @early_done: the request's msg->early_done, armed by orfs_post_request()
+ *	when its registration is a cached one; cleared when a reply matches
+ * @early_arg: its argument
+ * @early_want: the bytes the READ asked for
  */
 struct orfs_slot {
 	struct ib_cqe		send_cqe;
@@ -75,6 +79,9 @@ struct orfs_slot {
 	u32			nr_data;
 	u64			data_dma[ORFS_DATA_SGE_MAX];
 	u32			data_len[ORFS_DATA_SGE_MAX];
+	void			(*early_done)(void *arg, u32 bytes);
+	void			*early_arg;
+	u32			early_want;
 };
 
 /**

@@ -47,6 +47,19 @@ run_fio rand-uring-1 --rw=randwrite --bs=16k --ioengine=io_uring --iodepth=1
 run_fio mixed-libaio-32 --rw=randrw --bs=8k --ioengine=libaio --iodepth=32 \
 	--verify_backlog=64
 rm -f "$mnt"/rand-* "$mnt"/seq-* "$mnt"/mixed-*
+# Their asynchronous READs (verification, randrw) used cached registrations,
+# so they completed from the reply's completion, not from the worker.
+early=$(ctr direct_early_completions)
+note "asynchronous READs completed early: $early"
+[ "$early" -gt 0 ] || fail "no asynchronous O_DIRECT READ completed early"
+# Unmounting right after asynchronous reads waits for their workers (a
+# bad wait would leave the mount busy, or free the client under them).
+fio --name=early --filename="$mnt/early" --direct=1 --size=4m --eta=never \
+	--rw=randread --bs=4k --ioengine=libaio --iodepth=16 --number_ios=2000 \
+	--output="$ORFS_WORK/fio-early.log" || { cat "$ORFS_WORK/fio-early.log"; fail "fio early"; }
+umount "$mnt" || fail "umount right after asynchronous reads"
+orfs_mount "$mnt" /
+sys=/sys/fs/orfs/$(stat -c '%Hd:%Ld' "$mnt")
 
 # Address-space changes under direct I/O.
 gcc -O2 -Wall -o "$ORFS_WORK/dio_remap" "$ORFS_TOP/tests/vm/tools/dio_remap.c" ||
@@ -150,6 +163,12 @@ cmp "$ORFS_WORK/src" "$exp/dyn" || fail "regcache=dynamic: data differs"
 [ "$(ctr mr_registrations)" -ge 6 ] ||
 	fail "regcache=dynamic did not register per request: $(cat "$sys/counters")"
 "$ORFS_WORK/dio_remap" "$mnt/remap2" || fail "dio_remap (dynamic)"
+# A per-request registration is invalidated before its READ completes.
+fio --name=dyn --filename="$mnt/dyn" --direct=1 --size=4m --eta=never \
+	--rw=randread --bs=4k --ioengine=libaio --iodepth=8 --number_ios=200 \
+	--output="$ORFS_WORK/fio-dyn.log" || { cat "$ORFS_WORK/fio-dyn.log"; fail "fio dyn"; }
+[ "$(ctr direct_early_completions)" -eq 0 ] ||
+	fail "regcache=dynamic: a READ completed before its invalidation"
 umount "$mnt"
 expect_fail "" mount -t orfs -o regcache=sometimes "$ORFS_SRV_ADDR:/" "$mnt"
 orfs_server_stop
