@@ -17,4 +17,13 @@ static inline uint64_t orfs_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* CLOCK_MONOTONIC in microseconds. */
+static inline uint64_t orfs_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
 #endif /* ORFSD_CLOCK_H */

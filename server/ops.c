@@ -47,6 +47,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "diskio.h"
 #include "drc.h"
 #include "export.h"
@@ -643,6 +644,7 @@ static uint32_t execute(struct orfs_areq *a, const struct orfs_hdr *h,
 	a->xid = orfs_cpu64(h->xid);
 	if (!orfs_ops[opcode].fn && !orfs_ops[opcode].afn)
 		return reply_error(a->ctx, opcode, a->xid, EOPNOTSUPP, a->rep);
+	a->start_us = orfs_now_us();
 	if (h->data_len && opcode != ORFS_OP_WRITE &&
 	    opcode != ORFS_OP_SETXATTR && opcode != ORFS_OP_DEMOTE)
 		err = -EBADMSG;
@@ -655,6 +657,7 @@ static uint32_t execute(struct orfs_areq *a, const struct orfs_hdr *h,
 		*pending = true;
 		return 0;
 	}
+	orfs_stats_op(a->ctx->stats, opcode, orfs_now_us() - a->start_us);
 	return encode_reply(a->ctx, opcode, a->xid, err, &a->r);
 }
 
@@ -665,6 +668,7 @@ static uint32_t execute(struct orfs_areq *a, const struct orfs_hdr *h,
  */
 void orfs_areq_complete(struct orfs_areq *a, int err)
 {
+	orfs_stats_op(a->ctx->stats, a->opcode, orfs_now_us() - a->start_us);
 	a->done(a, encode_reply(a->ctx, a->opcode, a->xid, err, &a->r));
 }
 

@@ -237,6 +237,7 @@ struct orfs_areq {
 	uint32_t			win_grant;
 	bool				finished;
 	uint32_t			result;
+	uint64_t			start_us;
 };
 
 uint32_t orfs_req_start(struct orfs_areq *a, bool *pending);

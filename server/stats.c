@@ -5,6 +5,7 @@
  * the control socket (--control) and from the SIGUSR1 log lines.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <time.h>
 
 #include "filecache.h"
+#include "ops.h"
 #include "stats.h"
 
 static uint64_t now_sec(void)
@@ -40,6 +42,20 @@ void orfs_stats_error(struct orfs_stats *st, int err)
 	if (err >= ORFS_STATS_ERRNO_MAX)
 		err = ORFS_STATS_ERRNO_MAX - 1;
 	st->errno_count[err]++;
+}
+
+/**
+ * orfs_stats_op() - count one executed request and its service time
+ * @st: the statistics, or NULL for none
+ * @opcode: its opcode; unknown ones are not counted
+ * @usec: how long it took, in microseconds
+ */
+void orfs_stats_op(struct orfs_stats *st, uint16_t opcode, uint64_t usec)
+{
+	if (!st || opcode >= ORFS_OP_MAX)
+		return;
+	st->op_count[opcode]++;
+	st->op_usec[opcode] += usec;
 }
 
 /**
@@ -115,6 +131,25 @@ static void put_requests(struct stats_out *o, const struct orfs_stats *st)
 			errno_name(e, name, sizeof(name));
 		snprintf(key, sizeof(key), "errors_%s", name);
 		put(o, key, st->errno_count[e]);
+	}
+}
+
+/* op_<name> and op_<name>_usec of each opcode that was executed. */
+static void put_ops(struct stats_out *o, const struct orfs_stats *st)
+{
+	char key[64], name[32];
+	unsigned int op, i;
+
+	for (op = 0; op < ORFS_OP_MAX; op++) {
+		if (!st->op_count[op])
+			continue;
+		snprintf(name, sizeof(name), "%s", orfs_op_name((uint16_t)op));
+		for (i = 0; name[i]; i++)
+			name[i] = (char)tolower((unsigned char)name[i]);
+		snprintf(key, sizeof(key), "op_%s", name);
+		put(o, key, st->op_count[op]);
+		snprintf(key, sizeof(key), "op_%s_usec", name);
+		put(o, key, st->op_usec[op]);
 	}
 }
 
@@ -278,6 +313,7 @@ size_t orfs_stats_format(char *buf, size_t size, const struct orfs_stats *st,
 	if (size)
 		buf[0] = '\0';
 	put_requests(&o, st);
+	put_ops(&o, st);
 	put_bytes(&o, st);
 	put_cache(&o, st, cache);
 	put_demote(&o, st);

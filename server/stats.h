@@ -72,6 +72,10 @@ struct orfs_files;
  *	the clients RDMA-wrote through memory windows (ORFS_IO_WINDOW)
  * @demote_grant: bytes of DEMOTE data clients RDMA-wrote into staging
  *	buffers (ORFS_IO_GRANT)
+ * @op_count: requests executed, by opcode
+ * @op_usec: their service time, by opcode, in microseconds: from the start
+ *	of execution to the reply being ready, waits for the disk included
+ *	(not the time in the receive queue or on the wire)
  * @open_files: the open-file cache, whose counters are shown too; may be
  *	NULL
  */
@@ -110,6 +114,8 @@ struct orfs_stats {
 	uint64_t	demote_inline;
 	uint64_t	demote_grant;
 	uint64_t	demote_window;
+	uint64_t	op_count[ORFS_OP_MAX];
+	uint64_t	op_usec[ORFS_OP_MAX];
 	const struct orfs_files	*open_files;
 };
 
@@ -122,6 +128,7 @@ struct orfs_stats {
 
 void orfs_stats_init(struct orfs_stats *st);
 void orfs_stats_error(struct orfs_stats *st, int err);
+void orfs_stats_op(struct orfs_stats *st, uint16_t opcode, uint64_t usec);
 size_t orfs_stats_format(char *buf, size_t size, const struct orfs_stats *st,
 			 const struct orfs_disk *disk,
 			 const struct orfs_cache *cache);

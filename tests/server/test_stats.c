@@ -128,6 +128,11 @@ static void test_values(void **state)
 	orfs_stats_error(&st, EIO);
 	orfs_stats_error(&st, 100000);	/* beyond the table: "other" */
 	orfs_stats_error(NULL, EIO);	/* no statistics: ignored */
+	orfs_stats_op(&st, ORFS_OP_LOOKUP, 150);
+	orfs_stats_op(&st, ORFS_OP_LOOKUP, 250);
+	orfs_stats_op(&st, ORFS_OP_WRITE, 0);
+	orfs_stats_op(&st, ORFS_OP_MAX, 5);	/* unknown: ignored */
+	orfs_stats_op(NULL, ORFS_OP_READ, 5);
 	orfs_stats_format(text, sizeof(text), &st, &d, c);
 	check_lines();
 	assert_int_equal(value_of("requests"), 42);
@@ -135,6 +140,11 @@ static void test_values(void **state)
 	assert_int_equal(value_of("errors_ENOSPC"), 2);
 	assert_int_equal(value_of("errors_EIO"), 1);
 	assert_int_equal(value_of("errors_other"), 1);
+	assert_int_equal(value_of("op_lookup"), 2);
+	assert_int_equal(value_of("op_lookup_usec"), 400);
+	assert_int_equal(value_of("op_write"), 1);
+	assert_int_equal(value_of("op_write_usec"), 0);
+	assert_int_equal(value_of("op_read"), -1);	/* never executed: not shown */
 	assert_int_equal(value_of("bytes_read_server_rdma"), 1 << 20);
 	assert_int_equal(value_of("bytes_write_grant"), 77);
 	assert_int_equal(value_of("disk_reads"), 3);
