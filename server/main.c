@@ -17,8 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -169,18 +171,32 @@ static void setup_signals(void)
  * @disk: to set up
  * @engine: the configured choice
  *
+ * @export_fd: the export's directory
+ *
  * auto: io_uring if the kernel lets orfsd use it, else the synchronous
- * engine, with a warning saying why.
+ * engine, with a warning saying why.  On a memory file system (tmpfs,
+ * ramfs) auto is synchronous: reading and writing it is a copy that never
+ * waits for a device, and io_uring hands every such request to a worker
+ * thread (these file systems cannot say they would not block), which
+ * costs more than the copy.
  *
  * Return: 0, or -1 after logging a startup error (io_uring demanded but
  * not available).
  */
-static int disk_setup(struct orfs_disk *disk, enum orfs_io_engine engine)
+static int disk_setup(struct orfs_disk *disk, enum orfs_io_engine engine,
+		      int export_fd)
 {
+	struct statfs sfs;
 	int err;
 
 	if (engine == ORFS_IO_SYNC) {
 		log_info("backing-file I/O: synchronous (--io-engine sync)");
+		orfs_disk_sync_init(disk);
+		return 0;
+	}
+	if (engine == ORFS_IO_AUTO && !fstatfs(export_fd, &sfs) &&
+	    (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC)) {
+		log_info("backing-file I/O: synchronous (the export is on a memory file system)");
 		orfs_disk_sync_init(disk);
 		return 0;
 	}
@@ -342,7 +358,7 @@ int main(int argc, char **argv)
 	} else {
 		log_info("--cache-size 0: no arena, so inline I/O only and no block cache");
 	}
-	if (disk_setup(&disk, cfg.io_engine))
+	if (disk_setup(&disk, cfg.io_engine, exp.fd))
 		goto out_arena;
 	if (orfs_unifier_init(&uni, cache, &disk, &stats, cfg.direct_io) ||
 	    orfs_files_init(&files, open_files_limit(cfg.open_files))) {

@@ -50,6 +50,10 @@ modprobe loop
 mkdir -p "$ORFS_WORK/tmpfs"
 mount -t tmpfs -o size=1g orfs-fileops "$ORFS_WORK/tmpfs"
 run_fs tmpfs
+# --io-engine auto on a memory file system: system calls in the event loop
+# (io_uring would hand each one to a worker thread).
+grep -q "backing-file I/O: synchronous (the export is on a memory file system)" \
+	"$ORFS_WORK/orfsd.log" || fail "tmpfs export: $(grep 'backing-file' "$ORFS_WORK/orfsd.log")"
 tool bigcopy "$mnt" "$ORFS_WORK/tmpfs/export" "$(sysfs "$mnt")" 64 ||
 	fail "tmpfs: server-side copy"
 tool crossmount "$mnt" "$mnt2" "$(sysfs "$mnt")" "$(sysfs "$mnt2")" ||
