@@ -304,14 +304,34 @@ static void orfs_batch_submit(struct orfs_batch *b, work_func_t fn)
 	queue_work(orfs_io_wq, &b->work);
 }
 
+/*
+ * Windows of at most this many pages are read in the caller's context:
+ * see orfs_readahead().
+ */
+#define ORFS_RA_SYNC_PAGES	16
+
+/* Run a full read batch: here, or on orfs_io_wq. */
+static void orfs_read_batch(struct orfs_batch *b, bool here)
+{
+	if (here)
+		orfs_read_work(&b->work);
+	else
+		orfs_batch_submit(b, orfs_read_work);
+}
+
 /**
  * orfs_readahead() - read a readahead window in as few requests as possible
  * @rac: the window; its size follows rsize through the BDI
  *
  * Each request's folios stay locked until its batch has run on
- * orfs_io_wq, like a block device's bios.  If no batch can be allocated,
- * the folio is read synchronously on its own.  The READs carry the
- * credential of the file's opener (of the reading task without a file).
+ * orfs_io_wq, like a block device's bios, so that the reader goes on with
+ * the pages it has while the next window arrives.  A small window (at
+ * most ORFS_RA_SYNC_PAGES, one request) is read right here instead: it is
+ * what a random read or a small file brings in, and its caller waits for
+ * it at once, so a worker would only add a wakeup to its latency.  If no
+ * batch can be allocated, the folio is read synchronously on its own.
+ * The READs carry the credential of the file's opener (of the reading
+ * task without a file).
  *
  * Context: process; may sleep.
  */
@@ -320,6 +340,7 @@ static void orfs_readahead(struct readahead_control *rac)
 	struct inode *inode = rac->mapping->host;
 	u32 max = orfs_batch_pages(inode, false);
 	u32 left = readahead_count(rac);
+	bool here = left <= min_t(u32, max, ORFS_RA_SYNC_PAGES);
 	const struct cred *cred = orfs_file_cred(rac->file);
 	struct orfs_batch *b = NULL;
 	struct folio *folio;
@@ -344,12 +365,12 @@ static void orfs_readahead(struct readahead_control *rac)
 		}
 		b->pages[b->nr++] = &folio->page;
 		if (b->nr == b->max) {
-			orfs_batch_submit(b, orfs_read_work);
+			orfs_read_batch(b, here);
 			b = NULL;
 		}
 	}
 	if (b)
-		orfs_batch_submit(b, orfs_read_work);
+		orfs_read_batch(b, here);
 }
 
 static int orfs_read_folio(struct file *file, struct folio *folio)
