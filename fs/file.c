@@ -549,6 +549,26 @@ static void orfs_wb_submit(struct orfs_wb_ctx *c)
 	c->b = NULL;
 }
 
+/*
+ * The last batch of a data-integrity write-back (fsync, close, sync): its
+ * caller waits for every page anyway, so the batch runs right here rather
+ * than on a worker whose wakeup would only add to the wait.  A small file
+ * is then written with no worker at all; a larger one still has its
+ * earlier batches in flight meanwhile.
+ */
+static void orfs_wb_submit_last(struct orfs_wb_ctx *c,
+				const struct writeback_control *wbc)
+{
+	struct orfs_batch *b = c->b;
+
+	if (!b || wbc->sync_mode != WB_SYNC_ALL) {
+		orfs_wb_submit(c);
+		return;
+	}
+	c->b = NULL;
+	orfs_write_work(&b->work);
+}
+
 /* write_cache_pages() callback: adds a locked dirty page to the batch. */
 static int orfs_writepage_one(struct page *page, struct writeback_control *wbc,
 			      void *data)
@@ -591,7 +611,8 @@ static int orfs_writepage_one(struct page *page, struct writeback_control *wbc,
  * buffers): the transport RDMA-writes them into a staging buffer, or
  * gathers them into the SEND.  Each WRITE runs on orfs_io_wq, so several
  * are in flight; the pages stay under write-back until theirs completes,
- * which is what fsync and sync wait for.
+ * which is what fsync and sync wait for.  The last batch of such a
+ * data-integrity write-back runs in the caller (orfs_wb_submit_last()).
  *
  * Context: process; may sleep.
  */
@@ -605,7 +626,7 @@ static int orfs_writepages(struct address_space *mapping,
 	if (!c.max)
 		return write_cache_pages(mapping, wbc, orfs_writepage_single, NULL);
 	ret = write_cache_pages(mapping, wbc, orfs_writepage_one, &c);
-	orfs_wb_submit(&c);
+	orfs_wb_submit_last(&c, wbc);
 	return ret;
 }
 
