@@ -679,9 +679,9 @@ static int orfs_write_end(struct file *file, struct address_space *mapping,
 			folio_mark_uptodate(folio);
 	}
 	if (copied) {
-		if (pos + copied > i_size_read(inode))
-			i_size_write(inode, pos + copied);
+		/* Dirty first, then the size: see orfs_grow_size(). */
 		folio_mark_dirty(folio);
+		orfs_grow_size(inode, pos + copied);
 	}
 	folio_unlock(folio);
 	folio_put(folio);

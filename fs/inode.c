@@ -153,10 +153,13 @@ static int __orfs_apply_attr(struct inode *inode, const struct orfs_attr *attr,
 	if (!is_new && (mode & S_IFMT) != (inode->i_mode & S_IFMT))
 		return -ESTALE;
 
+	/*
+	 * Under i_lock, as orfs_grow_size() extends the size: a reply that
+	 * raced with a write may not take back the size that write gave.
+	 */
+	spin_lock(&inode->i_lock);
 	if (!is_new && orfs_has_pending_writes(inode))
 		size = max_t(loff_t, size, i_size_read(inode));
-
-	spin_lock(&inode->i_lock);
 	if (!is_new && !own_write && change != oi->change && S_ISREG(mode))
 		set_bit(ORFS_INO_INVALID_DATA, &oi->flags);
 	orfs_adapt_timeo(inode, !is_new && change == oi->change);
@@ -177,6 +180,26 @@ static int __orfs_apply_attr(struct inode *inode, const struct orfs_attr *attr,
 	clear_bit(ORFS_INO_INVALID_ATTR, &oi->flags);
 	spin_unlock(&inode->i_lock);
 	return 0;
+}
+
+/**
+ * orfs_grow_size() - extend the size to cover data just written to the cache
+ * @inode: the file
+ * @end: the end of the data
+ *
+ * The caller marked the data's folio dirty first, with the folio still
+ * locked, so that a reply applied meanwhile sees pending writes and keeps
+ * the larger size (__orfs_apply_attr(), which holds i_lock too), and
+ * write-back cannot take the folio for one beyond the end of file.
+ *
+ * Context: process; takes inode->i_lock.
+ */
+void orfs_grow_size(struct inode *inode, loff_t end)
+{
+	spin_lock(&inode->i_lock);
+	if (end > i_size_read(inode))
+		i_size_write(inode, end);
+	spin_unlock(&inode->i_lock);
 }
 
 int orfs_apply_attr(struct inode *inode, const struct orfs_attr *attr)

@@ -185,6 +185,7 @@ int orfs_revalidate_mapping(struct inode *inode);
 void orfs_update_attr_after_write(struct inode *inode, const struct orfs_attr *attr);
 void orfs_invalidate_attr(struct inode *inode);
 int orfs_apply_attr(struct inode *inode, const struct orfs_attr *attr);
+void orfs_grow_size(struct inode *inode, loff_t end);
 int orfs_setattr(orfs_idmap_t *idmap, struct dentry *dentry, struct iattr *ia);
 bool orfs_attr_fresh(struct inode *inode);
 int orfs_getattr(orfs_idmap_t *idmap, const struct path *path,
