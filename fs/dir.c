@@ -94,6 +94,8 @@ static struct dentry *orfs_lookup(struct inode *dir, struct dentry *dentry,
 	/* As NFS does: the dentry stays negative and unhashed for ->create. */
 	if (orfs_lookup_skippable(dir, flags))
 		return NULL;
+	/* Names looked up one by one: the next listing brings attributes. */
+	set_bit(ORFS_INO_RDPLUS, &ORFS_I(dir)->flags);
 	ret = orfs_do_lookup(dir, &dentry->d_name, &fh, &attr);
 	if (ret == 0) {
 		inode = orfs_iget(dir->i_sb, &fh, &attr);
@@ -170,17 +172,81 @@ const struct dentry_operations orfs_dentry_operations = {
 	.d_revalidate	= orfs_d_revalidate,
 };
 
-/* Emits one READDIR reply's entries; returns 1 to go on, 0 if ctx is full. */
-static int orfs_emit_entries(struct dir_context *ctx, const struct orfs_reply *rep,
-			     u32 count)
+/**
+ * orfs_prime_dentry() - cache a listed name with what the server said of it
+ * @parent: the directory being listed
+ * @name: the entry's name
+ * @len: its length
+ * @plus: its handle and attributes (ORFS_RDQ_PLUS)
+ *
+ * A name not in the dcache gets a dentry and an inode, as a LOOKUP would
+ * have made them; a cached name of the same object gets the fresh
+ * attributes and a new stamp.  Anything else (a name now naming another
+ * object, a negative dentry, a lookup in progress) is left to the usual
+ * revalidation.  Best effort: a failure here only costs a LOOKUP later.
+ *
+ * Context: process, @parent's i_rwsem held shared (iterate_shared).
+ */
+static void orfs_prime_dentry(struct dentry *parent, const char *name, u32 len,
+			      const struct orfs_dirent_plus *plus)
 {
+	struct qstr q = QSTR_INIT(name, len);
+	DECLARE_WAIT_QUEUE_HEAD_ONSTACK(wq);
+	struct dentry *dentry, *alias;
+	struct inode *inode;
+
+	if (orfs_fh_check(&plus->fh))
+		return;
+	q.hash = full_name_hash(parent, name, len);
+	dentry = d_lookup(parent, &q);
+	if (!dentry) {
+		dentry = d_alloc_parallel(parent, &q, &wq);
+		if (IS_ERR(dentry))
+			return;
+	}
+	if (!d_in_lookup(dentry)) {
+		inode = d_inode(dentry);
+		if (inode && !memcmp(&ORFS_I(inode)->fh, &plus->fh, sizeof(plus->fh))) {
+			inode = orfs_iget(dentry->d_sb, &plus->fh, &plus->attr);
+			if (!IS_ERR(inode)) {
+				iput(inode);
+				orfs_dentry_stamp(dentry);
+			}
+		}
+		dput(dentry);
+		return;
+	}
+	inode = orfs_iget(dentry->d_sb, &plus->fh, &plus->attr);
+	alias = d_splice_alias(inode, dentry);
+	d_lookup_done(dentry);
+	if (IS_ERR_OR_NULL(alias)) {
+		if (!alias)
+			orfs_dentry_stamp(dentry);
+	} else {
+		orfs_dentry_stamp(alias);
+		dput(alias);
+	}
+	dput(dentry);
+}
+
+/*
+ * Emits one READDIR reply's entries, priming the caches with those that
+ * carry attributes; returns 1 to go on, 0 if ctx is full.
+ */
+static int orfs_emit_entries(struct file *file, struct dir_context *ctx,
+			     const struct orfs_reply *rep, u32 count)
+{
+	const struct orfs_dirent_plus *plus;
 	struct orfs_dirent_iter it;
 	const struct orfs_dirent *de;
 	const char *name;
 	int ret;
 
 	orfs_dirent_iter_init(&it, rep->data, rep->data_len, count);
-	while ((ret = orfs_dirent_next(&it, &de, &name)) > 0) {
+	while ((ret = orfs_dirent_next(&it, &de, &name, &plus)) > 0) {
+		if (plus)
+			orfs_prime_dentry(file->f_path.dentry, name,
+					  le16_to_cpu(de->name_len), plus);
 		if (!dir_emit(ctx, name, le16_to_cpu(de->name_len),
 			      le64_to_cpu(de->ino), de->type))
 			return 0;
@@ -202,6 +268,14 @@ static int orfs_emit_entries(struct dir_context *ctx, const struct orfs_reply *r
  * listing (cookie 0); after that ctx->pos holds the server cookie of the
  * next entry, so telldir()/seekdir() resume at the same place.
  *
+ * With rdirplus (the default), the first call of a listing (a getdents of
+ * some 32 KiB of names from glibc), and any call after names of the
+ * directory were looked up one by one (ORFS_INO_RDPLUS), asks for the
+ * entries' handles and attributes too: a "ls -l", "tar c" or "find
+ * -type" that stats what it lists then finds them cached.  Such replies
+ * hold about a fifth as many entries, so a plain listing of a large
+ * directory goes on without them.
+ *
  * Context: process, directory lock held shared; sleeps on the network.
  */
 static int orfs_readdir(struct file *file, struct dir_context *ctx)
@@ -222,6 +296,9 @@ static int orfs_readdir(struct file *file, struct dir_context *ctx)
 		return 0;
 
 	req.max_bytes = cpu_to_le32(orfs_clnt_inline_size(clnt));
+	if (READ_ONCE(ORFS_SB(dir->i_sb)->opts.rdirplus) &&
+	    (test_and_clear_bit(ORFS_INO_RDPLUS, &ORFS_I(dir)->flags) || ctx->pos == 2))
+		req.flags = cpu_to_le32(ORFS_RDQ_PLUS);
 	for (;;) {
 		req.cookie = cpu_to_le64(ctx->pos == 2 ? 0 : ctx->pos);
 		ret = orfs_call(clnt, &msg, &rep);
@@ -230,7 +307,7 @@ static int orfs_readdir(struct file *file, struct dir_context *ctx)
 		rr = rep.body;
 		count = le32_to_cpu(rr->count);
 		rflags = le32_to_cpu(rr->flags);
-		ret = orfs_emit_entries(ctx, &rep, count);
+		ret = orfs_emit_entries(file, ctx, &rep, count);
 		orfs_reply_put(&rep);
 		if (ret <= 0)
 			return ret;

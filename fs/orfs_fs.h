@@ -68,6 +68,8 @@
  *	server can then reach all of this host's memory
  * @writebehind: a buffered write that completes a wsize-aligned chunk of
  *	the file starts writing that chunk back at once (orfs_write_behind())
+ * @rdirplus: directory listings bring the entries' handles and attributes
+ *	into the caches (fs/dir.c, orfs_readdir())
  */
 struct orfs_mount_opts {
 	struct sockaddr_storage	addr;
@@ -97,6 +99,7 @@ struct orfs_mount_opts {
 	u32			secret_len;
 	bool			trusted_fabric;
 	bool			writebehind;
+	bool			rdirplus;
 };
 
 /**
@@ -131,6 +134,8 @@ struct orfs_sb_info {
 enum {
 	ORFS_INO_INVALID_DATA,	/* the file changed on the server: drop cached pages */
 	ORFS_INO_INVALID_ATTR,	/* our attributes are known stale: ask the server */
+	ORFS_INO_RDPLUS,	/* a directory whose names were looked up one by one
+				 * since its last listing: list it with attributes */
 };
 
 /**

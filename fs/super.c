@@ -45,6 +45,7 @@ enum orfs_param {
 	Opt_secret,
 	Opt_trusted_fabric,
 	Opt_writebehind,
+	Opt_rdirplus,
 };
 
 /* regcache=: how O_DIRECT buffers are registered (net/regcache.c). */
@@ -92,6 +93,7 @@ static const struct fs_parameter_spec orfs_fs_parameters[] = {
 	fsparam_string("secret", Opt_secret),
 	fsparam_flag_no("trusted_fabric", Opt_trusted_fabric),
 	fsparam_flag_no("writebehind", Opt_writebehind),
+	fsparam_flag_no("rdirplus", Opt_rdirplus),
 	{}
 };
 
@@ -331,6 +333,9 @@ static int orfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	case Opt_writebehind:
 		o->writebehind = !result.negated;
 		break;
+	case Opt_rdirplus:
+		o->rdirplus = !result.negated;
+		break;
 	case Opt_addr:
 		/*
 		 * Shown in /proc/mounts, so mount(8) hands it back on remount.
@@ -385,6 +390,7 @@ static int orfs_show_options(struct seq_file *m, struct dentry *root)
 		   orfs_regcache_name(o->rc_mode), o->rc_entries, o->rc_pages,
 		   o->rc_batch);
 	seq_puts(m, o->writebehind ? ",writebehind" : ",nowritebehind");
+	seq_puts(m, o->rdirplus ? ",rdirplus" : ",nordirplus");
 	if (o->trusted_fabric)
 		seq_puts(m, ",trusted_fabric");
 	return 0;
@@ -627,6 +633,7 @@ static int orfs_reconfigure(struct fs_context *fc)
 	o->acdirmax = n->acdirmax;
 	o->cto = n->cto;
 	WRITE_ONCE(o->writebehind, n->writebehind);
+	WRITE_ONCE(o->rdirplus, n->rdirplus);
 	o->rsize = n->rsize;
 	o->wsize = n->wsize;
 	o->busy_poll = n->busy_poll;
@@ -671,6 +678,7 @@ static int orfs_init_fs_context(struct fs_context *fc)
 		o->wsize = ORFS_DEF_IOSIZE;
 		o->cto = true;
 		o->writebehind = true;
+		o->rdirplus = true;
 		o->nconnect = 1;
 		o->retrans = ORFS_DEF_RETRANS;
 		o->keepalive = ORFS_DEF_KEEPALIVE;

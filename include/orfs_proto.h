@@ -425,17 +425,25 @@ struct orfs_lookup_rep {
 };
 ORFS_STATIC_ASSERT(sizeof(struct orfs_lookup_rep) == 160);
 
+/* orfs_readdir_req.flags */
+#define ORFS_RDQ_PLUS	0x1	/* entries with handle and attributes, where the
+				 * caller may search the directory */
+#define ORFS_RDQ_ALL	ORFS_RDQ_PLUS
+
 /**
  * struct orfs_readdir_req - read directory entries
  * @dir: the directory
  * @cookie: 0 to start, else the @next of the last entry already seen
  * @max_bytes: most bytes of entries the client accepts inline
+ * @flags: ORFS_RDQ_*; a server of protocol version 1 that predates
+ *	ORFS_RDQ_PLUS ignores it and sends plain entries, which the client
+ *	tells by ORFS_DE_PLUS being clear in each of them
  */
 struct orfs_readdir_req {
 	struct orfs_fh	dir;
 	__le64		cookie;
 	__le32		max_bytes;
-	__le32		reserved;
+	__le32		flags;
 };
 ORFS_STATIC_ASSERT(sizeof(struct orfs_readdir_req) == 80);
 
@@ -448,25 +456,48 @@ struct orfs_readdir_rep {
 };
 ORFS_STATIC_ASSERT(sizeof(struct orfs_readdir_rep) == 8);
 
+/* orfs_dirent.flags */
+#define ORFS_DE_PLUS	0x1	/* a struct orfs_dirent_plus follows the name */
+
 /**
  * struct orfs_dirent - one directory entry in READDIR inline data
  * @ino: inode number
  * @next: cookie that resumes the listing after this entry (never 0)
  * @name_len: bytes of name, 1..ORFS_NAME_MAX, no NUL
  * @type: ORFS_FT_*
+ * @flags: ORFS_DE_*; only ORFS_DE_PLUS, and only if the request asked
+ *	for ORFS_RDQ_PLUS
+ * @reserved: zero
  *
  * Entries are packed back to back; each one occupies
- * orfs_dirent_size(name_len) bytes, a multiple of 8.
+ * orfs_dirent_size(name_len) bytes, a multiple of 8, plus
+ * sizeof(struct orfs_dirent_plus) with ORFS_DE_PLUS.
  */
 struct orfs_dirent {
 	__le64	ino;
 	__le64	next;
 	__le16	name_len;
 	u8	type;
-	u8	reserved[5];
+	u8	flags;
+	u8	reserved[4];
 	/* char name[name_len], zero padded to 8 */
+	/* struct orfs_dirent_plus, with ORFS_DE_PLUS */
 };
 ORFS_STATIC_ASSERT(sizeof(struct orfs_dirent) == 24);
+
+/**
+ * struct orfs_dirent_plus - what a LOOKUP of the entry would have said
+ * @fh: its handle
+ * @attr: its attributes
+ *
+ * The server leaves it out (ORFS_DE_PLUS clear) for an entry it could not
+ * open or encode (removed meanwhile, a mount point inside the export).
+ */
+struct orfs_dirent_plus {
+	struct orfs_fh		fh;
+	struct orfs_attr	attr;
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_dirent_plus) == 160);
 
 struct orfs_statfs_rep {
 	__le64	blocks;
@@ -1764,14 +1795,17 @@ static inline void orfs_dirent_iter_init(struct orfs_dirent_iter *it,
  * @it: iterator
  * @de: filled with a pointer to the entry
  * @name: filled with a pointer to the (not NUL-terminated) name
+ * @plus: filled with its handle and attributes (ORFS_DE_PLUS), else NULL;
+ *	the handle is not checked here (orfs_fh_check())
  *
  * Return: 1 with an entry, 0 at the end, -EBADMSG if the data is malformed
- * (an entry that overruns, a bad name, a zero cookie, or a count that does
- * not match the data).
+ * (an entry that overruns, a bad name, a zero cookie, unknown flags, or a
+ * count that does not match the data).
  */
 static inline int orfs_dirent_next(struct orfs_dirent_iter *it,
 				   const struct orfs_dirent **de,
-				   const char **name)
+				   const char **name,
+				   const struct orfs_dirent_plus **plus)
 {
 	const struct orfs_dirent *d;
 	uint32_t nl, sz;
@@ -1784,7 +1818,11 @@ static inline int orfs_dirent_next(struct orfs_dirent_iter *it,
 	nl = orfs_cpu16(d->name_len);
 	if (nl == 0 || nl > ORFS_NAME_MAX)
 		return -EBADMSG;
+	if (d->flags & ~ORFS_DE_PLUS)
+		return -EBADMSG;
 	sz = orfs_dirent_size(nl);
+	if (d->flags & ORFS_DE_PLUS)
+		sz += (uint32_t)sizeof(struct orfs_dirent_plus);
 	if (sz > it->left)
 		return -EBADMSG;
 	if (orfs_cpu64(d->next) == 0)
@@ -1793,6 +1831,8 @@ static inline int orfs_dirent_next(struct orfs_dirent_iter *it,
 		return -EBADMSG;
 	*de = d;
 	*name = (const char *)it->p + sizeof(*d);
+	*plus = (d->flags & ORFS_DE_PLUS) ?
+		(const struct orfs_dirent_plus *)(it->p + orfs_dirent_size(nl)) : NULL;
 	it->p += sz;
 	it->left -= sz;
 	it->count--;

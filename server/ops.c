@@ -275,15 +275,19 @@ struct linux_dirent64 {
  * @count: entries packed so far
  * @full: an entry did not fit; the listing stopped before it
  * @eof: getdents64 reported the end of the directory
+ * @plus: ORFS_RDQ_PLUS granted: each entry gets its handle and attributes
+ * @ctx: the request's connection, to encode handles with
  */
 struct readdir_state {
-	int		dfd;
-	u8		*out;
-	uint32_t	limit;
-	uint32_t	used;
-	uint32_t	count;
-	bool		full;
-	bool		eof;
+	int				dfd;
+	u8				*out;
+	uint32_t			limit;
+	uint32_t			used;
+	uint32_t			count;
+	bool				full;
+	bool				eof;
+	bool				plus;
+	const struct orfs_req_ctx	*ctx;
 };
 
 static bool is_dot_or_dotdot(const char *n)
@@ -303,6 +307,27 @@ static uint8_t readdir_type(int dfd, const struct linux_dirent64 *d)
 	return (uint8_t)IFTODT(st.st_mode);
 }
 
+/*
+ * ORFS_RDQ_PLUS: what a LOOKUP of @name would answer, into @p.  False for
+ * an entry that is gone or cannot be encoded (a mount point inside the
+ * export): it is then sent plain.
+ */
+static bool readdir_plus(const struct readdir_state *s, const char *name,
+			 struct orfs_dirent_plus *p)
+{
+	struct stat st;
+	bool ok;
+	int fd;
+
+	fd = openat(s->dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ok = !orfs_export_stat(fd, &st) &&
+	     !orfs_encode_obj(s->ctx, fd, &st, &p->fh, &p->attr);
+	close(fd);
+	return ok;
+}
+
 /**
  * readdir_pack() - pack one batch of getdents64 records
  * @s: the state
@@ -317,7 +342,7 @@ static int readdir_pack(struct readdir_state *s, const u8 *buf, size_t n)
 	const struct linux_dirent64 *d;
 	struct orfs_dirent *de;
 	size_t off, nl, max_nl;
-	uint32_t sz;
+	uint32_t sz, room;
 
 	for (off = 0; off < n; off += d->d_reclen) {
 		d = (const struct linux_dirent64 *)(buf + off);
@@ -335,7 +360,8 @@ static int readdir_pack(struct readdir_state *s, const u8 *buf, size_t n)
 			continue;
 		}
 		sz = orfs_dirent_size((uint32_t)nl);
-		if (sz > s->limit - s->used) {
+		room = sz + (s->plus ? (uint32_t)sizeof(struct orfs_dirent_plus) : 0);
+		if (room > s->limit - s->used) {
 			s->full = true;
 			return 0;
 		}
@@ -352,6 +378,11 @@ static int readdir_pack(struct readdir_state *s, const u8 *buf, size_t n)
 		de->name_len = orfs_le16((uint16_t)nl);
 		de->type = readdir_type(s->dfd, d);
 		memcpy(de + 1, d->d_name, nl);
+		if (s->plus && readdir_plus(s, d->d_name,
+					    (struct orfs_dirent_plus *)(s->out + s->used + sz))) {
+			de->flags = ORFS_DE_PLUS;
+			sz = room;
+		}
 		s->used += sz;
 		s->count++;
 	}
@@ -396,6 +427,8 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
  * inline_size).  Resuming uses lseek() to the cookie, which is the d_off
  * getdents64 gave for the last entry returned, so any filesystem whose
  * d_off is a stable seek position (all local Linux filesystems) works.
+ * With ORFS_RDQ_PLUS, and if the caller may also search the directory (as
+ * a LOOKUP needs), each entry carries its handle and attributes.
  */
 static int op_readdir(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		      struct orfs_reply *r)
@@ -404,13 +437,16 @@ static int op_readdir(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	struct orfs_readdir_rep *rep = reply_body(r);
 	uint64_t cookie = orfs_cpu64(q->cookie);
 	uint32_t data_off = orfs_data_offset(sizeof(*rep));
-	struct readdir_state s = { .dfd = -1 };
+	struct readdir_state s = { .dfd = -1, .ctx = ctx };
+	uint32_t flags = orfs_cpu32(q->flags);
 	struct orfs_cred cred;
 	struct stat st;
 	int pfd, err;
 
 	if (r->size < data_off)
 		return -EIO;
+	if (flags & ~ORFS_RDQ_ALL)
+		return -EINVAL;
 	s.limit = min_u32(min_u32(orfs_cpu32(q->max_bytes), ctx->inline_size),
 			  r->size - data_off);
 	s.out = r->buf + data_off;
@@ -429,6 +465,8 @@ static int op_readdir(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		close(pfd);
 		return err;
 	}
+	s.plus = (flags & ORFS_RDQ_PLUS) &&
+		 !orfs_cred_access(&cred, pfd, &st, X_OK, 0);
 	s.dfd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	err = s.dfd < 0 ? -errno : 0;
 	close(pfd);

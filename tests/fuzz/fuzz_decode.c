@@ -525,6 +525,7 @@ static int lowest_free_fd(void)
 static void check_dirents(const struct orfs_hdr *h)
 {
 	const struct orfs_readdir_rep *b = orfs_body(h);
+	const struct orfs_dirent_plus *plus;
 	const struct orfs_dirent *de;
 	struct orfs_dirent_iter it;
 	const char *name;
@@ -532,12 +533,14 @@ static void check_dirents(const struct orfs_hdr *h)
 	int rc;
 
 	orfs_dirent_iter_init(&it, orfs_data(h), orfs_cpu32(h->data_len), count);
-	while ((rc = orfs_dirent_next(&it, &de, &name)) == 1) {
+	while ((rc = orfs_dirent_next(&it, &de, &name, &plus)) == 1) {
 		uint16_t nl = orfs_cpu16(de->name_len);
 
 		if ((nl == 1 && name[0] == '.') ||
 		    (nl == 2 && name[0] == '.' && name[1] == '.'))
 			bug("READDIR reply lists '.' or '..'");
+		if (plus && orfs_fh_check(&plus->fh))
+			bug("READDIR reply: entry %u carries a malformed handle", seen);
 		seen++;
 	}
 	if (rc)

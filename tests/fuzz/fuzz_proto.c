@@ -172,15 +172,16 @@ static void fuzz_conn_rej(const uint8_t *p, uint32_t len)
  */
 static int walk_dirents(const uint8_t *data, uint32_t len, uint32_t count)
 {
+	const struct orfs_dirent_plus *plus;
 	const struct orfs_dirent *de;
 	struct orfs_dirent_iter it;
 	const uint8_t *expect = data;
 	const char *name;
-	uint32_t used = 0, n = 0, nl;
+	uint32_t used = 0, n = 0, nl, extra;
 	int rc;
 
 	orfs_dirent_iter_init(&it, data, len, count);
-	while ((rc = orfs_dirent_next(&it, &de, &name)) == 1) {
+	while ((rc = orfs_dirent_next(&it, &de, &name, &plus)) == 1) {
 		nl = orfs_cpu16(de->name_len);
 		if ((const uint8_t *)de != expect ||
 		    (const uint8_t *)name != expect + sizeof(*de))
@@ -188,13 +189,19 @@ static int walk_dirents(const uint8_t *data, uint32_t len, uint32_t count)
 		if (nl == 0 || nl > ORFS_NAME_MAX || !de->next)
 			bug("orfs_dirent_next(): entry %u has name_len %u, next %llu", n,
 			    nl, (unsigned long long)orfs_cpu64(de->next));
-		used += orfs_dirent_size(nl);
+		extra = plus ? (uint32_t)sizeof(*plus) : 0;
+		if (plus && (const uint8_t *)plus != expect + orfs_dirent_size(nl))
+			bug("orfs_dirent_next(): entry %u's handle is not after its name", n);
+		if (!plus != !(de->flags & ORFS_DE_PLUS))
+			bug("orfs_dirent_next(): entry %u: plus %p, flags %#x", n,
+			    (const void *)plus, de->flags);
+		used += orfs_dirent_size(nl) + extra;
 		if (used > len)
 			bug("orfs_dirent_next(): entry %u ends at %u, past %u bytes", n,
 			    used, len);
 		if (memchr(name, '/', nl) || memchr(name, 0, nl))
 			bug("orfs_dirent_next(): entry %u has a '/' or NUL in its name", n);
-		expect += orfs_dirent_size(nl);
+		expect += orfs_dirent_size(nl) + extra;
 		n++;
 		if (n > count)
 			bug("orfs_dirent_next(): more entries than the %u announced", count);

@@ -39,11 +39,23 @@ static noinline int orfs_t_tail_check(const struct orfs_hdr *h, u32 fixed,
 	return orfs_tail_check(h, fixed, tail_len, max);
 }
 
+static noinline int orfs_t_dirent_next_plus(struct orfs_dirent_iter *it,
+					    const struct orfs_dirent **de,
+					    const char **name,
+					    const struct orfs_dirent_plus **plus)
+{
+	return orfs_dirent_next(it, de, name, plus);
+}
+
+/* A plain entry: no handle and attributes. */
 static noinline int orfs_t_dirent_next(struct orfs_dirent_iter *it,
 				       const struct orfs_dirent **de,
 				       const char **name)
 {
-	return orfs_dirent_next(it, de, name);
+	const struct orfs_dirent_plus *plus;
+	int ret = orfs_dirent_next(it, de, name, &plus);
+
+	return ret == 1 && plus ? -EPROTO : ret;
 }
 
 /*
@@ -878,6 +890,35 @@ static u32 orfs_test_three_dirents(struct kunit *test, u8 *buf, char **longname)
 	off = orfs_test_put_dirent(buf, off, 12, 3, *longname, ORFS_NAME_MAX);
 	KUNIT_ASSERT_EQ(test, off, 32U + 32U + 280U);
 	return off;
+}
+
+/* ORFS_DE_PLUS: a handle and attributes follow the padded name. */
+static void orfs_dirent_test_plus(struct kunit *test)
+{
+	const struct orfs_dirent_plus *plus = NULL;
+	const struct orfs_dirent *de = NULL;
+	struct orfs_dirent_iter it;
+	u8 *buf = orfs_test_dirbuf(test);
+	const char *name = NULL;
+	u32 first, len;
+
+	first = orfs_test_put_dirent(buf, 0, 10, 1, "abc", 3);
+	((struct orfs_dirent *)buf)->flags = ORFS_DE_PLUS;
+	len = first + sizeof(*plus);
+	len = orfs_test_put_dirent(buf, len, 11, 2, "plain", 5);
+	orfs_dirent_iter_init(&it, buf, len, 2);
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next_plus(&it, &de, &name, &plus), 1);
+	KUNIT_EXPECT_PTR_EQ(test, (const u8 *)plus, buf + first);
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next_plus(&it, &de, &name, &plus), 1);
+	KUNIT_EXPECT_NULL(test, plus);
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next_plus(&it, &de, &name, &plus), 0);
+	/* Cut inside the attributes. */
+	orfs_dirent_iter_init(&it, buf, first + sizeof(*plus) - 8, 1);
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next_plus(&it, &de, &name, &plus), -EBADMSG);
+	/* Unknown entry flags. */
+	((struct orfs_dirent *)buf)->flags = 0x40;
+	orfs_dirent_iter_init(&it, buf, len, 2);
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next_plus(&it, &de, &name, &plus), -EBADMSG);
 }
 
 static void orfs_dirent_test_three(struct kunit *test)
@@ -1829,6 +1870,7 @@ static struct kunit_case orfs_proto_test_cases[] = {
 	KUNIT_CASE(orfs_name_test_length),
 	KUNIT_CASE(orfs_fh_test),
 	KUNIT_CASE(orfs_dirent_test_three),
+	KUNIT_CASE(orfs_dirent_test_plus),
 	KUNIT_CASE(orfs_dirent_test_empty),
 	KUNIT_CASE(orfs_dirent_test_zero_cookie),
 	KUNIT_CASE(orfs_dirent_test_overrun),

@@ -60,6 +60,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "orfs_proto.h"
+#include "test_dirent.h"
 
 #define ASK_CREDITS	16
 #define ASK_INLINE	4096
@@ -1650,7 +1651,7 @@ static void exercise(struct client *c, int ci, const char *mpath,
 		eof = orfs_cpu32(rr->flags) & ORFS_RDF_EOF;
 		orfs_dirent_iter_init(&it, orfs_data(h), orfs_cpu32(h->data_len),
 				      orfs_cpu32(rr->count));
-		while ((ret = orfs_dirent_next(&it, &d, &name)) == 1) {
+		while ((ret = dirent_next(&it, &d, &name)) == 1) {
 			uint32_t nl = orfs_cpu16(d->name_len);
 
 			cookie = orfs_cpu64(d->next);

@@ -64,6 +64,7 @@
 #include "log.h"
 #include "ops.h"
 #include "orfs_proto.h"
+#include "test_dirent.h"
 #include "siphash.h"
 #include "stats.h"
 #include "unifier.h"
@@ -471,14 +472,68 @@ static int do_getattr(const struct orfs_fh *fh, struct orfs_attr *attr)
 	return st;
 }
 
-static int do_readdir(const struct orfs_fh *dir, uint64_t cookie, uint32_t max)
+static int do_readdir_flags(const struct orfs_fh *dir, uint64_t cookie,
+			    uint32_t max, uint32_t flags)
 {
 	struct orfs_readdir_req *q = req_start(ORFS_OP_READDIR, sizeof(*q));
 
 	q->dir = *dir;
 	q->cookie = orfs_le64(cookie);
 	q->max_bytes = orfs_le32(max);
+	q->flags = orfs_le32(flags);
 	return run();
+}
+
+static int do_readdir(const struct orfs_fh *dir, uint64_t cookie, uint32_t max)
+{
+	return do_readdir_flags(dir, cookie, max, 0);
+}
+
+/*
+ * READDIR with ORFS_RDQ_PLUS of @dir from the start, in one reply; the
+ * number of entries and of those that carried a handle and attributes.
+ * Each of those must be what a LOOKUP of the name answers.
+ */
+static void readdir_plus_count(const struct orfs_fh *dir, unsigned int *n,
+			       unsigned int *plus)
+{
+	const struct orfs_dirent_plus *p;
+	const struct orfs_readdir_rep *r;
+	struct orfs_dirent_iter it;
+	const struct orfs_dirent *d;
+	struct orfs_dirent_plus got[16];
+	char names[16][ORFS_NAME_MAX + 1];
+	const char *name;
+	unsigned int i, k = 0;
+	struct orfs_fh fh;
+	struct orfs_attr attr;
+
+	*n = 0;
+	*plus = 0;
+	assert_int_equal(do_readdir_flags(dir, 0, 4096, ORFS_RDQ_PLUS), 0);
+	r = rep_body();
+	assert_int_equal(orfs_cpu32(r->flags), ORFS_RDF_EOF);
+	orfs_dirent_iter_init(&it, orfs_data(REP), orfs_cpu32(REP->data_len),
+			      orfs_cpu32(r->count));
+	while (orfs_dirent_next(&it, &d, &name, &p) == 1) {
+		(*n)++;
+		if (!p)
+			continue;
+		(*plus)++;
+		assert_int_equal(orfs_fh_check(&p->fh), 0);
+		assert_true(p->attr.ino == d->ino);
+		assert_true(k < 16);
+		got[k] = *p;
+		memcpy(names[k], name, orfs_cpu16(d->name_len));
+		names[k++][orfs_cpu16(d->name_len)] = '\0';
+	}
+	/* The reply buffer is reused by the LOOKUPs: compare afterwards. */
+	for (i = 0; i < k; i++) {
+		assert_int_equal(do_lookup(dir, names[i], &fh, &attr), 0);
+		assert_memory_equal(&fh, &got[i].fh, sizeof(fh));
+		assert_true(attr.size == got[i].attr.size);
+		assert_true(attr.mode == got[i].attr.mode);
+	}
 }
 
 /*
@@ -786,7 +841,7 @@ static void readdir_all(uint32_t max, uint32_t inline_size, unsigned int *calls)
 		if (!eof)
 			assert_true(count > 0);
 		orfs_dirent_iter_init(&it, orfs_data(REP), dl, count);
-		while ((ret = orfs_dirent_next(&it, &d, &name)) == 1) {
+		while ((ret = dirent_next(&it, &d, &name)) == 1) {
 			char buf[300], want[300];
 			unsigned int i;
 			uint32_t nl = orfs_cpu16(d->name_len);
@@ -869,7 +924,7 @@ static void test_readdir_small_dir(void **state)
 	assert_int_equal(orfs_cpu32(r->flags), ORFS_RDF_EOF);
 	orfs_dirent_iter_init(&it, orfs_data(REP), orfs_cpu32(REP->data_len),
 			      orfs_cpu32(r->count));
-	while (orfs_dirent_next(&it, &d, &name) == 1) {
+	while (dirent_next(&it, &d, &name) == 1) {
 		uint32_t nl = orfs_cpu16(d->name_len);
 
 		assert_false(nl == 1 && name[0] == '.');
@@ -885,6 +940,19 @@ static void test_readdir_small_dir(void **state)
 		found++;
 	}
 	assert_int_equal(found, 9);	/* file.txt sub empty big rw link-* x3 fifo */
+}
+
+/* ORFS_RDQ_PLUS: every entry of the root with its handle and attributes. */
+static void test_readdir_plus(void **state)
+{
+	struct orfs_fh root = root_fh();
+	unsigned int n, plus;
+
+	readdir_plus_count(&root, &n, &plus);
+	assert_int_equal(n, 9);
+	assert_int_equal(plus, 9);
+	/* Unknown request flags are refused. */
+	assert_int_equal(do_readdir_flags(&root, 0, 4096, 0x80), EINVAL);
 }
 
 static void test_readdir_not_dir(void **state)
@@ -909,7 +977,7 @@ static void test_readdir_eof_cookie(void **state)
 	r = rep_body();
 	orfs_dirent_iter_init(&it, orfs_data(REP), orfs_cpu32(REP->data_len),
 			      orfs_cpu32(r->count));
-	while (orfs_dirent_next(&it, &d, &name) == 1)
+	while (dirent_next(&it, &d, &name) == 1)
 		last = orfs_cpu64(d->next);
 	assert_true(last != 0);
 	assert_int_equal(do_readdir(&root, last, 4096), 0);
@@ -4461,6 +4529,30 @@ static void test_cred_root_squash_create(void **state)
 	assert_thread_root();
 }
 
+/*
+ * READDIR with ORFS_RDQ_PLUS: handles and attributes only for a caller who
+ * may also search the directory, as a LOOKUP needs; plain entries else.
+ */
+static void test_cred_readdir_plus(void **state)
+{
+	struct orfs_fh dir = scratch_mode("sq-rdplus", 0777);
+	unsigned int n, plus;
+
+	as_root();
+	assert_int_equal(do_create(ORFS_OP_CREATE, &dir, "f", 0644,
+				   ORFS_CR_EXCL, NULL, NULL, NULL), 0);
+	chmod_rw("sq-rdplus", 0744);
+	as_user();
+	readdir_plus_count(&dir, &n, &plus);
+	assert_int_equal(n, 1);
+	assert_int_equal(plus, 0);
+	as_root();
+	readdir_plus_count(&dir, &n, &plus);
+	assert_int_equal(n, 1);
+	assert_int_equal(plus, 1);
+	assert_thread_root();
+}
+
 /* READ: mode, owner override, groups, execute, root squash. */
 static void test_cred_read(void **state)
 {
@@ -5284,6 +5376,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_readdir_one_entry_min, reset_ctx),
 		cmocka_unit_test_teardown(test_readdir_too_small, reset_ctx),
 		cmocka_unit_test_teardown(test_readdir_small_dir, reset_ctx),
+		cmocka_unit_test_teardown(test_readdir_plus, reset_ctx),
 		cmocka_unit_test_teardown(test_readdir_not_dir, reset_ctx),
 		cmocka_unit_test_teardown(test_readdir_eof_cookie, reset_ctx),
 		cmocka_unit_test_teardown(test_statfs, reset_ctx),
@@ -5360,6 +5453,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_cred_refused, reset_ctx),
 		cmocka_unit_test_teardown(test_cred_squash_map, reset_ctx),
 		cmocka_unit_test_teardown(test_cred_root_squash_create, reset_ctx),
+		cmocka_unit_test_teardown(test_cred_readdir_plus, reset_ctx),
 		cmocka_unit_test_teardown(test_cred_read, reset_ctx),
 		cmocka_unit_test_teardown(test_cred_write, reset_ctx),
 		cmocka_unit_test_teardown(test_cred_namespace, reset_ctx),

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "orfs_proto.h"
+#include "test_dirent.h"
 
 #define MSG_SIZE	(ORFS_META_MAX + ORFS_INLINE_MAX)
 
@@ -468,17 +469,54 @@ static void test_dirent_good(void **state)
 
 	orfs_dirent_iter_init(&it, dbuf, len, 3);
 	for (i = 0; i < 3; i++) {
-		assert_int_equal(orfs_dirent_next(&it, &d, &name), 1);
+		assert_int_equal(dirent_next(&it, &d, &name), 1);
 		assert_int_equal(orfs_cpu16(d->name_len), strlen(names[i]));
 		assert_memory_equal(name, names[i], strlen(names[i]));
 		assert_true(orfs_cpu64(d->next) == 10 + i);
 	}
-	assert_int_equal(orfs_dirent_next(&it, &d, &name), 0);
-	assert_int_equal(orfs_dirent_next(&it, &d, &name), 0);
+	assert_int_equal(dirent_next(&it, &d, &name), 0);
+	assert_int_equal(dirent_next(&it, &d, &name), 0);
 
 	/* Empty. */
 	orfs_dirent_iter_init(&it, dbuf, 0, 0);
-	assert_int_equal(orfs_dirent_next(&it, &d, &name), 0);
+	assert_int_equal(dirent_next(&it, &d, &name), 0);
+}
+
+/* ORFS_DE_PLUS: the handle and attributes follow the padded name. */
+static void test_dirent_plus(void **state)
+{
+	const struct orfs_dirent_plus *plus;
+	struct orfs_dirent_iter it;
+	const struct orfs_dirent *d;
+	struct orfs_dirent *w;
+	const char *name;
+	uint32_t len, first;
+
+	first = put_dirent(0, "abc", 7);
+	w = (struct orfs_dirent *)dbuf;
+	w->flags = ORFS_DE_PLUS;
+	memset(dbuf + first, 0x5a, sizeof(*plus));
+	len = first + (uint32_t)sizeof(*plus);
+	len = put_dirent(len, "plain", 9);
+	orfs_dirent_iter_init(&it, dbuf, len, 2);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name, &plus), 1);
+	assert_ptr_equal(plus, dbuf + orfs_dirent_size(3));
+	assert_memory_equal(name, "abc", 3);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name, &plus), 1);
+	assert_null(plus);
+	assert_memory_equal(name, "plain", 5);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name, &plus), 0);
+
+	/* The handle and attributes must fit in the data. */
+	orfs_dirent_iter_init(&it, dbuf, first + (uint32_t)sizeof(*plus) - 8, 1);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name, &plus), -EBADMSG);
+	/* Unknown entry flags. */
+	w->flags = ORFS_DE_PLUS | 0x2;
+	orfs_dirent_iter_init(&it, dbuf, len, 2);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name, &plus), -EBADMSG);
+	w->flags = 0x80;
+	orfs_dirent_iter_init(&it, dbuf, len, 2);
+	assert_int_equal(orfs_dirent_next(&it, &d, &name, &plus), -EBADMSG);
 }
 
 static void test_dirent_zero_cookie(void **state)
@@ -491,8 +529,8 @@ static void test_dirent_zero_cookie(void **state)
 	len = put_dirent(0, "a", 5);
 	len = put_dirent(len, "b", 0);
 	orfs_dirent_iter_init(&it, dbuf, len, 2);
-	assert_int_equal(orfs_dirent_next(&it, &d, &name), 1);
-	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+	assert_int_equal(dirent_next(&it, &d, &name), 1);
+	assert_int_equal(dirent_next(&it, &d, &name), -EBADMSG);
 }
 
 static void test_dirent_overrun(void **state)
@@ -504,20 +542,20 @@ static void test_dirent_overrun(void **state)
 
 	len = put_dirent(0, "abcdefghij", 5);	/* 40 bytes */
 	orfs_dirent_iter_init(&it, dbuf, len - 8, 1);
-	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+	assert_int_equal(dirent_next(&it, &d, &name), -EBADMSG);
 	/* Shorter than a fixed entry. */
 	orfs_dirent_iter_init(&it, dbuf, 20, 1);
-	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+	assert_int_equal(dirent_next(&it, &d, &name), -EBADMSG);
 	/* name_len 0 and > ORFS_NAME_MAX. */
 	((struct orfs_dirent *)dbuf)->name_len = 0;
 	orfs_dirent_iter_init(&it, dbuf, len, 1);
-	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+	assert_int_equal(dirent_next(&it, &d, &name), -EBADMSG);
 	((struct orfs_dirent *)dbuf)->name_len = orfs_le16(256);
 	orfs_dirent_iter_init(&it, dbuf, DBUF_SIZE, 1);
-	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+	assert_int_equal(dirent_next(&it, &d, &name), -EBADMSG);
 	((struct orfs_dirent *)dbuf)->name_len = orfs_le16(0xffff);
 	orfs_dirent_iter_init(&it, dbuf, DBUF_SIZE, 1);
-	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+	assert_int_equal(dirent_next(&it, &d, &name), -EBADMSG);
 }
 
 static void test_dirent_count_mismatch(void **state)
@@ -531,16 +569,16 @@ static void test_dirent_count_mismatch(void **state)
 	len = put_dirent(len, "b", 6);
 	/* Count larger than the entries. */
 	orfs_dirent_iter_init(&it, dbuf, len, 3);
-	assert_int_equal(orfs_dirent_next(&it, &d, &name), 1);
-	assert_int_equal(orfs_dirent_next(&it, &d, &name), 1);
-	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+	assert_int_equal(dirent_next(&it, &d, &name), 1);
+	assert_int_equal(dirent_next(&it, &d, &name), 1);
+	assert_int_equal(dirent_next(&it, &d, &name), -EBADMSG);
 	/* Count smaller: the leftover bytes are an error. */
 	orfs_dirent_iter_init(&it, dbuf, len, 1);
-	assert_int_equal(orfs_dirent_next(&it, &d, &name), 1);
-	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+	assert_int_equal(dirent_next(&it, &d, &name), 1);
+	assert_int_equal(dirent_next(&it, &d, &name), -EBADMSG);
 	/* Count 0 with data. */
 	orfs_dirent_iter_init(&it, dbuf, len, 0);
-	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+	assert_int_equal(dirent_next(&it, &d, &name), -EBADMSG);
 }
 
 static void test_dirent_bad_name(void **state)
@@ -552,11 +590,11 @@ static void test_dirent_bad_name(void **state)
 
 	len = put_dirent(0, "a/b", 5);
 	orfs_dirent_iter_init(&it, dbuf, len, 1);
-	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+	assert_int_equal(dirent_next(&it, &d, &name), -EBADMSG);
 	len = put_dirent(0, "abc", 5);
 	dbuf[sizeof(struct orfs_dirent) + 1] = '\0';
 	orfs_dirent_iter_init(&it, dbuf, len, 1);
-	assert_int_equal(orfs_dirent_next(&it, &d, &name), -EBADMSG);
+	assert_int_equal(dirent_next(&it, &d, &name), -EBADMSG);
 }
 
 /* ---- connect private data ---- */
@@ -1047,6 +1085,7 @@ int main(void)
 		cmocka_unit_test(test_name_check),
 		cmocka_unit_test(test_fh_check),
 		cmocka_unit_test(test_dirent_good),
+		cmocka_unit_test(test_dirent_plus),
 		cmocka_unit_test(test_dirent_zero_cookie),
 		cmocka_unit_test(test_dirent_overrun),
 		cmocka_unit_test(test_dirent_count_mismatch),

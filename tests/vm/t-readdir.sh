@@ -34,6 +34,39 @@ note "$n entries listed once each, in $readdirs READDIR replies so far"
 [ "$readdirs" -gt 100 ] || fail "expected the listing to span many replies"
 
 python3 tests/vm/tools/seekdir.py "$mnt/big" 12345
+
+# rdirplus (the default): the listing brings each entry's handle and
+# attributes, so "ls -l" right after asks for no name again, and shows
+# what the server has.  With nordirplus every name is a LOOKUP.
+mkdir "$exp/plus" "$exp/plus/sub"
+python3 - "$exp/plus" <<'PY'
+import os, sys
+for i in range(300):
+    with open("%s/f%03d" % (sys.argv[1], i), "wb") as f:
+        f.write(b"x" * (i * 37))
+    os.chmod("%s/f%03d" % (sys.argv[1], i), 0o600 + (i % 64))
+PY
+ln -s f001 "$exp/plus/link"
+lookups() { orfs_sysfs "$mnt" requests lookup; }
+(cd "$exp/plus" && ls -ln --time-style=+%s) >"$ORFS_WORK/want.l"
+for opt in rdirplus nordirplus; do
+	umount "$mnt"
+	orfs_mount "$mnt" / "$opt"
+	grep -q " $mnt orfs .*,$opt[, ]" /proc/mounts || fail "$opt not shown"
+	echo 3 >/proc/sys/vm/drop_caches
+	l0=$(lookups)
+	(cd "$mnt/plus" && ls -ln --time-style=+%s) >"$ORFS_WORK/got.l"
+	l=$(( $(lookups) - l0 ))
+	diff "$ORFS_WORK/want.l" "$ORFS_WORK/got.l" || fail "$opt: ls -l differs from the server's"
+	note "$opt: ls -l of 302 entries made $l LOOKUPs"
+	if [ $opt = rdirplus ]; then
+		[ "$l" -le 2 ] || fail "rdirplus: $l LOOKUPs for names the listing brought"
+	else
+		[ "$l" -ge 302 ] || fail "nordirplus: only $l LOOKUPs for 302 names"
+	fi
+done
+umount "$mnt"
+orfs_mount "$mnt"
 # A larger inline threshold carries more entries per reply.
 umount "$mnt"
 orfs_mount "$mnt" / inline=65536
