@@ -134,8 +134,10 @@ struct orfs_sb_info {
 enum {
 	ORFS_INO_INVALID_DATA,	/* the file changed on the server: drop cached pages */
 	ORFS_INO_INVALID_ATTR,	/* our attributes are known stale: ask the server */
-	ORFS_INO_RDPLUS,	/* a directory whose names were looked up one by one
-				 * since its last listing: list it with attributes */
+	/* a directory whose names were looked up one by one since its last
+	 * listing: list it with attributes
+	 */
+	ORFS_INO_RDPLUS,
 };
 
 /**

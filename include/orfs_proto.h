@@ -426,8 +426,8 @@ struct orfs_lookup_rep {
 ORFS_STATIC_ASSERT(sizeof(struct orfs_lookup_rep) == 160);
 
 /* orfs_readdir_req.flags */
-#define ORFS_RDQ_PLUS	0x1	/* entries with handle and attributes, where the
-				 * caller may search the directory */
+/* entries with handle and attributes, where the caller may search the dir */
+#define ORFS_RDQ_PLUS	0x1
 #define ORFS_RDQ_ALL	ORFS_RDQ_PLUS
 
 /**

@@ -93,6 +93,27 @@ int orfs_encode_obj(const struct orfs_req_ctx *ctx, int fd,
 	return 0;
 }
 
+/*
+ * What a LOOKUP of @name in directory @dfd answers: its handle and
+ * attributes.  O_PATH|O_NOFOLLOW opens a final symlink itself, not its
+ * target.  0 or a negative errno.
+ */
+static int lookup_at(const struct orfs_req_ctx *ctx, int dfd, const char *name,
+		     struct orfs_fh *fh, struct orfs_attr *attr)
+{
+	struct stat st;
+	int fd, err;
+
+	fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = orfs_export_stat(fd, &st);
+	if (!err)
+		err = orfs_encode_obj(ctx, fd, &st, fh, attr);
+	close(fd);
+	return err;
+}
+
 /**
  * orfs_req_name() - validate and copy one name component of a request
  * @h: the request (passed orfs_hdr_check())
@@ -223,7 +244,7 @@ static int op_lookup(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	struct orfs_name name;
 	struct orfs_cred cred;
 	struct stat st;
-	int dfd, fd, err;
+	int dfd, err;
 
 	err = orfs_req_name(h, sizeof(*q), orfs_cpu32(q->name_len), &name);
 	if (err)
@@ -236,16 +257,7 @@ static int op_lookup(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	err = orfs_cred_access(&cred, dfd, &st, X_OK, 0);
 	if (err)
 		goto out_dir;
-	/* O_PATH|O_NOFOLLOW opens a final symlink itself, not its target. */
-	fd = openat(dfd, name.s, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto out_dir;
-	}
-	err = orfs_export_stat(fd, &st);
-	if (!err)
-		err = orfs_encode_obj(ctx, fd, &st, &rep->fh, &rep->attr);
-	close(fd);
+	err = lookup_at(ctx, dfd, name.s, &rep->fh, &rep->attr);
 	if (!err)
 		r->body_len = sizeof(*rep);
 out_dir:
@@ -307,27 +319,6 @@ static uint8_t readdir_type(int dfd, const struct linux_dirent64 *d)
 	return (uint8_t)IFTODT(st.st_mode);
 }
 
-/*
- * ORFS_RDQ_PLUS: what a LOOKUP of @name would answer, into @p.  False for
- * an entry that is gone or cannot be encoded (a mount point inside the
- * export): it is then sent plain.
- */
-static bool readdir_plus(const struct readdir_state *s, const char *name,
-			 struct orfs_dirent_plus *p)
-{
-	struct stat st;
-	bool ok;
-	int fd;
-
-	fd = openat(s->dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ok = !orfs_export_stat(fd, &st) &&
-	     !orfs_encode_obj(s->ctx, fd, &st, &p->fh, &p->attr);
-	close(fd);
-	return ok;
-}
-
 /**
  * readdir_pack() - pack one batch of getdents64 records
  * @s: the state
@@ -340,6 +331,7 @@ static bool readdir_plus(const struct readdir_state *s, const char *name,
 static int readdir_pack(struct readdir_state *s, const u8 *buf, size_t n)
 {
 	const struct linux_dirent64 *d;
+	struct orfs_dirent_plus *p;
 	struct orfs_dirent *de;
 	size_t off, nl, max_nl;
 	uint32_t sz, room;
@@ -378,8 +370,11 @@ static int readdir_pack(struct readdir_state *s, const u8 *buf, size_t n)
 		de->name_len = orfs_le16((uint16_t)nl);
 		de->type = readdir_type(s->dfd, d);
 		memcpy(de + 1, d->d_name, nl);
-		if (s->plus && readdir_plus(s, d->d_name,
-					    (struct orfs_dirent_plus *)(s->out + s->used + sz))) {
+		/* ORFS_RDQ_PLUS: an entry that is gone or cannot be encoded
+		 * (a mount point inside the export) is sent plain.
+		 */
+		p = (struct orfs_dirent_plus *)(s->out + s->used + sz);
+		if (s->plus && !lookup_at(s->ctx, s->dfd, d->d_name, &p->fh, &p->attr)) {
 			de->flags = ORFS_DE_PLUS;
 			sz = room;
 		}

@@ -10,25 +10,17 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "filecache.h"
 #include "ops.h"
 #include "stats.h"
-
-static uint64_t now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec;
-}
 
 /* Zero every counter and note the start time. */
 void orfs_stats_init(struct orfs_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->start = now_sec();
+	st->start = orfs_now_ms() / 1000;
 }
 
 /* Count one error reply with positive errno @err (@st may be NULL). */
@@ -111,7 +103,7 @@ static void put_requests(struct stats_out *o, const struct orfs_stats *st)
 	char key[64], name[32];
 	int e;
 
-	put(o, "uptime_seconds", now_sec() - st->start);
+	put(o, "uptime_seconds", orfs_now_ms() / 1000 - st->start);
 	put(o, "connections", st->conns);
 	put(o, "connections_total", st->conns_total);
 	put(o, "connections_rejected", st->conns_rejected);
