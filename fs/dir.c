@@ -96,7 +96,10 @@ static struct dentry *orfs_lookup(struct inode *dir, struct dentry *dentry,
 		return NULL;
 	/* Names looked up one by one: the next listing brings attributes. */
 	set_bit(ORFS_INO_RDPLUS, &ORFS_I(dir)->flags);
-	ret = orfs_do_lookup(dir, &dentry->d_name, &fh, &attr);
+	ret = orfs_statahead(dir, dentry, &fh, &attr);
+	if (ret == -EAGAIN)
+		ret = orfs_do_lookup(dir, &dentry->d_name, &fh, &attr);
+	orfs_statahead_note(dir, ret);
 	if (ret == 0) {
 		inode = orfs_iget(dir->i_sb, &fh, &attr);
 		if (IS_ERR(inode))
@@ -185,16 +188,23 @@ const struct dentry_operations orfs_dentry_operations = {
  * object, a negative dentry, a lookup in progress) is left to the usual
  * revalidation.  Best effort: a failure here only costs a LOOKUP later.
  *
- * Context: process, @parent's i_rwsem held shared (iterate_shared).
+ * A lookup of the same name in progress is waited for, so the caller must
+ * not itself be looking @name up (fs/statahead.c skips it).
+ *
+ * Context: process, @parent's i_rwsem held, shared (iterate_shared) or
+ * exclusive (a lookup on the way to a create, unlink or rename).
  */
-static void orfs_prime_dentry(struct dentry *parent, const char *name, u32 len,
-			      const struct orfs_dirent_plus *plus)
+void orfs_prime_dentry(struct dentry *parent, const char *name, u32 len,
+		       const struct orfs_dirent_plus *plus)
 {
 	struct qstr q = QSTR_INIT(name, len);
 	DECLARE_WAIT_QUEUE_HEAD_ONSTACK(wq);
 	struct dentry *dentry, *alias;
 	struct inode *inode;
 
+	/* A server that lists "." or ".." gets no dentry for them. */
+	if (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')))
+		return;
 	if (orfs_fh_check(&plus->fh))
 		return;
 	q.hash = full_name_hash(parent, name, len);
@@ -260,6 +270,49 @@ static int orfs_emit_entries(struct file *file, struct dir_context *ctx,
 }
 
 /**
+ * orfs_readdir_call() - one READDIR: the entries of @dir after @cookie
+ * @dir: the directory
+ * @cookie: 0 for the first entry, else the @next of the last one seen
+ * @flags: ORFS_RDQ_*
+ * @cred: whose request it is, or NULL for the caller's
+ * @rep: the reply; the entries are its inline data.  Release it with
+ *	orfs_reply_put() after a 0 return
+ * @count: the number of entries it announces
+ * @rflags: its ORFS_RDF_* flags
+ *
+ * As many entries as fit the connection's inline size come back.
+ *
+ * Context: process; sleeps on the network.
+ * Return: 0 or a negative errno.
+ */
+int orfs_readdir_call(struct inode *dir, u64 cookie, u32 flags,
+		      const struct cred *cred, struct orfs_reply *rep,
+		      u32 *count, u32 *rflags)
+{
+	struct orfs_clnt *clnt = orfs_clnt_of(dir);
+	struct orfs_readdir_req req = {
+		.dir = ORFS_I(dir)->fh,
+		.cookie = cpu_to_le64(cookie),
+		.max_bytes = cpu_to_le32(orfs_clnt_inline_size(clnt)),
+		.flags = cpu_to_le32(flags),
+	};
+	struct orfs_msg msg = {
+		.opcode = ORFS_OP_READDIR, .body = &req, .body_len = sizeof(req),
+		.cred = cred,
+	};
+	const struct orfs_readdir_rep *rr;
+	int ret;
+
+	ret = orfs_call(clnt, &msg, rep);
+	if (ret)
+		return ret;
+	rr = rep->body;
+	*count = le32_to_cpu(rr->count);
+	*rflags = le32_to_cpu(rr->flags);
+	return 0;
+}
+
+/**
  * orfs_readdir() - list a directory
  * @file: the open directory
  * @ctx: where to put entries; ctx->pos is the resume cookie
@@ -281,32 +334,21 @@ static int orfs_emit_entries(struct file *file, struct dir_context *ctx,
 static int orfs_readdir(struct file *file, struct dir_context *ctx)
 {
 	struct inode *dir = file_inode(file);
-	struct orfs_clnt *clnt = orfs_clnt_of(dir);
-	struct orfs_readdir_req req = { .dir = ORFS_I(dir)->fh };
-	struct orfs_msg msg = {
-		.opcode = ORFS_OP_READDIR, .body = &req, .body_len = sizeof(req),
-		.cred = file->f_cred,
-	};
-	const struct orfs_readdir_rep *rr;
 	struct orfs_reply rep;
-	u32 count, rflags;
+	u32 count, rflags, flags = 0;
 	int ret;
 
 	if (!dir_emit_dots(file, ctx))
 		return 0;
 
-	req.max_bytes = cpu_to_le32(orfs_clnt_inline_size(clnt));
 	if (READ_ONCE(ORFS_SB(dir->i_sb)->opts.rdirplus) &&
 	    (test_and_clear_bit(ORFS_INO_RDPLUS, &ORFS_I(dir)->flags) || ctx->pos == 2))
-		req.flags = cpu_to_le32(ORFS_RDQ_PLUS);
+		flags = ORFS_RDQ_PLUS;
 	for (;;) {
-		req.cookie = cpu_to_le64(ctx->pos == 2 ? 0 : ctx->pos);
-		ret = orfs_call(clnt, &msg, &rep);
+		ret = orfs_readdir_call(dir, ctx->pos == 2 ? 0 : ctx->pos, flags,
+					file->f_cred, &rep, &count, &rflags);
 		if (ret)
 			return ret;
-		rr = rep.body;
-		count = le32_to_cpu(rr->count);
-		rflags = le32_to_cpu(rr->flags);
 		ret = orfs_emit_entries(file, ctx, &rep, count);
 		orfs_reply_put(&rep);
 		if (ret <= 0)
@@ -377,6 +419,7 @@ static int orfs_new_object(struct inode *dir, struct dentry *dentry, u16 op,
 	ret = orfs_call(orfs_clnt_of(dir), &msg, &rep);
 	kfree(req);
 	orfs_invalidate_attr(dir);
+	orfs_statahead_dir_changed(dir);
 	if (ret)
 		return ret;
 	lr = rep.body;
@@ -436,6 +479,7 @@ static int orfs_remove(struct inode *dir, struct dentry *dentry, u16 op)
 
 	ret = orfs_call(orfs_clnt_of(dir), &msg, &rep);
 	orfs_invalidate_attr(dir);
+	orfs_statahead_dir_changed(dir);
 	if (ret)
 		return ret;
 	orfs_reply_put(&rep);
@@ -491,6 +535,8 @@ static int orfs_rename(orfs_idmap_t *idmap, struct inode *old_dir,
 	kfree(req);
 	orfs_invalidate_attr(old_dir);
 	orfs_invalidate_attr(new_dir);
+	orfs_statahead_dir_changed(old_dir);
+	orfs_statahead_dir_changed(new_dir);
 	if (ret)
 		return ret;
 	orfs_reply_put(&rep);
@@ -523,6 +569,7 @@ static int orfs_link(struct dentry *old_dentry, struct inode *dir,
 
 	ret = orfs_call(orfs_clnt_of(dir), &msg, &rep);
 	orfs_invalidate_attr(dir);
+	orfs_statahead_dir_changed(dir);
 	if (ret)
 		return ret;
 	ar = rep.body;

@@ -24,6 +24,7 @@ struct inode *orfs_alloc_inode(struct super_block *sb)
 	oi->attr_timeo = 0;
 	oi->flags = 0;
 	oi->wb_cred = NULL;
+	memset(&oi->sa, 0, sizeof(oi->sa));
 	return &oi->vfs_inode;
 }
 

@@ -13,6 +13,7 @@
 #include "orfs_proto.h"
 #include "orfs_kcompat.h"
 #include "../net/orfs_net.h"
+#include "statahead.h"
 
 #define ORFS_SUPER_MAGIC	0x4f524653	/* "ORFS" */
 
@@ -70,6 +71,8 @@
  *	the file starts writing that chunk back at once (orfs_write_behind())
  * @rdirplus: directory listings bring the entries' handles and attributes
  *	into the caches (fs/dir.c, orfs_readdir())
+ * @statahead: most entries a statahead pass over a directory brings into
+ *	the caches, 0 for no statahead (fs/statahead.c); needs @rdirplus
  */
 struct orfs_mount_opts {
 	struct sockaddr_storage	addr;
@@ -100,6 +103,7 @@ struct orfs_mount_opts {
 	bool			trusted_fabric;
 	bool			writebehind;
 	bool			rdirplus;
+	u32			statahead;
 };
 
 /**
@@ -138,7 +142,9 @@ enum {
 	 * listing: list it with attributes
 	 */
 	ORFS_INO_RDPLUS,
+	ORFS_INO_SA_BUSY,	/* a lookup runs this directory's statahead pass */
 };
+
 
 /**
  * struct orfs_inode_info - ORFS part of an inode
@@ -153,6 +159,7 @@ enum {
  * @wb_cred: the credential of the last open for writing, with a reference,
  *	or NULL: write-back's WRITEs carry it (fs/file.c).  Protected by the
  *	inode's i_lock
+ * @sa: statahead state, for a directory
  * @vfs_inode: the VFS inode
  */
 struct orfs_inode_info {
@@ -162,6 +169,7 @@ struct orfs_inode_info {
 	unsigned long		attr_timeo;
 	unsigned long		flags;
 	const struct cred	*wb_cred;
+	struct orfs_statahead	sa;
 	struct inode		vfs_inode;
 };
 
@@ -217,6 +225,12 @@ ssize_t orfs_copy_file_range(struct file *file_in, loff_t pos_in,
 			     struct file *file_out, loff_t pos_out,
 			     size_t len, unsigned int flags);
 
+/* statahead.c */
+int orfs_statahead(struct inode *dir, struct dentry *dentry,
+		   struct orfs_fh *fh, struct orfs_attr *attr);
+void orfs_statahead_note(struct inode *dir, int lookup_ret);
+void orfs_statahead_dir_changed(struct inode *dir);
+
 /* direct.c */
 ssize_t orfs_direct_io(struct kiocb *iocb, struct iov_iter *iter);
 extern const struct address_space_operations orfs_aops;
@@ -232,6 +246,12 @@ int orfs_sysfs_init(void);
 void orfs_sysfs_exit(void);
 
 /* dir.c */
+struct orfs_dirent_plus;
+void orfs_prime_dentry(struct dentry *parent, const char *name, u32 len,
+		       const struct orfs_dirent_plus *plus);
+int orfs_readdir_call(struct inode *dir, u64 cookie, u32 flags,
+		      const struct cred *cred, struct orfs_reply *rep,
+		      u32 *count, u32 *rflags);
 extern const struct inode_operations orfs_dir_inode_operations;
 extern const struct file_operations orfs_dir_operations;
 extern const struct dentry_operations orfs_dentry_operations;

@@ -46,6 +46,7 @@ enum orfs_param {
 	Opt_trusted_fabric,
 	Opt_writebehind,
 	Opt_rdirplus,
+	Opt_statahead,
 };
 
 /* regcache=: how O_DIRECT buffers are registered (net/regcache.c). */
@@ -94,6 +95,7 @@ static const struct fs_parameter_spec orfs_fs_parameters[] = {
 	fsparam_flag_no("trusted_fabric", Opt_trusted_fabric),
 	fsparam_flag_no("writebehind", Opt_writebehind),
 	fsparam_flag_no("rdirplus", Opt_rdirplus),
+	fsparam_u32("statahead", Opt_statahead),
 	{}
 };
 
@@ -336,6 +338,12 @@ static int orfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	case Opt_rdirplus:
 		o->rdirplus = !result.negated;
 		break;
+	case Opt_statahead:
+		if (result.uint_32 > ORFS_SA_MAX)
+			return invalfc(fc, "statahead=%u: must be 0..%u",
+				       result.uint_32, ORFS_SA_MAX);
+		o->statahead = result.uint_32;
+		break;
 	case Opt_addr:
 		/*
 		 * Shown in /proc/mounts, so mount(8) hands it back on remount.
@@ -391,6 +399,7 @@ static int orfs_show_options(struct seq_file *m, struct dentry *root)
 		   o->rc_batch);
 	seq_puts(m, o->writebehind ? ",writebehind" : ",nowritebehind");
 	seq_puts(m, o->rdirplus ? ",rdirplus" : ",nordirplus");
+	seq_printf(m, ",statahead=%u", o->statahead);
 	if (o->trusted_fabric)
 		seq_puts(m, ",trusted_fabric");
 	return 0;
@@ -634,6 +643,7 @@ static int orfs_reconfigure(struct fs_context *fc)
 	o->cto = n->cto;
 	WRITE_ONCE(o->writebehind, n->writebehind);
 	WRITE_ONCE(o->rdirplus, n->rdirplus);
+	WRITE_ONCE(o->statahead, n->statahead);
 	o->rsize = n->rsize;
 	o->wsize = n->wsize;
 	o->busy_poll = n->busy_poll;
@@ -679,6 +689,7 @@ static int orfs_init_fs_context(struct fs_context *fc)
 		o->cto = true;
 		o->writebehind = true;
 		o->rdirplus = true;
+		o->statahead = ORFS_SA_DEFAULT;
 		o->nconnect = 1;
 		o->retrans = ORFS_DEF_RETRANS;
 		o->keepalive = ORFS_DEF_KEEPALIVE;

@@ -24,7 +24,7 @@ orfs_server_start "$exp"
 # must leave a kernel log line naming the option.
 for o in port=0 port=70000 port=abc inline=100 inline=1000000 credits=0 credits=100000 \
 	 timeo=0 timeo=x actimeo=99999 acregmin=4000 acregmax=-1 acdirmin=x acdirmax=99999 \
-	 rsize=100 rsize=8000000 wsize=5000 cto=1 nocto=yes writebehind=1 rdirplus=1 nconnect=0 nconnect=17 retrans=0 \
+	 rsize=100 rsize=8000000 wsize=5000 cto=1 nocto=yes writebehind=1 rdirplus=1 statahead=1000001 statahead=-1 nconnect=0 nconnect=17 retrans=0 \
 	 keepalive=99999 busy_poll=1001 busy_poll=x soft=1 hard=yes bogus=1; do
 	expect_fail "" mount -t orfs -o "$o" "$ORFS_SRV_ADDR:/" "$mnt"
 	key=${o%%=*}
@@ -48,7 +48,7 @@ expect_fail "" mount -t orfs -o acregmin=10,acregmax=5 "$ORFS_SRV_ADDR:/" "$mnt"
 dmesg | tail -n 1 | grep -q "acregmin=10 is above acregmax=5" || fail "no log for acregmin > acregmax"
 orfs_mount "$mnt" / nconnect=2,soft,timeo=20,retrans=4,actimeo=7,keepalive=0,nocto,rsize=65536
 opts() { grep " $mnt orfs " /proc/mounts; }
-for want in nconnect=2 soft timeo=20 retrans=4 keepalive=0 nocto rsize=65536 wsize=1048576 \
+for want in nconnect=2 soft timeo=20 retrans=4 keepalive=0 nocto rsize=65536 wsize=1048576 statahead=16384 \
 	    acregmin=7 acregmax=7 acdirmin=7 acdirmax=7; do
 	opts | grep -q "[ ,]$want[, ]" || fail "option $want not shown: $(opts)"
 done
@@ -57,8 +57,8 @@ ra=$(cat /sys/class/bdi/orfs-*/read_ahead_kb)
 [ "$ra" = 64 ] || fail "readahead window ${ra} KiB, want 64 (rsize=65536)"
 
 # Remount: caching and timeouts change; the connection's shape cannot.
-mount -o remount,acregmax=30,hard,timeo=50,cto,busy_poll=40 "$mnt"
-for want in acregmin=7 acregmax=30 hard timeo=50 cto nconnect=2 busy_poll=40; do
+mount -o remount,acregmax=30,hard,timeo=50,cto,busy_poll=40,statahead=64 "$mnt"
+for want in acregmin=7 acregmax=30 hard timeo=50 cto nconnect=2 busy_poll=40 statahead=64; do
 	opts | grep -q "[ ,]$want[, ]" || fail "after remount, $want not shown: $(opts)"
 done
 # busy_poll now applies to the live connection: waits spin first.

@@ -67,6 +67,78 @@ for opt in rdirplus nordirplus; do
 done
 umount "$mnt"
 orfs_mount "$mnt"
+
+# Statahead: names looked up one by one with cold caches, in an order that
+# is not the directory's, without listing it first.  After the first few
+# LOOKUPs the directory is listed with attributes instead, and every stat
+# still shows what the server has.  statahead=0 (on remount) turns it off.
+mkdir "$exp/sa"
+python3 - "$exp/sa" <<'PY'
+import os, sys
+for i in range(400):
+    p = "%s/n%03d" % (sys.argv[1], i)
+    with open(p, "wb") as f:
+        f.write(b"y" * (i * 11))
+    os.chmod(p, 0o600 + (i % 64))
+PY
+mkdir "$exp/sa/subdir"
+sastat() {	# DIR: size, mode, mtime of each name, in name order, one by one
+	python3 - "$1" <<'PY'
+import os, sys
+names = ["n%03d" % i for i in range(400)] + ["subdir"]
+for n in names:
+    st = os.lstat(os.path.join(sys.argv[1], n))
+    print(n, st.st_size, oct(st.st_mode), st.st_mtime_ns, st.st_ino)
+try:
+    os.lstat(os.path.join(sys.argv[1], "absent"))
+    print("absent exists")
+except FileNotFoundError:
+    print("absent ENOENT")
+PY
+}
+sactr() { orfs_sysfs "$mnt" counters "statahead_$1"; }
+(cd "$exp/sa" && sastat .) | awk '{ print $1, $2, $3, $4 }' >"$ORFS_WORK/want.sa"
+for sa in 16384 0; do
+	[ $sa = 0 ] && mount -o remount,statahead=0 "$mnt"
+	grep -q " $mnt orfs .*,statahead=$sa[, ]" /proc/mounts || fail "statahead=$sa not shown"
+	echo 3 >/proc/sys/vm/drop_caches
+	l0=$(lookups) f0=$(sactr found) p0=$(sactr primed) b0=$(sactr batches)
+	sastat "$mnt/sa" >"$ORFS_WORK/got.sa.ino"
+	awk '{ print $1, $2, $3, $4 }' "$ORFS_WORK/got.sa.ino" >"$ORFS_WORK/got.sa"
+	diff "$ORFS_WORK/want.sa" "$ORFS_WORK/got.sa" || fail "statahead=$sa: stat differs from the server's"
+	l=$(( $(lookups) - l0 )) f=$(( $(sactr found) - f0 ))
+	p=$(( $(sactr primed) - p0 )) b=$(( $(sactr batches) - b0 ))
+	note "statahead=$sa: 402 cold lookups made $l LOOKUPs, $b statahead READDIRs ($p entries, $f lookups answered)"
+	if [ $sa = 0 ]; then
+		[ "$l" -ge 402 ] && [ "$b" -eq 0 ] || fail "statahead=0: $l LOOKUPs, $b READDIRs"
+		# st_ino is the same whether the listing or a LOOKUP brought it.
+		awk '{ print $1, $5 }' "$ORFS_WORK/got.sa.ino" | cmp -s - "$ORFS_WORK/ino.sa" ||
+			fail "statahead: inode numbers differ from LOOKUP's"
+	else
+		# The directory itself, the first ORFS_SA_TRIGGER (8) names, and
+		# the absent one after the pass ended.
+		[ "$l" -le 12 ] || fail "statahead: $l LOOKUPs for 402 names"
+		[ "$f" -ge 1 ] && [ "$p" -ge 390 ] || fail "statahead: found $f, primed $p"
+		awk '{ print $1, $5 }' "$ORFS_WORK/got.sa.ino" >"$ORFS_WORK/ino.sa"
+	fi
+done
+# Unlinks by name in a cold directory: the lookups they need come from the
+# listing, and every file is gone on the server.
+mount -o remount,statahead=16384 "$mnt"
+echo 3 >/proc/sys/vm/drop_caches
+l0=$(lookups)
+python3 - "$mnt/sa" <<'PY'
+import os, sys
+for i in range(399, -1, -1):
+    os.unlink("%s/n%03d" % (sys.argv[1], i))
+PY
+l=$(( $(lookups) - l0 ))
+note "unlink of 400 cold names made $l LOOKUPs"
+[ "$l" -le 12 ] || fail "unlink: $l LOOKUPs for 400 names"
+[ "$(ls -A "$exp/sa")" = subdir ] || fail "unlink left: $(ls -A "$exp/sa" | head -5)"
+[ "$(ls -A "$mnt/sa")" = subdir ] || fail "mount still lists: $(ls -A "$mnt/sa" | head -5)"
+umount "$mnt"
+orfs_mount "$mnt"
 # A larger inline threshold carries more entries per reply.
 umount "$mnt"
 orfs_mount "$mnt" / inline=65536
