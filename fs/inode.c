@@ -163,8 +163,9 @@ static int __orfs_apply_attr(struct inode *inode, const struct orfs_attr *attr,
 		size = max_t(loff_t, size, i_size_read(inode));
 	if (!is_new && !own_write && change != oi->change && S_ISREG(mode))
 		set_bit(ORFS_INO_INVALID_DATA, &oi->flags);
-	orfs_adapt_timeo(inode, !is_new && change == oi->change);
+	/* The mode first: a new inode's timeouts depend on its type. */
 	inode->i_mode = mode;
+	orfs_adapt_timeo(inode, !is_new && change == oi->change);
 	set_nlink(inode, le32_to_cpu(attr->nlink));
 	inode->i_uid = make_kuid(&init_user_ns, le32_to_cpu(attr->uid));
 	inode->i_gid = make_kgid(&init_user_ns, le32_to_cpu(attr->gid));
