@@ -19,11 +19,12 @@
  * looked up need not be the directory's.
  *
  * A pass ends at the end of the directory, or after the statahead= limit
- * of entries, and is not started again before the directory's attribute
- * timeout has run out (orfs_sa_decide()).  Its cost is thus at most one
- * "ls -l" of that many entries per directory and timeout.  A lookup of an
- * absent name lists the rest of the pass, finds nothing, and sends its
- * LOOKUP; the ENOENT ends the streak.
+ * of entries.  Another starts once the names it brought expired, or once
+ * as many lookups in a row as it sent READDIRs went to the server anyway
+ * (orfs_sa_decide()): statahead never more than doubles the round trips a
+ * directory's lookups cost.  A lookup of an absent name lists the rest of
+ * the pass, finds nothing, and sends its LOOKUP; the ENOENT ends the
+ * streak.
  *
  * Names the pass brings are as fresh as a LOOKUP's and are trusted for the
  * same time, so the consistency model is unchanged.
@@ -134,7 +135,7 @@ int orfs_statahead(struct inode *dir, struct dentry *dentry,
 	while (!sa->done && !fatal_signal_pending(current)) {
 		ret = orfs_sa_batch(dir, dentry, fh, attr, limit);
 		if (ret < 0) {
-			sa->done = true;
+			orfs_sa_end(sa);
 			ret = -EAGAIN;
 			break;
 		}

@@ -23,6 +23,7 @@
  * @cookie: where the pass resumes: 0 at the start, else the READDIR cookie
  *	after the last entry it brought
  * @primed: entries the pass has brought so far
+ * @batches: READDIRs the pass has sent so far
  * @start: jiffies when the pass started
  * @done: the pass reached the end of the directory or its limit, or failed
  * @changed: names were added or removed here since the pass started; set
@@ -36,6 +37,7 @@ struct orfs_statahead {
 	unsigned int		streak;
 	u64			cookie;
 	u32			primed;
+	u32			batches;
 	unsigned long		start;
 	bool			done;
 	bool			changed;
@@ -57,10 +59,14 @@ enum orfs_sa_action {
  * @timeo: the directory's attribute timeout, jiffies
  *
  * A pass starts once ORFS_SA_TRIGGER lookups in a row found their names,
- * and goes on at each later lookup until it is done.  A finished pass is
- * not started again until the names it brought have expired (@timeo after
- * it started), which bounds what statahead costs: one listing of @limit
- * entries per directory per attribute timeout, whatever the lookups are.
+ * and goes on at each later lookup until it is done.  The streak starts
+ * again from 0 when a pass ends.  A new pass starts when the names the
+ * last one brought have expired (@timeo after it started), or, before
+ * that, when as many lookups in a row as it sent READDIRs found their
+ * names anyway: its names were reclaimed, or others appeared.  So a pass
+ * costs at most as many round trips as the LOOKUPs before it, or one
+ * listing of @limit entries per attribute timeout: statahead at most
+ * doubles what a directory's lookups cost, whatever they are.
  *
  * Context: any.
  */
@@ -72,9 +78,9 @@ static inline enum orfs_sa_action orfs_sa_decide(const struct orfs_statahead *sa
 		return ORFS_SA_SKIP;
 	if (!sa->done)
 		return sa->cookie || sa->primed ? ORFS_SA_RESUME : ORFS_SA_RESTART;
-	if (time_before(now, sa->start + timeo))
-		return ORFS_SA_SKIP;
-	return ORFS_SA_RESTART;
+	if (READ_ONCE(sa->streak) >= sa->batches || !time_before(now, sa->start + timeo))
+		return ORFS_SA_RESTART;
+	return ORFS_SA_SKIP;
 }
 
 /**
@@ -86,6 +92,7 @@ static inline void orfs_sa_begin(struct orfs_statahead *sa, unsigned long now)
 {
 	sa->cookie = 0;
 	sa->primed = 0;
+	sa->batches = 0;
 	sa->done = false;
 	sa->changed = false;
 	sa->rewound = false;
@@ -101,6 +108,16 @@ static inline void orfs_sa_begin(struct orfs_statahead *sa, unsigned long now)
 static inline void orfs_sa_changed(struct orfs_statahead *sa)
 {
 	WRITE_ONCE(sa->changed, true);
+}
+
+/**
+ * orfs_sa_end() - the pass is over
+ * @sa: the directory's state
+ */
+static inline void orfs_sa_end(struct orfs_statahead *sa)
+{
+	sa->done = true;
+	WRITE_ONCE(sa->streak, 0);
 }
 
 /**
@@ -123,18 +140,20 @@ static inline void orfs_sa_changed(struct orfs_statahead *sa)
 static inline void orfs_sa_advance(struct orfs_statahead *sa, u32 entries,
 				   u64 next, bool eof, u32 limit)
 {
+	if (sa->batches < U32_MAX)
+		sa->batches++;
 	if (entries) {
 		sa->cookie = next;
 		sa->primed += min(entries, U32_MAX - sa->primed);
 	}
 	if (!entries || sa->primed >= limit) {
-		sa->done = true;
+		orfs_sa_end(sa);
 	} else if (eof) {
 		if (READ_ONCE(sa->changed) && !sa->rewound) {
 			sa->cookie = 0;
 			sa->rewound = true;
 		} else {
-			sa->done = true;
+			orfs_sa_end(sa);
 		}
 	}
 }

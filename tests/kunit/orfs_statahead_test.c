@@ -142,7 +142,20 @@ static void orfs_sa_test_rerun_after_timeout(struct kunit *test)
 
 	orfs_t_streak(&sa, ORFS_SA_TRIGGER);
 	orfs_sa_begin(&sa, start);
-	orfs_sa_advance(&sa, 3, 9, true, T_LIMIT);
+	orfs_sa_advance(&sa, 20, 8, false, T_LIMIT);
+	orfs_sa_advance(&sa, 20, 9, false, T_LIMIT);
+	orfs_sa_advance(&sa, 20, 10, false, T_LIMIT);
+	orfs_sa_advance(&sa, 20, 11, false, T_LIMIT);
+	orfs_sa_advance(&sa, 20, 12, false, T_LIMIT);
+	orfs_sa_advance(&sa, 20, 13, false, T_LIMIT);
+	orfs_sa_advance(&sa, 20, 14, false, T_LIMIT);
+	orfs_sa_advance(&sa, 20, 15, false, T_LIMIT);
+	orfs_sa_advance(&sa, 20, 16, false, T_LIMIT);
+	orfs_sa_advance(&sa, 3, 17, true, T_LIMIT);
+	KUNIT_EXPECT_EQ(test, sa.batches, 10U);
+	/* The end of a pass ends the streak. */
+	KUNIT_EXPECT_EQ(test, sa.streak, 0U);
+	orfs_t_streak(&sa, ORFS_SA_TRIGGER);
 	KUNIT_EXPECT_EQ(test, orfs_sa_decide(&sa, T_LIMIT, start + 1, T_TIMEO), ORFS_SA_SKIP);
 	KUNIT_EXPECT_EQ(test, orfs_sa_decide(&sa, T_LIMIT, start + T_TIMEO - 1, T_TIMEO),
 			ORFS_SA_SKIP);
@@ -151,7 +164,39 @@ static void orfs_sa_test_rerun_after_timeout(struct kunit *test)
 	orfs_sa_begin(&sa, start + T_TIMEO);
 	KUNIT_EXPECT_EQ(test, sa.cookie, 0ULL);
 	KUNIT_EXPECT_EQ(test, sa.primed, 0U);
+	KUNIT_EXPECT_EQ(test, sa.batches, 0U);
 	KUNIT_EXPECT_FALSE(test, sa.done);
+}
+
+/*
+ * Before the timeout, a pass runs again once as many lookups in a row as
+ * it sent READDIRs went to the server: its names were reclaimed.
+ */
+static void orfs_sa_test_rerun_after_misses(struct kunit *test)
+{
+	struct orfs_statahead sa = {};
+	unsigned int i;
+
+	orfs_sa_begin(&sa, 0);
+	for (i = 0; i < 29; i++)
+		orfs_sa_advance(&sa, 20, i + 1, false, T_LIMIT);
+	orfs_sa_advance(&sa, 20, 30, true, T_LIMIT);
+	KUNIT_EXPECT_TRUE(test, sa.done);
+	orfs_t_streak(&sa, 29);
+	KUNIT_EXPECT_EQ(test, orfs_sa_decide(&sa, T_LIMIT, 1, T_TIMEO), ORFS_SA_SKIP);
+	orfs_sa_note(&sa, 0);
+	KUNIT_EXPECT_EQ(test, orfs_sa_decide(&sa, T_LIMIT, 1, T_TIMEO), ORFS_SA_RESTART);
+	/* An absent name starts the count again. */
+	orfs_sa_note(&sa, -ENOENT);
+	orfs_t_streak(&sa, 29);
+	KUNIT_EXPECT_EQ(test, orfs_sa_decide(&sa, T_LIMIT, 1, T_TIMEO), ORFS_SA_SKIP);
+	/* A short pass still waits for ORFS_SA_TRIGGER lookups. */
+	orfs_sa_begin(&sa, 0);
+	orfs_sa_advance(&sa, 2, 1, true, T_LIMIT);
+	orfs_t_streak(&sa, ORFS_SA_TRIGGER - 1);
+	KUNIT_EXPECT_EQ(test, orfs_sa_decide(&sa, T_LIMIT, 1, T_TIMEO), ORFS_SA_SKIP);
+	orfs_sa_note(&sa, 0);
+	KUNIT_EXPECT_EQ(test, orfs_sa_decide(&sa, T_LIMIT, 1, T_TIMEO), ORFS_SA_RESTART);
 }
 
 static struct kunit_case orfs_sa_test_cases[] = {
@@ -162,6 +207,7 @@ static struct kunit_case orfs_sa_test_cases[] = {
 	KUNIT_CASE(orfs_sa_test_empty_reply),
 	KUNIT_CASE(orfs_sa_test_rewind),
 	KUNIT_CASE(orfs_sa_test_rerun_after_timeout),
+	KUNIT_CASE(orfs_sa_test_rerun_after_misses),
 	{}
 };
 
