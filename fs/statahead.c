@@ -105,7 +105,8 @@ static int orfs_sa_batch(struct inode *dir, struct dentry *want,
  *
  * Context: process, from ->lookup; sleeps on the network.
  * Return: 0 with @fh and @attr set, or -EAGAIN: statahead is not due, the
- * listing did not have the name, or it failed (which ends the pass).
+ * listing did not have the name, or it failed (which ends the pass, and
+ * the next one waits for the attribute timeout).
  */
 int orfs_statahead(struct inode *dir, struct dentry *dentry,
 		   struct orfs_fh *fh, struct orfs_attr *attr)
@@ -135,7 +136,7 @@ int orfs_statahead(struct inode *dir, struct dentry *dentry,
 	while (!sa->done && !fatal_signal_pending(current)) {
 		ret = orfs_sa_batch(dir, dentry, fh, attr, limit);
 		if (ret < 0) {
-			orfs_sa_end(sa);
+			orfs_sa_fail(sa);
 			ret = -EAGAIN;
 			break;
 		}

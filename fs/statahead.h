@@ -121,6 +121,20 @@ static inline void orfs_sa_end(struct orfs_statahead *sa)
 }
 
 /**
+ * orfs_sa_fail() - the pass failed: a READDIR error, or a server that lists
+ *	without attributes
+ * @sa: the directory's state
+ *
+ * The next pass waits for the attribute timeout, however many lookups
+ * follow: listing again at once would likely fail again.
+ */
+static inline void orfs_sa_fail(struct orfs_statahead *sa)
+{
+	orfs_sa_end(sa);
+	sa->batches = U32_MAX;
+}
+
+/**
  * orfs_sa_advance() - account one READDIR reply of the pass
  * @sa: the directory's state
  * @entries: the entries it brought

@@ -199,6 +199,20 @@ static void orfs_sa_test_rerun_after_misses(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, orfs_sa_decide(&sa, T_LIMIT, 1, T_TIMEO), ORFS_SA_RESTART);
 }
 
+/* A failed pass waits for the timeout, however many lookups follow. */
+static void orfs_sa_test_fail(struct kunit *test)
+{
+	struct orfs_statahead sa = {};
+
+	orfs_t_streak(&sa, ORFS_SA_TRIGGER);
+	orfs_sa_begin(&sa, 0);
+	orfs_sa_fail(&sa);
+	KUNIT_EXPECT_TRUE(test, sa.done);
+	orfs_t_streak(&sa, 100000);
+	KUNIT_EXPECT_EQ(test, orfs_sa_decide(&sa, T_LIMIT, T_TIMEO - 1, T_TIMEO), ORFS_SA_SKIP);
+	KUNIT_EXPECT_EQ(test, orfs_sa_decide(&sa, T_LIMIT, T_TIMEO, T_TIMEO), ORFS_SA_RESTART);
+}
+
 static struct kunit_case orfs_sa_test_cases[] = {
 	KUNIT_CASE(orfs_sa_test_trigger),
 	KUNIT_CASE(orfs_sa_test_streak),
@@ -208,6 +222,7 @@ static struct kunit_case orfs_sa_test_cases[] = {
 	KUNIT_CASE(orfs_sa_test_rewind),
 	KUNIT_CASE(orfs_sa_test_rerun_after_timeout),
 	KUNIT_CASE(orfs_sa_test_rerun_after_misses),
+	KUNIT_CASE(orfs_sa_test_fail),
 	{}
 };
 
