@@ -122,9 +122,28 @@ for sa in 16384 0; do
 		awk '{ print $1, $5 }' "$ORFS_WORK/got.sa.ino" >"$ORFS_WORK/ino.sa"
 	fi
 done
+# A user who may search the directory but not read it: the listing fails,
+# statahead gives up on it, and every stat still answers, by LOOKUP.
+mount -o remount,statahead=16384 "$mnt"
+chmod 0711 "$exp/sa"
+echo 3 >/proc/sys/vm/drop_caches
+b0=$(sactr batches) l0=$(lookups)
+setpriv --reuid=1000 --regid=1000 --clear-groups python3 - "$mnt/sa" <<'PY' >"$ORFS_WORK/got.sa.u" ||
+import os, sys
+for i in range(400):
+    st = os.lstat("%s/n%03d" % (sys.argv[1], i))
+    print("n%03d" % i, st.st_size, oct(st.st_mode), st.st_mtime_ns)
+PY
+	fail "stat as a user without read permission failed"
+head -n 400 "$ORFS_WORK/want.sa" | diff - "$ORFS_WORK/got.sa.u" >/dev/null ||
+	fail "stat as a user without read permission differs"
+b=$(( $(sactr batches) - b0 )) l=$(( $(lookups) - l0 ))
+note "no read permission: $l LOOKUPs, $b statahead READDIRs (refused)"
+[ "$b" -eq 1 ] && [ "$l" -ge 399 ] || fail "no read permission: $b READDIRs, $l LOOKUPs"
+chmod 0755 "$exp/sa"
+
 # Unlinks by name in a cold directory: the lookups they need come from the
 # listing, and every file is gone on the server.
-mount -o remount,statahead=16384 "$mnt"
 echo 3 >/proc/sys/vm/drop_caches
 l0=$(lookups)
 python3 - "$mnt/sa" <<'PY'
