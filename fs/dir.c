@@ -120,8 +120,9 @@ static struct dentry *orfs_lookup(struct inode *dir, struct dentry *dentry,
  * Within its directory's attribute timeout a dentry is trusted.  After it,
  * or when the VFS retries a walk that hit ESTALE (LOOKUP_REVAL), the name
  * is looked up again: a positive dentry stays valid if the server still
- * maps the name to the same handle, a negative one if the name is still
- * absent.
+ * maps the name to the same handle (and the reply's attributes refresh the
+ * inode's, so that a stat that follows asks nothing more), a negative one
+ * if the name is still absent.
  *
  * Context: process; may sleep unless LOOKUP_RCU.
  * Return: 1 valid, 0 invalid, or a negative errno.
@@ -162,8 +163,8 @@ static int orfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 	} else if (ret == 0) {
 		if (!inode || memcmp(&fh, &ORFS_I(inode)->fh, sizeof(fh)))
 			ret = 0;
-		else
-			ret = 1;
+		else	/* as fresh as a GETATTR's: a stat that follows needs none */
+			ret = orfs_apply_attr(inode, &attr) ? 0 : 1;
 	}
 	dput(parent);
 	if (ret == 1)

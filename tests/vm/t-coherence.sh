@@ -44,6 +44,23 @@ rm "$a/late"
 sleep 3
 expect_fail "No such file" stat "$b/late"
 
+# Names revalidated after actimeo: one LOOKUP each, whose attributes serve
+# the stat too (no GETATTR), and the sizes are the server's.  By name, not
+# by a glob: a listing would bring the attributes itself (rdirplus).
+mkdir "$a/many"
+for i in $(seq 20); do echo "$i" >"$a/many/f$i"; done
+names() { for i in $(seq 20); do echo "$1/many/f$i"; done; }
+names "$b" | xargs stat >/dev/null
+for i in $(seq 20); do echo "more $i" >>"$a/many/f$i"; done
+sleep 3
+req() { orfs_sysfs "$b" requests "$1"; }
+l0=$(req lookup) g0=$(req getattr)
+sizes=$(names "$b" | xargs stat -c %s | tr '\n' ' ')
+l=$(( $(req lookup) - l0 )) g=$(( $(req getattr) - g0 ))
+[ "$sizes" = "$(names "$exp" | xargs stat -c %s | tr '\n' ' ')" ] || fail "B's sizes are stale: $sizes"
+note "stat of 20 expired names: $l LOOKUPs, $g GETATTRs"
+[ "$l" -ge 20 ] && [ "$g" -le 2 ] || fail "stat of 20 expired names: $l LOOKUPs, $g GETATTRs"
+
 # Replaced under a cached name on the other mount: the stale handle makes
 # the VFS walk again (LOOKUP_REVAL) and the new file is found at once.
 stat "$b/file" >/dev/null
