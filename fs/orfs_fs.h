@@ -145,7 +145,6 @@ enum {
 	ORFS_INO_SA_BUSY,	/* a lookup runs this directory's statahead pass */
 };
 
-
 /**
  * struct orfs_inode_info - ORFS part of an inode
  * @fh: the server's handle; immutable once the inode is hashed
@@ -246,7 +245,6 @@ int orfs_sysfs_init(void);
 void orfs_sysfs_exit(void);
 
 /* dir.c */
-struct orfs_dirent_plus;
 void orfs_prime_dentry(struct dentry *parent, const char *name, u32 len,
 		       const struct orfs_dirent_plus *plus);
 int orfs_readdir_call(struct inode *dir, u64 cookie, u32 flags,
