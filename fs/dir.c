@@ -55,6 +55,17 @@ static void orfs_dentry_stamp(struct dentry *dentry)
 }
 
 /*
+ * This client added, removed or renamed names in @dir: its attributes are
+ * stale, and a statahead pass that reaches the end goes round once more
+ * (orfs_sa_advance()).  Context: @dir's i_rwsem held exclusive.
+ */
+static void orfs_dir_changed(struct inode *dir)
+{
+	orfs_invalidate_attr(dir);
+	orfs_sa_changed(&ORFS_I(dir)->sa);
+}
+
+/*
  * An exclusive create (O_CREAT | O_EXCL, mkdir, mknod, symlink, a link's
  * new name) that will reach the server needs no lookup first: the server
  * refuses an existing name with EEXIST.  Not when the VFS would refuse the
@@ -419,8 +430,7 @@ static int orfs_new_object(struct inode *dir, struct dentry *dentry, u16 op,
 
 	ret = orfs_call(orfs_clnt_of(dir), &msg, &rep);
 	kfree(req);
-	orfs_invalidate_attr(dir);
-	orfs_statahead_dir_changed(dir);
+	orfs_dir_changed(dir);
 	if (ret)
 		return ret;
 	lr = rep.body;
@@ -479,8 +489,7 @@ static int orfs_remove(struct inode *dir, struct dentry *dentry, u16 op)
 	int ret;
 
 	ret = orfs_call(orfs_clnt_of(dir), &msg, &rep);
-	orfs_invalidate_attr(dir);
-	orfs_statahead_dir_changed(dir);
+	orfs_dir_changed(dir);
 	if (ret)
 		return ret;
 	orfs_reply_put(&rep);
@@ -534,10 +543,8 @@ static int orfs_rename(orfs_idmap_t *idmap, struct inode *old_dir,
 
 	ret = orfs_call(orfs_clnt_of(old_dir), &msg, &rep);
 	kfree(req);
-	orfs_invalidate_attr(old_dir);
-	orfs_invalidate_attr(new_dir);
-	orfs_statahead_dir_changed(old_dir);
-	orfs_statahead_dir_changed(new_dir);
+	orfs_dir_changed(old_dir);
+	orfs_dir_changed(new_dir);
 	if (ret)
 		return ret;
 	orfs_reply_put(&rep);
@@ -569,8 +576,7 @@ static int orfs_link(struct dentry *old_dentry, struct inode *dir,
 	int ret;
 
 	ret = orfs_call(orfs_clnt_of(dir), &msg, &rep);
-	orfs_invalidate_attr(dir);
-	orfs_statahead_dir_changed(dir);
+	orfs_dir_changed(dir);
 	if (ret)
 		return ret;
 	ar = rep.body;

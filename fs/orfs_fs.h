@@ -228,7 +228,6 @@ ssize_t orfs_copy_file_range(struct file *file_in, loff_t pos_in,
 int orfs_statahead(struct inode *dir, struct dentry *dentry,
 		   struct orfs_fh *fh, struct orfs_attr *attr);
 void orfs_statahead_note(struct inode *dir, int lookup_ret);
-void orfs_statahead_dir_changed(struct inode *dir);
 
 /* direct.c */
 ssize_t orfs_direct_io(struct kiocb *iocb, struct iov_iter *iter);

@@ -153,17 +153,6 @@ out:
 }
 
 /**
- * orfs_statahead_dir_changed() - names were added to or removed from @dir
- * @dir: the directory
- *
- * Context: process, @dir's i_rwsem held exclusive.
- */
-void orfs_statahead_dir_changed(struct inode *dir)
-{
-	orfs_sa_changed(&ORFS_I(dir)->sa);
-}
-
-/**
  * orfs_statahead_note() - count a lookup's answer towards statahead
  * @dir: the directory
  * @lookup_ret: 0 if the name was found, -ENOENT if it is absent
