@@ -98,9 +98,13 @@ void orfs_usage(FILE *f)
 "                          memory windows over the cache blocks, which they\n"
 "                          RDMA-read (zero copy), where the device has them;\n"
 "                          no: copy into their staging buffers (default yes)\n"
-"  --poll MODE             event (sleep until a completion) or busy (spin on\n"
-"                          the completion queues: lowest latency, one CPU\n"
-"                          always at 100%%; default event)\n"
+"  --poll MODE             how to wait for completions: event (sleep until\n"
+"                          one), adaptive (sleep while idle; once woken,\n"
+"                          poll until the poll window passes without one)\n"
+"                          or busy (always poll: one CPU at 100%%);\n"
+"                          default adaptive\n"
+"  --poll-window USEC      adaptive polling: how long to keep polling after\n"
+"                          the last completion (1..%u, default %u)\n"
 "  --control PATH          unix socket that gives the statistics to whoever\n"
 "                          connects (one 'key value' line each); default none\n"
 "  --drc-entries N         replies kept in the duplicate-request cache, which\n"
@@ -136,6 +140,7 @@ void orfs_usage(FILE *f)
 		ORFS_GRANT_SIZE_DEFAULT >> 20, ORFS_GRANTS_MAX,
 		ORFS_GRANTS_DEFAULT, ORFS_CACHE_BLOCK_DEFAULT >> 10,
 		ORFS_FILES_MAX, ORFS_FILES_DEFAULT, ORFS_FILES_IDLE_MS / 1000,
+		ORFS_POLL_WINDOW_MAX, ORFS_POLL_WINDOW_DEFAULT,
 		ORFS_DRC_ENTRIES_MAX, ORFS_DRC_ENTRIES_DEFAULT,
 		orfs_drc_entry_bytes(), ORFS_DRC_PER_CLIENT_MAX,
 		ORFS_DRC_PER_CLIENT_DEFAULT, ORFS_DRAIN_SECS);
@@ -272,6 +277,7 @@ enum {
 	OPT_DIRECT_IO,
 	OPT_WINDOWS,
 	OPT_POLL,
+	OPT_POLL_WINDOW,
 	OPT_CONTROL,
 	OPT_SECRET_FILE,
 	OPT_ROOT_SQUASH,
@@ -304,6 +310,7 @@ static const struct option long_opts[] = {
 	{ "direct-io",	optional_argument,	NULL, OPT_DIRECT_IO },
 	{ "memory-windows", optional_argument,	NULL, OPT_WINDOWS },
 	{ "poll",	required_argument,	NULL, OPT_POLL },
+	{ "poll-window", required_argument,	NULL, OPT_POLL_WINDOW },
 	{ "control",	required_argument,	NULL, OPT_CONTROL },
 	{ "fh-key-file", required_argument,	NULL, OPT_FH_KEY_FILE },
 	{ "drc-entries", required_argument,	NULL, OPT_DRC_ENTRIES },
@@ -538,12 +545,26 @@ static int apply_opt(struct orfs_config *cfg, struct parse_state *ps,
 			goto bad_bool;
 		return 0;
 	case OPT_POLL:
-		if (strcmp(arg, "event") && strcmp(arg, "busy")) {
-			snprintf(msg, msg_len, "invalid %spoll '%s' (event or busy)",
+		if (!strcmp(arg, "event")) {
+			cfg->poll_mode = ORFS_POLL_EVENT;
+		} else if (!strcmp(arg, "adaptive")) {
+			cfg->poll_mode = ORFS_POLL_ADAPTIVE;
+		} else if (!strcmp(arg, "busy")) {
+			cfg->poll_mode = ORFS_POLL_BUSY;
+		} else {
+			snprintf(msg, msg_len,
+				 "invalid %spoll '%s' (event, adaptive or busy)",
 				 dash, arg);
 			return -EINVAL;
 		}
-		cfg->busy_poll = !strcmp(arg, "busy");
+		return 0;
+	case OPT_POLL_WINDOW:
+		if (parse_num(arg, 1, ORFS_POLL_WINDOW_MAX, &v)) {
+			snprintf(msg, msg_len, "invalid %spoll-window '%s' (1..%u microseconds)",
+				 dash, arg, ORFS_POLL_WINDOW_MAX);
+			return -EINVAL;
+		}
+		cfg->poll_window_us = (uint32_t)v;
 		return 0;
 	case OPT_CONTROL:
 		if (!*arg) {
@@ -901,6 +922,8 @@ static void set_defaults(struct orfs_config *cfg)
 	cfg->cache_block_size = ORFS_CACHE_BLOCK_DEFAULT;
 	cfg->direct_io = true;
 	cfg->windows = true;
+	cfg->poll_mode = ORFS_POLL_ADAPTIVE;
+	cfg->poll_window_us = ORFS_POLL_WINDOW_DEFAULT;
 	cfg->drc_entries = ORFS_DRC_ENTRIES_DEFAULT;
 	cfg->drc_per_client = ORFS_DRC_PER_CLIENT_DEFAULT;
 	cfg->log_level = ORFS_LOG_INFO;

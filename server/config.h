@@ -15,6 +15,7 @@
 #include "auth.h"
 #include "cred.h"
 #include "log.h"
+#include "rdma.h"
 
 #define ORFSD_VERSION	"0.1"
 
@@ -56,7 +57,8 @@ extern const char *orfs_config_default_file;
  * @open_files: --open-files N (descriptors the open-file cache keeps)
  * @staging_size: --staging-size BYTES (staging part of the arena; 0: half)
  * @cache_block_size: --cache-block-size BYTES (block cache unit)
- * @busy_poll: --poll=busy (else event)
+ * @poll_mode: --poll event|adaptive|busy (enum orfs_poll_mode)
+ * @poll_window_us: --poll-window USEC (adaptive polling's window)
  * @io_engine: --io-engine (enum orfs_io_engine)
  * @direct_io: --direct-io: open backing files with O_DIRECT where possible
  * @windows: --memory-windows: zero-copy granted READs through memory
@@ -96,7 +98,8 @@ struct orfs_config {
 	uint32_t		open_files;
 	unsigned long long	staging_size;
 	uint32_t		cache_block_size;
-	bool			busy_poll;
+	enum orfs_poll_mode	poll_mode;
+	uint32_t		poll_window_us;
 	enum orfs_io_engine	io_engine;
 	bool			direct_io;
 	bool			windows;

@@ -281,6 +281,29 @@ static uint32_t open_files_limit(uint32_t want)
 	return (uint32_t)room;
 }
 
+/* --poll's name for @mode, as the log shows it. */
+static const char *poll_mode_name(enum orfs_poll_mode mode)
+{
+	switch (mode) {
+	case ORFS_POLL_EVENT:
+		return "event";
+	case ORFS_POLL_BUSY:
+		return "busy";
+	case ORFS_POLL_ADAPTIVE:
+		break;
+	}
+	return "adaptive";
+}
+
+/* ", window N us" for adaptive polling, else "" (in @buf, 32 bytes). */
+static const char *poll_window_text(const struct orfs_config *cfg, char *buf)
+{
+	if (cfg->poll_mode != ORFS_POLL_ADAPTIVE)
+		return "";
+	snprintf(buf, 32, ", window %u us", cfg->poll_window_us);
+	return buf;
+}
+
 int main(int argc, char **argv)
 {
 	struct orfs_server_cfg scfg;
@@ -294,7 +317,7 @@ int main(int argc, char **argv)
 	struct orfs_stats stats;
 	struct orfs_export exp;
 	struct orfs_config cfg;
-	char *pidfile = NULL;
+	char *pidfile = NULL, window[32];
 	int notify_fd = -1, ret = 1;
 
 	if (orfs_config_parse(&cfg, argc, argv)) {
@@ -369,7 +392,8 @@ int main(int argc, char **argv)
 	stats.open_files = &files;
 	scfg.uni = &uni;
 	scfg.stats = &stats;
-	scfg.busy_poll = cfg.busy_poll;
+	scfg.poll_mode = cfg.poll_mode;
+	scfg.poll_window_us = cfg.poll_window_us;
 	scfg.windows = cfg.windows;
 	scfg.control_path = cfg.control_path;
 	if (orfs_server_create(&srv, &scfg))
@@ -381,7 +405,7 @@ int main(int argc, char **argv)
 	}
 	if (notify_fd >= 0)
 		daemon_ready(notify_fd);
-	log_info("orfsd %s listening on %s, export %s%s (inline <= %u, credits <= %u, arena %llu MiB: %u staging buffers of %u KiB (at most %u per client) and a %zu MiB block cache of %u KiB blocks, duplicate-request cache %u entries, %u per client, %s polling)%s%s",
+	log_info("orfsd %s listening on %s, export %s%s (inline <= %u, credits <= %u, arena %llu MiB: %u staging buffers of %u KiB (at most %u per client) and a %zu MiB block cache of %u KiB blocks, duplicate-request cache %u entries, %u per client, %s polling%s)%s%s",
 		 ORFSD_VERSION, scfg.addr_str, exp.path,
 		 exp.read_only ? " read-only" : "", scfg.inline_max,
 		 scfg.credits, cfg.cache_size >> 20, arena.nslots,
@@ -389,7 +413,7 @@ int main(int argc, char **argv)
 		 cache ? arena.cache_size >> 20 : 0,
 		 cfg.cache_block_size >> 10,
 		 cfg.drc_entries, cfg.drc_per_client,
-		 cfg.busy_poll ? "busy" : "event",
+		 poll_mode_name(cfg.poll_mode), poll_window_text(&cfg, window),
 		 cfg.config_used ? ", config " : "",
 		 cfg.config_used ? cfg.config_used : "");
 	log_allow_list(&cfg.acl, scfg.addr_str);

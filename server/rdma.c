@@ -7,9 +7,11 @@
  *  - a signalfd for SIGTERM/SIGINT (drain and exit) and SIGUSR1 (log the
  *    statistics),
  *  - one completion channel per connection (its CQ is armed with
- *    ibv_req_notify_cq() and drained on every event), unless --poll=busy:
- *    then the CQs are never armed and the loop polls them all on every turn,
- *    never sleeping,
+ *    ibv_req_notify_cq() and drained on every event); with --poll=adaptive
+ *    (the default) a CQ whose event woke the loop stays unarmed and is
+ *    polled every turn until the poll window passes without a completion;
+ *    with --poll=busy the CQs are never armed and the loop polls them all
+ *    on every turn, never sleeping,
  *  - the disk engine's eventfd (io_uring completions, diskio.h),
  *  - the --control socket, if any (each connection gets the statistics).
  * Because there is only this thread, the server and connection structures
@@ -113,6 +115,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -307,6 +310,8 @@ struct msgbuf {
  * @gsge: scratch SGEs for a gathered reply, 1 + @gather_max
  * @qpx: the QP's extended interface, which posts window chains (with
  *	@ctx.windows only)
+ * @armed: @cq is armed: its next completion raises an event on @ch
+ *	(ORFS_POLL_EVENT, and ORFS_POLL_ADAPTIVE while the loop sleeps)
  *
  * Only the event-loop thread touches a connection, so it has no lock.
  */
@@ -358,6 +363,7 @@ struct orfs_conn {
 	uint32_t		gather_max;
 	struct ibv_sge		*gsge;
 	struct ibv_qp_ex	*qpx;
+	bool			armed;
 };
 
 /**
@@ -383,6 +389,10 @@ struct orfs_conn {
  * @ctl_fd: the --control listening socket, or -1
  * @ctl_src: epoll tag for @ctl_fd
  * @busy_turns: loop turns since the last epoll_wait() (busy polling)
+ * @hot: --poll=adaptive: the loop polls the completion queues that are not
+ *	armed, and does not sleep in epoll_wait()
+ * @hot_until_us: CLOCK_MONOTONIC us until which @hot lasts unless a poll
+ *	finds a completion (which moves it on by the poll window)
  * @auth_watch: connections may still be waiting for their AUTH: the loop
  *	wakes at least every second to drop those past their deadline
  * @auth_next_ms: CLOCK_MONOTONIC ms of the next such check
@@ -411,6 +421,8 @@ struct orfs_server {
 	int				ctl_fd;
 	struct ep_src			ctl_src;
 	uint32_t			busy_turns;
+	bool				hot;
+	uint64_t			hot_until_us;
 	bool				auth_watch;
 	uint64_t			auth_next_ms;
 };
@@ -1470,9 +1482,10 @@ static void conn_wc(struct orfs_conn *conn, const struct ibv_wc *wc)
 }
 
 /* Handle every completion waiting in @conn's CQ. */
-static void conn_poll_cq(struct orfs_conn *conn)
+static uint32_t conn_poll_cq(struct orfs_conn *conn)
 {
 	struct ibv_wc wc[ORFS_WC_BATCH];
+	uint32_t total = 0;
 	int n, i;
 
 	do {
@@ -1482,31 +1495,59 @@ static void conn_poll_cq(struct orfs_conn *conn)
 			conn_fail(conn);
 			break;
 		}
+		total += (uint32_t)n;
 		for (i = 0; i < n && conn->state != CONN_DEAD; i++)
 			conn_wc(conn, &wc[i]);
 	} while (n == ORFS_WC_BATCH && conn->state != CONN_DEAD);
+	return total;
+}
+
+/* Arm @conn's CQ; a failure fails the connection.  Return: 0 or -EIO. */
+static int conn_arm_cq(struct orfs_conn *conn)
+{
+	if (ibv_req_notify_cq(conn->cq, 0)) {
+		log_warn("%s: cannot arm the completion queue", conn->peer);
+		conn_fail(conn);
+		return -EIO;
+	}
+	conn->armed = true;
+	return 0;
+}
+
+/* --poll=adaptive: activity now; poll for at least the window from here. */
+static void poll_heat(struct orfs_server *srv)
+{
+	srv->hot = true;
+	srv->hot_until_us = orfs_now_us() + srv->cfg.poll_window_us;
 }
 
 /**
  * conn_cq_event() - the completion channel became readable
  * @conn: the connection
  *
- * Reads and acknowledges every pending CQ event, re-arms the CQ, then
- * drains it: a completion that arrives between the poll and the re-arm
- * still raises an event, so nothing is missed.
+ * Reads and acknowledges every pending CQ event.  --poll=event re-arms the
+ * CQ, then drains it: a completion that arrives between the poll and the
+ * re-arm still raises an event, so nothing is missed.  --poll=adaptive
+ * leaves it unarmed and drains it: the loop now polls it until the poll
+ * window passes without a completion (adaptive_poll()).
  */
 static void conn_cq_event(struct orfs_conn *conn)
 {
+	struct orfs_server *srv = conn->srv;
 	struct ibv_cq *cq;
 	void *cq_ctx;
 
 	while (ibv_get_cq_event(conn->ch, &cq, &cq_ctx) == 0)
 		ibv_ack_cq_events(cq, 1);
-	if (ibv_req_notify_cq(conn->cq, 0)) {
-		log_warn("%s: cannot arm the completion queue", conn->peer);
-		conn_fail(conn);
+	conn->armed = false;
+	ORFS_STAT_ADD(srv->cfg.stats, poll_events, 1);
+	if (srv->cfg.poll_mode == ORFS_POLL_ADAPTIVE) {
+		poll_heat(srv);
+		conn_poll_cq(conn);
+		return;
 	}
-	conn_poll_cq(conn);
+	if (!conn_arm_cq(conn))
+		conn_poll_cq(conn);
 }
 
 /* ---- connection setup ---- */
@@ -1863,8 +1904,11 @@ static int conn_setup(struct orfs_conn *conn)
 	if (!conn->cq)
 		return errno ? -errno : -ENOMEM;
 	/* Busy polling never arms the CQ: the loop polls it every turn. */
-	if (!conn->srv->cfg.busy_poll && ibv_req_notify_cq(conn->cq, 0))
-		return -EIO;
+	if (conn->srv->cfg.poll_mode != ORFS_POLL_BUSY) {
+		if (ibv_req_notify_cq(conn->cq, 0))
+			return -EIO;
+		conn->armed = true;
+	}
 
 	memset(&qa, 0, sizeof(qa));
 	qa.send_cq = conn->cq;
@@ -1939,7 +1983,7 @@ static int conn_setup(struct orfs_conn *conn)
 		if (err)
 			return err;
 	}
-	if (!conn->srv->cfg.busy_poll &&
+	if (conn->srv->cfg.poll_mode != ORFS_POLL_BUSY &&
 	    epoll_add(conn->srv->epfd, conn->ch->fd, &conn->src))
 		return -errno;
 
@@ -2600,8 +2644,8 @@ fail:
 }
 
 /*
- * How long epoll_wait() may sleep: not at all when busy polling or when
- * disk completions are waiting; until the drain deadline when draining;
+ * How long epoll_wait() may sleep: not at all when busy polling, while
+ * adaptive polling is awake, or when disk completions are waiting; until the drain deadline when draining;
  * at most a second while a connection may still owe its AUTH; until the
  * open-file cache's next sweep while it holds descriptors.
  */
@@ -2612,7 +2656,8 @@ static int loop_timeout(struct orfs_server *srv)
 	int t = -1, f;
 
 	f = files ? orfs_files_sweep(files, now) : -1;
-	if (srv->cfg.busy_poll || orfs_disk_has_ready(srv->cfg.uni->disk))
+	if (srv->cfg.poll_mode == ORFS_POLL_BUSY || srv->hot ||
+	    orfs_disk_has_ready(srv->cfg.uni->disk))
 		return 0;
 	if (srv->auth_watch)
 		t = 1000;
@@ -2696,6 +2741,68 @@ static void busy_poll_conns(struct orfs_server *srv)
 	}
 }
 
+/*
+ * Poll the CQs of the live connections that are not armed (with @arm, arm
+ * each first: a completion that came before the arm raised no event, and
+ * this poll is what sees it).  Return: the completions found.
+ */
+static uint32_t poll_unarmed(struct orfs_server *srv, bool arm)
+{
+	struct orfs_conn *c, *next;
+	uint32_t n = 0;
+
+	for (c = srv->conns; c; c = next) {
+		next = c->next;
+		if (c->state == CONN_DEAD || !c->cq || c->armed)
+			continue;
+		if (arm && conn_arm_cq(c))
+			continue;
+		n += conn_poll_cq(c);
+	}
+	return n;
+}
+
+/**
+ * adaptive_poll() - one turn of --poll=adaptive
+ * @srv: the server
+ *
+ * While awake (a completion event woke the loop, or a poll found work
+ * within the poll window), poll the connections' CQs instead of waiting
+ * for events: a client that sends its next request soon after the last
+ * reply, the common case for a process doing one operation after
+ * another, costs no wakeup here.  An empty poll yields the CPU, so the
+ * kernel's work on it (soft-RoCE and the network stack run in softirq
+ * and kernel threads) goes first.  Once nothing has completed for the
+ * poll window the CQs are armed, looked at once more, and the next
+ * epoll_wait() sleeps: an idle server costs no CPU after the window.
+ */
+static void adaptive_poll(struct orfs_server *srv)
+{
+	struct orfs_stats *st = srv->cfg.stats;
+	uint32_t n;
+
+	if (!srv->hot)
+		return;
+	n = poll_unarmed(srv, false);
+	if (n) {
+		ORFS_STAT_ADD(st, poll_found, n);
+		poll_heat(srv);
+		return;
+	}
+	if (orfs_now_us() < srv->hot_until_us) {
+		sched_yield();
+		return;
+	}
+	n = poll_unarmed(srv, true);
+	if (n) {
+		ORFS_STAT_ADD(st, poll_found, n);
+		poll_heat(srv);
+		return;
+	}
+	srv->hot = false;
+	ORFS_STAT_ADD(st, poll_sleeps, 1);
+}
+
 /**
  * orfs_server_run() - serve until SIGTERM or SIGINT, then drain
  * @srv: the server
@@ -2716,7 +2823,7 @@ int orfs_server_run(struct orfs_server *srv)
 
 	while (!srv->stop) {
 		n = 0;
-		if (!srv->cfg.busy_poll ||
+		if (srv->cfg.poll_mode != ORFS_POLL_BUSY ||
 		    ++srv->busy_turns >= ORFS_BUSY_EPOLL_EVERY) {
 			srv->busy_turns = 0;
 			n = epoll_wait(srv->epfd, evs, ORFS_EPOLL_BATCH,
@@ -2730,8 +2837,10 @@ int orfs_server_run(struct orfs_server *srv)
 		}
 		for (i = 0; i < n; i++)
 			loop_event(srv, evs[i].data.ptr);
-		if (srv->cfg.busy_poll)
+		if (srv->cfg.poll_mode == ORFS_POLL_BUSY)
 			busy_poll_conns(srv);
+		else if (srv->cfg.poll_mode == ORFS_POLL_ADAPTIVE)
+			adaptive_poll(srv);
 		if (orfs_disk_has_ready(disk))
 			orfs_disk_reap(disk);
 		orfs_disk_kick(disk);

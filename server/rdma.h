@@ -5,6 +5,7 @@
 #ifndef ORFSD_RDMA_H
 #define ORFSD_RDMA_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -18,6 +19,27 @@
 
 /* Seconds a SIGTERM drain waits for requests in flight before giving up. */
 #define ORFS_DRAIN_SECS		10
+
+/**
+ * enum orfs_poll_mode - how the event loop waits for completions (--poll)
+ * @ORFS_POLL_EVENT: arm every completion queue and sleep in epoll until one
+ *	fires: no CPU when idle, a wakeup on every request
+ * @ORFS_POLL_ADAPTIVE: sleep like ORFS_POLL_EVENT while idle; once a
+ *	completion wakes the loop, poll the completion queues (yielding the
+ *	CPU between empty polls) until none has completed anything for the
+ *	poll window, then arm them and sleep again.  Requests that follow each
+ *	other within the window cost no wakeup
+ * @ORFS_POLL_BUSY: never arm or sleep: poll every completion queue in a
+ *	tight loop, one CPU at 100% all the time
+ */
+enum orfs_poll_mode {
+	ORFS_POLL_EVENT,
+	ORFS_POLL_ADAPTIVE,
+	ORFS_POLL_BUSY,
+};
+
+#define ORFS_POLL_WINDOW_DEFAULT	1000	/* us: --poll-window */
+#define ORFS_POLL_WINDOW_MAX		1000000
 
 /**
  * struct orfs_server_cfg - what the transport needs from the command line
@@ -37,8 +59,9 @@
  *	eventfd joins the event loop)
  * @stats: the server's counters (required)
  * @windows: --memory-windows: use memory windows where the device has them
- * @busy_poll: --poll=busy: spin on every connection's completion queue
- *	instead of sleeping in epoll until a completion event
+ * @poll_mode: --poll: how the event loop waits for completions
+ * @poll_window_us: --poll-window: with ORFS_POLL_ADAPTIVE, how long the
+ *	loop keeps polling after the last completion before it sleeps
  * @control_path: --control: the unix socket that hands out the
  *	statistics, or NULL
  */
@@ -56,7 +79,8 @@ struct orfs_server_cfg {
 	struct orfs_unifier		*uni;
 	struct orfs_stats		*stats;
 	bool				windows;
-	bool				busy_poll;
+	enum orfs_poll_mode		poll_mode;
+	uint32_t			poll_window_us;
 	const char			*control_path;
 };
 

@@ -113,6 +113,9 @@ static void put_requests(struct stats_out *o, const struct orfs_stats *st)
 	put(o, "requests_disk", st->requests_disk);
 	put(o, "requests_dropped", st->requests_dropped);
 	put(o, "requests_drained", st->drained);
+	put(o, "poll_events", st->poll_events);
+	put(o, "poll_found", st->poll_found);
+	put(o, "poll_sleeps", st->poll_sleeps);
 	put(o, "errors", st->errors);
 	for (e = 1; e < ORFS_STATS_ERRNO_MAX; e++) {
 		if (!st->errno_count[e])

@@ -72,6 +72,12 @@ struct orfs_files;
  *	the clients RDMA-wrote through memory windows (ORFS_IO_WINDOW)
  * @demote_grant: bytes of DEMOTE data clients RDMA-wrote into staging
  *	buffers (ORFS_IO_GRANT)
+ * @poll_events: completion events that woke the event loop (--poll=event
+ *	and adaptive)
+ * @poll_found: completions --poll=adaptive found by polling while awake,
+ *	with no event and no wakeup
+ * @poll_sleeps: times --poll=adaptive went back to sleeping in epoll after
+ *	a poll window without completions
  * @op_count: requests executed, by opcode
  * @op_usec: their service time, by opcode, in microseconds: from the start
  *	of execution to the reply being ready, waits for the disk included
@@ -114,6 +120,9 @@ struct orfs_stats {
 	uint64_t	demote_inline;
 	uint64_t	demote_grant;
 	uint64_t	demote_window;
+	uint64_t	poll_events;
+	uint64_t	poll_found;
+	uint64_t	poll_sleeps;
 	uint64_t	op_count[ORFS_OP_MAX];
 	uint64_t	op_usec[ORFS_OP_MAX];
 	const struct orfs_files	*open_files;

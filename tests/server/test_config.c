@@ -193,7 +193,8 @@ static void test_cache_options(void **state)
 	assert_int_equal(c.io_engine, ORFS_IO_AUTO);
 	assert_true(c.direct_io);
 	assert_true(c.windows);
-	assert_false(c.busy_poll);
+	assert_int_equal(c.poll_mode, ORFS_POLL_ADAPTIVE);
+	assert_int_equal(c.poll_window_us, ORFS_POLL_WINDOW_DEFAULT);
 	assert_null(c.control_path);
 	assert_int_equal(c.staging_size, 0);
 	orfs_config_free(&c);
@@ -208,22 +209,28 @@ static void test_cache_options(void **state)
 	assert_int_equal(c.io_engine, ORFS_IO_SYNC);
 	assert_false(c.direct_io);
 	assert_false(c.windows);
-	assert_true(c.busy_poll);
+	assert_int_equal(c.poll_mode, ORFS_POLL_BUSY);
 	assert_string_equal(c.control_path, "/run/o.sock");
 	orfs_config_free(&c);
 
 	assert_int_equal(PARSE(&c, "--export", "/e", "--io-engine", "io_uring",
 			       "--poll", "event", "--cache-block-size", "16M"), 0);
 	assert_int_equal(c.io_engine, ORFS_IO_URING);
-	assert_false(c.busy_poll);
+	assert_int_equal(c.poll_mode, ORFS_POLL_EVENT);
 	assert_int_equal(c.cache_block_size, 16U << 20);
+	orfs_config_free(&c);
+
+	assert_int_equal(PARSE(&c, "--export", "/e", "--poll", "adaptive",
+			       "--poll-window", "250"), 0);
+	assert_int_equal(c.poll_mode, ORFS_POLL_ADAPTIVE);
+	assert_int_equal(c.poll_window_us, 250);
 	orfs_config_free(&c);
 
 	write_conf("export = /f\ncache-block-size = 4K\npoll = busy\n"
 		   "io-engine = sync\ndirect-io = no\ncontrol = /tmp/c\n");
 	assert_int_equal(PARSE(&c, "--config", conf_path, "--direct-io=yes"), 0);
 	assert_int_equal(c.cache_block_size, 4096);
-	assert_true(c.busy_poll);
+	assert_int_equal(c.poll_mode, ORFS_POLL_BUSY);
 	assert_int_equal(c.io_engine, ORFS_IO_SYNC);
 	assert_true(c.direct_io);
 	assert_string_equal(c.control_path, "/tmp/c");
@@ -240,6 +247,10 @@ static void test_cache_options(void **state)
 	assert_int_equal(PARSE(&c, "--export", "/e", "--io-engine", "aio"),
 			 -EINVAL);
 	assert_int_equal(PARSE(&c, "--export", "/e", "--poll", "spin"), -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--poll-window", "0"), -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--poll-window", "1000001"),
+			 -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--poll-window", "5ms"), -EINVAL);
 	assert_int_equal(PARSE(&c, "--export", "/e", "--direct-io=maybe"),
 			 -EINVAL);
 	assert_int_equal(PARSE(&c, "--export", "/e", "--control", ""), -EINVAL);

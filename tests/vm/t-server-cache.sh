@@ -5,9 +5,11 @@
 # are seen by another (the server drops what they cover); two mounts of the
 # export and one of a subdirectory at once; the statistics on the
 # --control socket and by SIGUSR1; zero copy (memory windows for large
-# READs, gathered replies for small ones); then busy polling with the
-# synchronous disk engine, buffered backing files (--direct-io=no) and no
-# memory windows (--memory-windows=no: READs copy into staging buffers).
+# READs, gathered replies for small ones); adaptive polling (the default)
+# finds completions without events and sleeps when idle; then busy polling
+# with the synchronous disk engine, buffered backing files (--direct-io=no)
+# and no memory windows (--memory-windows=no: READs copy into staging
+# buffers); then event polling.
 . "$(dirname "$0")/lib.sh"
 set -e
 # Stop our orfsd even on failure (the runner's cleanup only knows "orfsd",
@@ -156,6 +158,21 @@ pinned=$(stat_of cache_pinned_blocks)
 note "blocks pinned by memory windows of 3 connections: $pinned"
 [ "$pinned" -le $((3 * 16 * 17)) ] || fail "more blocks pinned than the windows can hold"
 
+# Adaptive polling (the default): requests that followed each other were
+# found by polling, without an event; an idle server went back to
+# sleeping in epoll, and stays asleep (its CPU time stops growing).
+note "polling: $(stat_of poll_events) events, $(stat_of poll_found) completions found by polling, $(stat_of poll_sleeps) sleeps"
+[ "$(stat_of poll_found)" -gt 0 ] || fail "adaptive polling found no completion"
+[ "$(stat_of poll_sleeps)" -gt 0 ] || fail "adaptive polling never went back to sleep"
+# cpu_ticks: orfsd's user + system time, in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$ORFSD_PID/stat"; }
+sleep 1
+t0=$(cpu_ticks)
+sleep 3
+t1=$(cpu_ticks)
+note "an idle orfsd used $((t1 - t0)) ticks of CPU in 3 s ($(getconf CLK_TCK) per second)"
+[ $((t1 - t0)) -le $(($(getconf CLK_TCK) / 5)) ] || fail "an idle adaptive-polling orfsd keeps spinning"
+
 umount "$m3"
 umount "$m2"
 umount "$m1"
@@ -185,6 +202,17 @@ cmp "$ORFS_WORK/src3" "$m1/busy" || fail "busy polling: re-read differs"
 [ "$(stat_of bytes_read_window)" -eq 0 ] || fail "--memory-windows=no used windows"
 [ "$(stat_of bytes_read_grant)" -gt 0 ] || fail "no READ through a staging buffer without windows"
 [ "$(stat_of bytes_cache_copied)" -gt 0 ] || fail "the copy without windows was not counted"
+umount "$m1"
+orfs_server_stop
+
+# Event polling: every completion wakes the loop through an event; none is
+# found by polling.
+orfs_server_start "$exp" --control "$ctl" --poll event
+orfs_mount "$m1" /
+echo 3 >/proc/sys/vm/drop_caches
+cmp "$ORFS_WORK/src3" "$m1/busy" || fail "event polling: read back differs"
+[ "$(stat_of poll_events)" -gt 0 ] || fail "event polling counted no event"
+[ "$(stat_of poll_found)" -eq 0 ] || fail "event polling polled"
 umount "$m1"
 orfs_server_stop
 check_log
