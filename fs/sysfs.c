@@ -9,7 +9,8 @@
  *	counters   "name value" lines: stalls, timeouts, bytes by mechanism...
  *	requests   "opcode count" lines: requests sent, by opcode
  *	ping       write N: send N NULL requests one after another; read:
- *		   "count N mean_us X min_us Y max_us Z" of the last run
+ *		   "count N mean_us X median_us M min_us Y max_us Z" of the
+ *		   last run
  */
 #include <linux/fs.h>
 #include <linux/kobject.h>
@@ -91,9 +92,10 @@ static ssize_t ping_show(struct orfs_sb_info *sbi, char *buf)
 	ssize_t len;
 
 	mutex_lock(&sbi->ping_mutex);
-	len = sysfs_emit(buf, "count %u mean_us %llu.%03llu min_us %llu.%03llu max_us %llu.%03llu\n",
+	len = sysfs_emit(buf, "count %u mean_us %llu.%03llu median_us %llu.%03llu min_us %llu.%03llu max_us %llu.%03llu\n",
 			 sbi->ping.count,
 			 sbi->ping.mean_ns / 1000, sbi->ping.mean_ns % 1000,
+			 sbi->ping.median_ns / 1000, sbi->ping.median_ns % 1000,
 			 sbi->ping.min_ns / 1000, sbi->ping.min_ns % 1000,
 			 sbi->ping.max_ns / 1000, sbi->ping.max_ns % 1000);
 	mutex_unlock(&sbi->ping_mutex);

@@ -204,7 +204,7 @@ void orfs_frwr_unmap(struct orfs_conn *conn, struct orfs_frwr *f)
 		f->inv_wr.send_flags = IB_SEND_SIGNALED;
 		f->inv_wr.ex.invalidate_rkey = f->mr->rkey;
 		reinit_completion(&f->inv_done);
-		if (!ib_post_send(conn->qp, &f->inv_wr, NULL))
+		if (!orfs_post_send(conn, &f->inv_wr))
 			wait_for_completion(&f->inv_done);
 		else
 			orfs_conn_fail(conn, -ENOTCONN);

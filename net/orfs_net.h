@@ -186,12 +186,14 @@ struct orfs_reply {
  * struct orfs_ping_result - NULL round-trip times
  * @count: round trips completed
  * @mean_ns: their mean
+ * @median_ns: their median
  * @min_ns: the fastest
  * @max_ns: the slowest
  */
 struct orfs_ping_result {
 	u32	count;
 	u64	mean_ns;
+	u64	median_ns;
 	u64	min_ns;
 	u64	max_ns;
 };

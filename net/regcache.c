@@ -238,7 +238,7 @@ static void orfs_rc_retire(struct orfs_regcache *rc, struct list_head *list,
 		last->wr_cqe = &rc->inv_cqe;
 		last->send_flags = IB_SEND_SIGNALED;
 		reinit_completion(&rc->inv_done);
-		if (!ib_post_send(conn->qp, first, NULL))
+		if (!orfs_post_send(conn, first))
 			wait_for_completion(&rc->inv_done);
 		else
 			orfs_conn_fail(conn, -ENOTCONN);

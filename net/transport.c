@@ -38,6 +38,7 @@
 #include <linux/sched/signal.h>
 #include <linux/inet.h>
 #include <linux/kref.h>
+#include <linux/bottom_half.h>
 #include <linux/random.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -206,6 +207,32 @@ static void orfs_conn_disc_work(struct work_struct *work)
 	if (conn->qp)
 		rdma_disconnect(conn->cm_id);	/* QP to error: flush */
 	orfs_conn_put(conn);
+}
+
+/**
+ * orfs_post_send() - post a chain of send-queue work requests
+ * @conn: the connection
+ * @wr: the first work request
+ *
+ * Bottom halves are off while the chain is posted.  A software provider
+ * that does its transmit work in a tasklet (rxe schedules one on every
+ * post from a kernel QP) then runs it when they come back on, here and
+ * now, rather than waking ksoftirqd and waiting for the scheduler to run
+ * it: one context switch less per request, and a caller that spins for
+ * its reply (busy_poll=) no longer keeps its own request from leaving.
+ * With a hardware device, which rings a doorbell, nothing changes.
+ *
+ * Context: process or softirq; never with interrupts disabled.
+ * Return: ib_post_send()'s.
+ */
+int orfs_post_send(struct orfs_conn *conn, const struct ib_send_wr *wr)
+{
+	int ret;
+
+	local_bh_disable();
+	ret = ib_post_send(conn->qp, wr, NULL);
+	local_bh_enable();
+	return ret;
 }
 
 static int orfs_post_recv(struct orfs_conn *conn, struct orfs_recv *rx)
@@ -1376,7 +1403,7 @@ static int orfs_grant_read(struct orfs_conn *conn, struct orfs_grant *g,
 	last->wr.send_flags = IB_SEND_SIGNALED;
 	reinit_completion(&g->done);
 	trace_orfs_rdma(conn, "read", g->idx, bytes);
-	ret = ib_post_send(conn->qp, &g->wr[0].wr, NULL);
+	ret = orfs_post_send(conn, &g->wr[0].wr);
 	if (ret) {
 		orfs_grant_unmap(conn, g);
 		orfs_conn_fail(conn, -ENOTCONN);
@@ -1661,7 +1688,7 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 	trace_orfs_send(conn, slot->xid, msg->opcode, body_len, data_len);
 	if (rdma_write)
 		trace_orfs_rdma(conn, "write", g->idx, bytes);
-	ret = ib_post_send(conn->qp, first, NULL);
+	ret = orfs_post_send(conn, first);
 	if (ret) {
 		if (msg->direct)
 			orfs_direct_done(conn, g, false);	/* not posted */

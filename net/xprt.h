@@ -318,6 +318,9 @@ struct orfs_regcache {
 	enum ib_wc_status	inv_status;
 };
 
+/* net/transport.c */
+int orfs_post_send(struct orfs_conn *conn, const struct ib_send_wr *wr);
+
 /* net/regcache.c */
 int orfs_rc_init(struct orfs_conn *conn);
 void orfs_rc_destroy(struct orfs_conn *conn);

@@ -89,7 +89,7 @@ def perftest(path, kind):
 
 
 def ping(text):
-    """'count N mean_us X min_us Y max_us Z' -> key=value lines."""
+    """'count N mean_us X [median_us M] min_us Y max_us Z' -> key=value lines."""
     f = text.split()
     vals = dict(zip(f[0::2], f[1::2]))
     if "mean_us" not in vals:
