@@ -720,13 +720,168 @@ const struct address_space_operations orfs_aops = {
 	.direct_IO	= noop_direct_IO,
 };
 
+/*
+ * Whether orfs_open_read() may serve this open: a small regular file
+ * opened for buffered reading (not truncated by the open), none of whose
+ * data is cached, on a mount and server that do it.  The size is the
+ * cached one: a file that grew only costs the page it asked for.
+ */
+static bool orfs_open_read_fits(struct inode *inode, struct file *file, u32 chunk)
+{
+	return READ_ONCE(ORFS_SB(inode->i_sb)->opts.openread) &&
+	       orfs_clnt_read_attr(orfs_clnt_of(inode)) &&
+	       (file->f_mode & FMODE_READ) &&
+	       !(file->f_flags & (O_TRUNC | O_DIRECT)) &&
+	       !inode->i_mapping->nrpages && i_size_read(inode) <= chunk;
+}
+
+/* Checks the reply of orfs_open_read()'s READ; returns its byte count or -EIO. */
+static int orfs_open_read_check(const struct orfs_reply *rep, u32 chunk)
+{
+	const struct orfs_read_attr_rep *ar = rep->body;
+	u32 n;
+
+	if (rep->body_len < sizeof(*ar) ||
+	    !(le32_to_cpu(ar->rr.flags) & ORFS_RF_ATTR))
+		goto bad;
+	n = le32_to_cpu(ar->rr.count);
+	if (n > chunk || n != rep->data_len)
+		goto bad;
+	return n;
+bad:
+	pr_warn_ratelimited("malformed READ reply with attributes\n");
+	return -EIO;
+}
+
+/**
+ * orfs_open_read() - close-to-open for a small file: one READ brings the
+ *	attributes and the data
+ * @inode: the file
+ * @file: the open
+ * @foliop: set to a folio (not in the page cache) holding the whole file,
+ *	zero-filled past its end, when the reply covered it; else NULL
+ * @sizep: set to the file's size, which the data in *@foliop is
+ *
+ * The revalidation on open of a file that is about to be read costs a
+ * GETATTR, and its first read() a READ: two round trips for every small
+ * file that tar, cp, a compiler or a script opens.  Instead, when
+ * orfs_open_read_fits(), one inline READ of its first page with
+ * ORFS_IO_ATTR returns the attributes a GETATTR would (taken by the
+ * server before the data), which revalidate the inode exactly as
+ * orfs_revalidate_inode() would, and the data.  The caller revalidates
+ * the mapping as usual and then caches the data (orfs_open_read_insert()).
+ * A server that refuses the flag is not asked again; a READ the server
+ * refuses for another reason (no read permission, say) falls back to
+ * GETATTR, which has its own say.
+ *
+ * Context: process; sleeps on the network.
+ * Return: 0 (attributes refreshed), -EAGAIN (send a GETATTR instead), or
+ * the negative errno of the revalidation.
+ */
+static int orfs_open_read(struct inode *inode, struct file *file,
+			  struct folio **foliop, loff_t *sizep)
+{
+	struct orfs_clnt *clnt = orfs_clnt_of(inode);
+	u32 chunk = min_t(u32, orfs_clnt_inline_size(clnt), PAGE_SIZE);
+	struct orfs_io_req req = {
+		.fh = ORFS_I(inode)->fh,
+		.count = cpu_to_le32(chunk),
+		.flags = cpu_to_le32(ORFS_IO_ATTR),
+	};
+	struct orfs_msg msg = {
+		.opcode = ORFS_OP_READ, .body = &req, .body_len = sizeof(req),
+		.cred = file->f_cred,
+	};
+	const struct orfs_read_attr_rep *ar;
+	struct orfs_reply rep;
+	struct folio *folio;
+	void *kaddr;
+	bool whole;
+	int ret, n;
+
+	*foliop = NULL;
+	if (!orfs_open_read_fits(inode, file, chunk))
+		return -EAGAIN;
+	folio = filemap_alloc_folio(mapping_gfp_mask(inode->i_mapping), 0);
+	if (!folio)
+		return -EAGAIN;
+	ret = orfs_call(clnt, &msg, &rep);
+	if (ret) {
+		folio_put(folio);
+		if (ret == -EOPNOTSUPP || ret == -EINVAL)
+			orfs_clnt_no_read_attr(clnt);
+		return ret == -ESTALE ? ret : -EAGAIN;
+	}
+	n = orfs_open_read_check(&rep, chunk);
+	if (n < 0) {
+		orfs_reply_put(&rep);
+		folio_put(folio);
+		return n;
+	}
+	ar = rep.body;
+	whole = le32_to_cpu(ar->rr.flags) & ORFS_RF_EOF;
+	kaddr = kmap_local_folio(folio, 0);
+	memcpy(kaddr, rep.data, n);
+	kunmap_local(kaddr);
+	folio_zero_segment(folio, n, PAGE_SIZE);
+	ret = orfs_apply_attr(inode, &ar->attr);
+	/* The data is the whole file the attributes describe. */
+	whole = whole && le64_to_cpu(ar->attr.size) == n;
+	orfs_reply_put(&rep);
+	if (ret || !whole) {
+		folio_put(folio);
+		return ret;
+	}
+	orfs_stat_add(&ORFS_SB(inode->i_sb)->stats, ORFS_CTR_OPEN_READS, 1);
+	*foliop = folio;
+	*sizep = n;
+	return 0;
+}
+
+/**
+ * orfs_open_read_insert() - cache the data orfs_open_read() brought
+ * @inode: the file, its mapping revalidated since
+ * @folio: the folio orfs_open_read() filled; consumed
+ * @size: the size of the file it holds
+ *
+ * Under the inode lock, shared, so that no write or truncate (they take it
+ * exclusive) changes the file meanwhile, and only if nothing is cached
+ * yet and the size is still the one the data was read at: otherwise the
+ * data may be older than what the page cache would show, and it is
+ * dropped (a read fetches it again).
+ *
+ * Context: process.
+ */
+static void orfs_open_read_insert(struct inode *inode, struct folio *folio,
+				  loff_t size)
+{
+	struct address_space *mapping = inode->i_mapping;
+	bool added = false;
+
+	inode_lock_shared(inode);
+	if (!mapping->nrpages && i_size_read(inode) == size) {
+		__folio_set_locked(folio);
+		added = !filemap_add_folio(mapping, folio, 0,
+					   mapping_gfp_mask(mapping));
+		if (added) {
+			folio_mark_uptodate(folio);
+			folio_unlock(folio);
+		} else {
+			__folio_clear_locked(folio);
+		}
+	}
+	inode_unlock_shared(inode);
+	folio_put(folio);
+}
+
 /**
  * orfs_file_open() - close-to-open consistency: revalidate on open (unless nocto)
  * @inode: the inode
  * @file: the file being opened
  *
  * Not for a file this very open created: the CREATE reply's attributes
- * are as fresh as a GETATTR's.
+ * are as fresh as a GETATTR's.  A small file opened for reading is
+ * revalidated by a READ that also brings its data (orfs_open_read()).
  *
  * An open for writing makes its opener's credential the one write-back
  * uses (orfs_wb_cred_set()).
@@ -736,15 +891,25 @@ const struct address_space_operations orfs_aops = {
 static int orfs_file_open(struct inode *inode, struct file *file)
 {
 	bool cto = ORFS_SB(inode->i_sb)->opts.cto;
-	int ret;
+	struct folio *folio = NULL;
+	int ret = -EAGAIN;
+	loff_t size;
 
 	/* A file this open created has the attributes CREATE just returned. */
 	if (file->f_mode & FMODE_CREATED)
 		cto = false;
-	ret = orfs_revalidate_inode(inode, cto);
-	if (ret)
-		return ret;
-	ret = orfs_revalidate_mapping(inode);
+	if (cto)
+		ret = orfs_open_read(inode, file, &folio, &size);
+	if (ret == -EAGAIN)
+		ret = orfs_revalidate_inode(inode, cto);
+	if (!ret)
+		ret = orfs_revalidate_mapping(inode);
+	if (folio) {
+		if (!ret)
+			orfs_open_read_insert(inode, folio, size);
+		else
+			folio_put(folio);
+	}
 	if (ret)
 		return ret;
 	ret = generic_file_open(inode, file);

@@ -69,6 +69,9 @@
  *	server can then reach all of this host's memory
  * @writebehind: a buffered write that completes a wsize-aligned chunk of
  *	the file starts writing that chunk back at once (orfs_write_behind())
+ * @openread: the close-to-open revalidation of a small file opened for
+ *	reading is a READ of it that also brings its attributes, so its data
+ *	is cached when the open returns (orfs_open_read())
  * @rdirplus: directory listings bring the entries' handles and attributes
  *	into the caches (fs/dir.c, orfs_readdir())
  * @statahead: most entries a statahead pass over a directory brings into
@@ -102,6 +105,7 @@ struct orfs_mount_opts {
 	u32			secret_len;
 	bool			trusted_fabric;
 	bool			writebehind;
+	bool			openread;
 	bool			rdirplus;
 	u32			statahead;
 };

@@ -45,6 +45,7 @@ enum orfs_param {
 	Opt_secret,
 	Opt_trusted_fabric,
 	Opt_writebehind,
+	Opt_openread,
 	Opt_rdirplus,
 	Opt_statahead,
 };
@@ -94,6 +95,7 @@ static const struct fs_parameter_spec orfs_fs_parameters[] = {
 	fsparam_string("secret", Opt_secret),
 	fsparam_flag_no("trusted_fabric", Opt_trusted_fabric),
 	fsparam_flag_no("writebehind", Opt_writebehind),
+	fsparam_flag_no("openread", Opt_openread),
 	fsparam_flag_no("rdirplus", Opt_rdirplus),
 	fsparam_u32("statahead", Opt_statahead),
 	{}
@@ -335,6 +337,9 @@ static int orfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	case Opt_writebehind:
 		o->writebehind = !result.negated;
 		break;
+	case Opt_openread:
+		o->openread = !result.negated;
+		break;
 	case Opt_rdirplus:
 		o->rdirplus = !result.negated;
 		break;
@@ -398,6 +403,7 @@ static int orfs_show_options(struct seq_file *m, struct dentry *root)
 		   orfs_regcache_name(o->rc_mode), o->rc_entries, o->rc_pages,
 		   o->rc_batch);
 	seq_puts(m, o->writebehind ? ",writebehind" : ",nowritebehind");
+	seq_puts(m, o->openread ? ",openread" : ",noopenread");
 	seq_puts(m, o->rdirplus ? ",rdirplus" : ",nordirplus");
 	seq_printf(m, ",statahead=%u", o->statahead);
 	if (o->trusted_fabric)
@@ -642,6 +648,7 @@ static int orfs_reconfigure(struct fs_context *fc)
 	o->acdirmax = n->acdirmax;
 	o->cto = n->cto;
 	WRITE_ONCE(o->writebehind, n->writebehind);
+	WRITE_ONCE(o->openread, n->openread);
 	WRITE_ONCE(o->rdirplus, n->rdirplus);
 	WRITE_ONCE(o->statahead, n->statahead);
 	o->rsize = n->rsize;
@@ -688,6 +695,7 @@ static int orfs_init_fs_context(struct fs_context *fc)
 		o->wsize = ORFS_DEF_IOSIZE;
 		o->cto = true;
 		o->writebehind = true;
+		o->openread = true;
 		o->rdirplus = true;
 		o->statahead = ORFS_SA_DEFAULT;
 		o->nconnect = 1;

@@ -261,11 +261,17 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_attr) == 96);
  * or WRITE by a page list (ORFS_IO_PAGES), as its trusted-fabric mode
  * does; accept: the server sized this connection's queues for page lists
  * and serves them.  Without it in the accept, ORFS_IO_PAGES is refused.
+ *
+ * ORFS_CF_READ_ATTR: request: the client may ask an inline READ for the
+ * file's attributes too (ORFS_IO_ATTR); accept: the server answers such
+ * READs.  Without it in the accept, ORFS_IO_ATTR is refused.
  */
 #define ORFS_CF_AUTH		0x1
 #define ORFS_CF_WINDOWS		0x2
 #define ORFS_CF_PAGES		0x4
-#define ORFS_CF_KNOWN		(ORFS_CF_AUTH | ORFS_CF_WINDOWS | ORFS_CF_PAGES)
+#define ORFS_CF_READ_ATTR	0x8
+#define ORFS_CF_KNOWN		(ORFS_CF_AUTH | ORFS_CF_WINDOWS | ORFS_CF_PAGES | \
+				 ORFS_CF_READ_ATTR)
 
 /*
  * The shared-secret handshake (Documentation/protocol.md, "Shared-secret
@@ -645,8 +651,17 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_readlink_rep) == 8);
  * READ, RDMA READ for a WRITE) without the client registering anything.
  */
 #define ORFS_IO_PAGES		0x10
+/*
+ * An inline READ (no other ORFS_IO_* flag), on a connection that agreed
+ * on ORFS_CF_READ_ATTR: the reply also carries the file's attributes, as
+ * a GETATTR would return them, taken before the data was read (its body
+ * is struct orfs_read_attr_rep, with ORFS_RF_ATTR).  A client opening a
+ * small file learns whether its cached copy is current and gets the data
+ * in one round trip.
+ */
+#define ORFS_IO_ATTR		0x20
 #define ORFS_IO_KNOWN		(ORFS_IO_STABLE | ORFS_IO_GRANT | ORFS_IO_REMOTE | \
-				 ORFS_IO_PAGES)
+				 ORFS_IO_PAGES | ORFS_IO_ATTR)
 /*
  * DEMOTE_META and DEMOTE, always with ORFS_IO_GRANT, on a connection that
  * agreed on ORFS_CF_WINDOWS: zero-copy DEMOTE.  DEMOTE_META reserves a
@@ -697,6 +712,8 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_io_req) == 88);
  * disconnects): the client must be done reading them by then.
  */
 #define ORFS_RF_WINDOW		0x8
+/* ORFS_IO_ATTR: the body is struct orfs_read_attr_rep */
+#define ORFS_RF_ATTR		0x10
 
 #define ORFS_RPAGE_SIZE		4096U	/* bytes per entry of a page list */
 #define ORFS_RPAGES_MAX		(ORFS_IO_MAX / ORFS_RPAGE_SIZE)
@@ -753,6 +770,19 @@ struct orfs_read_rep {
 	__le64	version;
 };
 ORFS_STATIC_ASSERT(sizeof(struct orfs_read_rep) == 16);
+
+/**
+ * struct orfs_read_attr_rep - the reply body of a READ with ORFS_IO_ATTR
+ * @rr: as for any READ, with ORFS_RF_ATTR in its flags
+ * @attr: the file's attributes, taken before the data was read: data
+ *	newer than them can only make the client's next look at the change
+ *	counter see a change, never make stale data look current
+ */
+struct orfs_read_attr_rep {
+	struct orfs_read_rep	rr;
+	struct orfs_attr	attr;
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_read_attr_rep) == 112);
 
 /* WRITE reply: bytes written and the file's attributes afterwards. */
 struct orfs_write_rep {

@@ -43,12 +43,15 @@ static struct workqueue_struct *orfs_wq;
 /**
  * struct orfs_clnt - the connections of one mount
  * @opts: how to connect; @opts.down points back here
- * @lock: protects @conns, @aborted, @inline_size and opts.busy_poll
+ * @lock: protects @conns, @aborted, @inline_size, @read_attr and
+ *	opts.busy_poll
  * @conns: the connections; NULL while one is being replaced
  * @next: round-robin cursor
  * @wq: requests waiting for a live connection
  * @seq: request sequence numbers (see orfs_xid())
  * @inline_size: the smallest inline threshold any connection negotiated
+ * @read_attr: every connection so far agreed on ORFS_CF_READ_ATTR, and no
+ *	READ with ORFS_IO_ATTR was refused
  * @max_data_sge: data SGEs per SEND, from the first connection
  * @credits: credits of the first connection
  * @io_max: bytes one READ or WRITE may move, from the first connection:
@@ -74,6 +77,7 @@ struct orfs_clnt {
 	wait_queue_head_t	wq;
 	atomic64_t		seq;
 	u32			inline_size;
+	bool			read_attr;
 	u32			max_data_sge;
 	u16			credits;
 	u32			io_max;
@@ -90,6 +94,28 @@ struct orfs_clnt {
 u32 orfs_clnt_inline_size(const struct orfs_clnt *clnt)
 {
 	return READ_ONCE(clnt->inline_size);
+}
+
+/**
+ * orfs_clnt_read_attr() - may inline READs ask for attributes (ORFS_IO_ATTR)?
+ * @clnt: the client
+ *
+ * Context: any.
+ */
+bool orfs_clnt_read_attr(const struct orfs_clnt *clnt)
+{
+	return READ_ONCE(clnt->read_attr);
+}
+
+/**
+ * orfs_clnt_no_read_attr() - the server refused ORFS_IO_ATTR: stop asking
+ * @clnt: the client
+ *
+ * Context: any.
+ */
+void orfs_clnt_no_read_attr(struct orfs_clnt *clnt)
+{
+	WRITE_ONCE(clnt->read_attr, false);
 }
 
 u32 orfs_clnt_max_data_sge(const struct orfs_clnt *clnt)
@@ -157,6 +183,8 @@ static int orfs_clnt_install(struct orfs_clnt *clnt, unsigned int i,
 	/* busy_poll may have changed since the connection copied opts. */
 	orfs_conn_set_busy_poll(conn, clnt->opts.busy_poll);
 	clnt->inline_size = min(clnt->inline_size, orfs_conn_inline_size(conn));
+	if (!orfs_conn_read_attr(conn))
+		WRITE_ONCE(clnt->read_attr, false);
 	WRITE_ONCE(clnt->outage, 0);
 	spin_unlock(&clnt->lock);
 	wake_up_all(&clnt->wq);
@@ -406,8 +434,7 @@ static int orfs_cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/*
- * Fill @res from the @n round-trip times in @lat (sorted here).  The
+/* Fill @res from the @n round-trip times in @lat (sorted here).  The
  * median is what perftest's ib_send_lat reports (t_typical): the mean of a
  * few thousand round trips on an emulated or shared host is dominated by
  * the rare ones that wait for a retransmission or a preempted vCPU.
@@ -524,6 +551,7 @@ int orfs_clnt_create(const struct orfs_conn_opts *opts, struct orfs_clnt **clntp
 		return ret;
 	}
 	clnt->inline_size = orfs_conn_inline_size(conn);
+	clnt->read_attr = orfs_conn_read_attr(conn);
 	clnt->max_data_sge = orfs_conn_max_data_sge(conn);
 	clnt->credits = orfs_conn_credits(conn);
 	clnt->io_max = orfs_conn_io_max(conn);

@@ -206,6 +206,8 @@ int orfs_call(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 	      struct orfs_reply *rep);
 void orfs_reply_put(struct orfs_reply *rep);
 u32 orfs_clnt_inline_size(const struct orfs_clnt *clnt);
+bool orfs_clnt_read_attr(const struct orfs_clnt *clnt);
+void orfs_clnt_no_read_attr(struct orfs_clnt *clnt);
 u32 orfs_clnt_max_data_sge(const struct orfs_clnt *clnt);
 u16 orfs_clnt_credits(const struct orfs_clnt *clnt);
 u32 orfs_clnt_io_max(const struct orfs_clnt *clnt);
@@ -228,6 +230,7 @@ unsigned long orfs_conn_last_rx(struct orfs_conn *conn);
 int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
 		   u16 hflags, unsigned long timeo, struct orfs_reply *rep);
 u32 orfs_conn_inline_size(const struct orfs_conn *conn);
+bool orfs_conn_read_attr(const struct orfs_conn *conn);
 u32 orfs_conn_max_data_sge(const struct orfs_conn *conn);
 u16 orfs_conn_credits(const struct orfs_conn *conn);
 u32 orfs_conn_io_max(const struct orfs_conn *conn);

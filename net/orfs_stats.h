@@ -40,6 +40,7 @@ enum orfs_counter {
 	ORFS_CTR_SA_BATCHES,		/* READDIRs sent by statahead */
 	ORFS_CTR_SA_PRIMED,		/* entries statahead brought into the caches */
 	ORFS_CTR_SA_FOUND,		/* lookups statahead answered without a LOOKUP */
+	ORFS_CTR_OPEN_READS,		/* opens whose READ brought the attributes and the data */
 	ORFS_CTR_NR
 };
 

@@ -37,6 +37,7 @@ static const char * const orfs_counter_names[ORFS_CTR_NR] = {
 	[ORFS_CTR_SA_BATCHES]		= "statahead_batches",
 	[ORFS_CTR_SA_PRIMED]		= "statahead_primed",
 	[ORFS_CTR_SA_FOUND]		= "statahead_found",
+	[ORFS_CTR_OPEN_READS]		= "open_reads",
 };
 
 static const char * const orfs_op_names[ORFS_OP_MAX] = {

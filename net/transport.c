@@ -77,6 +77,11 @@ u32 orfs_conn_inline_size(const struct orfs_conn *conn)
 	return conn->inline_size;
 }
 
+bool orfs_conn_read_attr(const struct orfs_conn *conn)
+{
+	return conn->read_attr;
+}
+
 u32 orfs_conn_max_data_sge(const struct orfs_conn *conn)
 {
 	return conn->max_data_sge;
@@ -651,6 +656,7 @@ static int orfs_connect(struct orfs_conn *conn)
 		req->flags |= cpu_to_le32(ORFS_CF_WINDOWS);
 	if (conn->io_pages && conn->opts.trusted_fabric)
 		req->flags |= cpu_to_le32(ORFS_CF_PAGES);
+	req->flags |= cpu_to_le32(ORFS_CF_READ_ATTR);
 	if (conn->opts.auth_tfm) {
 		req->flags |= cpu_to_le32(ORFS_CF_AUTH);
 		get_random_bytes(req->nonce, sizeof(req->nonce));
@@ -783,6 +789,7 @@ static int orfs_established(struct orfs_conn *conn, const struct rdma_cm_event *
 	if (ret)
 		return ret;
 	conn->windows = le32_to_cpu(conn->rep.flags) & ORFS_CF_WINDOWS;
+	conn->read_attr = le32_to_cpu(conn->rep.flags) & ORFS_CF_READ_ATTR;
 	conn->inline_size = le32_to_cpu(conn->rep.inline_size);
 	granted = le16_to_cpu(conn->rep.credits);
 	if (orfs_alloc_grants(conn) || orfs_rc_init(conn))

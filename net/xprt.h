@@ -213,6 +213,8 @@ struct orfs_grant {
  * @pages: trusted fabric: the PD has a global rkey and the server takes
  *	page lists (ORFS_CF_PAGES in the accept), so buffered READs and
  *	WRITEs name their page-cache pages and the server moves the data
+ * @read_attr: the server answers inline READs with ORFS_IO_ATTR
+ *	(ORFS_CF_READ_ATTR in the accept)
  * @grant_free: bitmap of staging buffers not in use
  * @grants: @ngrants staging buffers
  * @io_pages: page fragments one transfer may carry
@@ -262,6 +264,7 @@ struct orfs_conn {
 	u32			grant_rkey;
 	bool			windows;
 	bool			pages;
+	bool			read_attr;
 	unsigned long		*grant_free;
 	struct orfs_grant	*grants;
 	u32			io_pages;

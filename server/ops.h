@@ -55,6 +55,8 @@
  * @gather: the transport can gather an inline READ's data from cache
  *	blocks into the reply's SEND (struct orfs_rdata): the op does not
  *	copy it into the reply buffer
+ * @read_attr: the connection agreed on ORFS_CF_READ_ATTR: inline READs
+ *	with ORFS_IO_ATTR are answered.  If false, they get EOPNOTSUPP
  * @auth: the connection's shared-secret handshake (auth.c), or NULL when
  *	the server has no secret.  Until it is ORFS_AUTH_OK only AUTH is
  *	answered (orfs_auth_check()); orfs_req_start() updates it
@@ -80,6 +82,7 @@ struct orfs_req_ctx {
 	void				*tp;
 	uint32_t			win_per_set;
 	bool				gather;
+	bool				read_attr;
 	struct orfs_auth		*auth;
 };
 

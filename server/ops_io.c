@@ -89,6 +89,9 @@ static int io_check(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		return -EINVAL;
 	if ((flags & ORFS_IO_PAGES) && !(flags & ORFS_IO_REMOTE))
 		return -EINVAL;
+	/* Attributes with the data: inline READs only (read_check()). */
+	if ((flags & ORFS_IO_ATTR) && flags != ORFS_IO_ATTR)
+		return -EINVAL;
 	if (flags & ORFS_IO_REMOTE) {
 		if (!(flags & ORFS_IO_GRANT))
 			return -EINVAL;
@@ -111,6 +114,8 @@ static int io_check(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		return -EOPNOTSUPP;
 	if ((flags & ORFS_IO_PAGES) && !ctx->pages)
 		return -EOPNOTSUPP;
+	if ((flags & ORFS_IO_ATTR) && !ctx->read_attr)
+		return -EOPNOTSUPP;
 	return 0;
 }
 
@@ -129,6 +134,13 @@ static int read_check(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	return 0;
 }
 
+/* The size of a READ reply's body: with ORFS_IO_ATTR, the attributes too. */
+static uint32_t read_body_len(uint32_t flags)
+{
+	return flags & ORFS_IO_ATTR ? sizeof(struct orfs_read_attr_rep) :
+				      sizeof(struct orfs_read_rep);
+}
+
 /*
  * The request checks of a WRITE: io_check(), and exactly count bytes of
  * inline data, or none when the data is in a staging buffer.
@@ -139,6 +151,8 @@ static int write_check(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	const struct orfs_io_req *q = orfs_body(h);
 	int err;
 
+	if (orfs_cpu32(q->flags) & ORFS_IO_ATTR)
+		return -EINVAL;		/* a READ flag */
 	err = io_check(ctx, h, buf, nseg);
 	if (err)
 		return err;
@@ -452,6 +466,7 @@ struct io_state {
 	uint64_t		key;
 	uint64_t		version;
 	uint64_t		pre_size;
+	struct orfs_attr	attr;
 	struct orfs_disk_io	io;
 	struct orfs_uread	ur;
 	struct orfs_file	*file;
@@ -709,10 +724,14 @@ static int read_reply(struct io_state *s, int err, uint32_t n)
 		rflags |= ORFS_RF_WINDOW;	/* the transport lists them */
 	else if (s->granted)
 		rflags |= ORFS_RF_GRANT;
+	if (s->flags & ORFS_IO_ATTR) {
+		rflags |= ORFS_RF_ATTR;
+		((struct orfs_read_attr_rep *)rep)->attr = s->attr;
+	}
 	rep->count = orfs_le32(n);
 	rep->flags = orfs_le32(rflags);
 	rep->version = orfs_le64(s->version);
-	r->body_len = sizeof(*rep);
+	r->body_len = read_body_len(s->flags);
 	/* Held inline data: the transport gathers it from the blocks. */
 	r->data_len = s->granted ? 0 : n;
 	if (!s->granted) {
@@ -840,7 +859,8 @@ static int read_cached(struct io_state *s, const struct stat *st)
  * reached the end of the file (offset + bytes >= size after the read), so
  * a client never needs another round trip to learn it.  The reply carries
  * the file's cache version (0 without a cache), which a DEMOTE of the data
- * must send back (ops_demote.c).
+ * must send back (ops_demote.c).  With ORFS_IO_ATTR (inline only) it also
+ * carries the attributes of the file as they were before the read.
  *
  * The bytes come from the block cache (unifier.h) when there is one, else
  * straight from the file; either way the disk read may leave the request
@@ -849,7 +869,7 @@ static int read_cached(struct io_state *s, const struct stat *st)
 int orfs_op_read(struct orfs_areq *a, const struct orfs_hdr *h)
 {
 	const struct orfs_io_req *q = orfs_body(h);
-	uint32_t data_off = orfs_data_offset(sizeof(struct orfs_read_rep));
+	uint32_t data_off = orfs_data_offset(read_body_len(orfs_cpu32(q->flags)));
 	struct orfs_cred cred;
 	struct io_state *s;
 	struct stat st;
@@ -871,6 +891,8 @@ int orfs_op_read(struct orfs_areq *a, const struct orfs_hdr *h)
 	err = io_open(s, &cred, &q->fh, O_RDONLY, s->u->cache && s->count, &st);
 	if (err)
 		return io_end(s, err);
+	if (s->flags & ORFS_IO_ATTR)
+		orfs_attr_fill(&s->attr, &st);
 	if (s->u->cache && s->count) {
 		err = read_cached(s, &st);
 		if (err != -ENOBUFS) {

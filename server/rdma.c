@@ -741,6 +741,7 @@ static void conn_release(struct orfs_conn *conn)
 	conn->ctx.window_data = NULL;
 	conn->ctx.win_per_set = 0;
 	conn->ctx.gather = false;
+	conn->ctx.read_attr = false;
 	conn->ctx.grants = 0;
 	conn->ctx.grant_base = NULL;
 	conn->dev = NULL;
@@ -1735,6 +1736,7 @@ static int conn_size(struct orfs_server *srv, struct orfs_conn *conn,
 	}
 	conn->ctx.remote = conn->remote_max > 0;
 	conn->ctx.pages = conn->ctx.remote && pages;
+	conn->ctx.read_attr = orfs_cpu32(req->flags) & ORFS_CF_READ_ATTR;
 	conn->ctx.zero_copy = conn->ctx.remote && conn->span_max > 0;
 	conn->sq_size = conn->nsend + conn->remote_max * conn->wr_max;
 	conn_size_zero_copy(srv, conn, req, attr);
@@ -2021,6 +2023,8 @@ static int conn_accept(struct orfs_conn *conn, uint16_t version,
 		rep->flags = orfs_le32(orfs_cpu32(rep->flags) | ORFS_CF_WINDOWS);
 	if (conn->ctx.pages)
 		rep->flags = orfs_le32(orfs_cpu32(rep->flags) | ORFS_CF_PAGES);
+	if (conn->ctx.read_attr)
+		rep->flags = orfs_le32(orfs_cpu32(rep->flags) | ORFS_CF_READ_ATTR);
 
 	memset(&p, 0, sizeof(p));
 	p.private_data = rep;

@@ -621,6 +621,18 @@ static bool is_demote(uint16_t op)
 	return op == ORFS_OP_DEMOTE_META || op == ORFS_OP_DEMOTE;
 }
 
+/* Whether READ request @q asked for the attributes with the data. */
+static bool read_attr_asked(const struct orfs_hdr *q)
+{
+#ifdef ORFS_IO_ATTR
+	const struct orfs_io_req *r = orfs_body(q);
+
+	return orfs_cpu32(r->flags) & ORFS_IO_ATTR;
+#else
+	return false;
+#endif
+}
+
 /* Checks of a success reply's body and inline data. */
 static void check_success(const uint8_t *req, uint32_t len,
 			  const struct orfs_hdr *h)
@@ -633,9 +645,13 @@ static void check_success(const uint8_t *req, uint32_t len,
 		check_demote(q, h);
 		return;
 	}
-	if ((int)body != orfs_body_min(op, 1))
+	if (op == ORFS_OP_READ && read_attr_asked(q)) {
+		if (body != sizeof(struct orfs_read_attr_rep))
+			bug("READ reply with attributes: body of %u bytes", body);
+	} else if ((int)body != orfs_body_min(op, 1)) {
 		bug("%s reply: body of %u bytes, the protocol says %d",
 		    orfs_op_name(op), body, orfs_body_min(op, 1));
+	}
 	if (data > inline_size)
 		bug("%s reply: %u bytes of inline data, above the inline threshold %u",
 		    orfs_op_name(op), data, inline_size);
@@ -673,6 +689,12 @@ static void check_success(const uint8_t *req, uint32_t len,
 		if (inl != data || orfs_cpu32(b->count) > orfs_cpu32(r->count))
 			bug("READ reply: count %u, data %u, asked %u",
 			    orfs_cpu32(b->count), data, orfs_cpu32(r->count));
+#ifdef ORFS_RF_ATTR
+		/* Attributes exactly when asked for (inline only). */
+		if (!!(orfs_cpu32(b->flags) & ORFS_RF_ATTR) != read_attr_asked(q))
+			bug("READ reply: ORFS_RF_ATTR does not match the request");
+		known |= ORFS_RF_ATTR;
+#endif
 		if (orfs_cpu32(b->flags) & ~known)
 			bug("READ reply: unknown flags %#x", orfs_cpu32(b->flags));
 		break;
@@ -1052,6 +1074,26 @@ static void files_setup(void)
 }
 
 /*
+ * The first of two READs with ORFS_IO_ATTR may have moved the file's
+ * access time (relatime), which the second one's attributes then show:
+ * copy the first's into the second, the only field allowed to differ.
+ */
+static void read_attr_same_atime(const uint8_t *rep1, uint8_t *rep2, uint32_t n)
+{
+	const struct orfs_hdr *h1 = (const struct orfs_hdr *)rep1;
+	struct orfs_hdr *h2 = (struct orfs_hdr *)rep2;
+	const struct orfs_read_attr_rep *a1 = orfs_body(h1);
+	struct orfs_read_attr_rep *a2 = (struct orfs_read_attr_rep *)(h2 + 1);
+
+	if (n < sizeof(*h1) + sizeof(*a1) || h1->status || h2->status ||
+	    orfs_cpu32(h1->body_len) != sizeof(*a1) ||
+	    orfs_cpu32(h2->body_len) != sizeof(*a2))
+		return;
+	a2->attr.atime_sec = a1->attr.atime_sec;
+	a2->attr.atime_nsec = a1->attr.atime_nsec;
+}
+
+/*
  * The same READ again, served from the open-file cache when the first one
  * opened its file, must get the same reply; the same WRITE the same
  * status.  Then the cache is closed, so the descriptor check that follows
@@ -1066,6 +1108,8 @@ static void files_check(const uint8_t *req, uint32_t size, uint16_t op,
 	if (!again)
 		goto out;
 	n2 = orfs_handle_request(&ctx, req, size, rep2, rep_size);
+	if (op == ORFS_OP_READ && n2 == n1)
+		read_attr_same_atime(rep1, rep2, n1);
 	if (op == ORFS_OP_READ && (n2 != n1 || memcmp(rep1, rep2, n1)))
 		bug("a READ served from the open-file cache (%s) got another reply than the first (%u and %u bytes)",
 		    ffiles.hits > hits ? "hit" : "miss", n1, n2);
@@ -1147,6 +1191,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	/* As a transport that serves O_DIRECT and page lists. */
 	ctx.remote = true;
 	ctx.pages = true;
+	ctx.read_attr = true;
 #endif
 	fixture_reset();
 	return 0;

@@ -246,6 +246,12 @@ static void seed_io(void)
 	req("read-middle", ORFS_OP_READ, 0, &q, sizeof(q), NULL, NULL, NULL, 0);
 	q.fh = mark(OBJ_SUB);
 	req("read-dir", ORFS_OP_READ, 0, &q, sizeof(q), NULL, NULL, NULL, 0);
+	q.fh = mark(OBJ_FILE);
+	q.offset = 0;
+	q.count = orfs_le32(4096);
+	q.flags = orfs_le32(ORFS_IO_ATTR);
+	req("read-attr", ORFS_OP_READ, 0, &q, sizeof(q), NULL, NULL, NULL, 0);
+	q.flags = 0;
 
 	q.fh = mark(OBJ_FILE);
 	q.offset = orfs_le64(3);

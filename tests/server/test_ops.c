@@ -271,6 +271,7 @@ static int reset_ctx(void **state)
 	ctx.grants = 0;
 	ctx.grant_size = 0;
 	ctx.remote = false;
+	ctx.read_attr = false;
 	ctx.uni = uni;
 	ctx.stats = uni ? &test_stats : NULL;
 	memset(&test_cred, 0, sizeof(test_cred));
@@ -1634,6 +1635,64 @@ static void test_write_read(void **state)
 	assert_int_equal(do_read(&fh, 0, 0), 0);
 	assert_int_equal(read_count(), 0);
 	assert_false(read_eof());
+}
+
+/*
+ * READ with ORFS_IO_ATTR: the data as a plain READ gives it, after a body
+ * that also carries the attributes a GETATTR gives; refused where the
+ * connection did not agree on it, and with any other flag or on a WRITE.
+ */
+static void test_read_attr(void **state)
+{
+	struct orfs_fh dir = scratch("rattr"), fh = new_file(&dir, "f");
+	const struct orfs_read_attr_rep *r;
+	struct orfs_attr want;
+	uint32_t off = orfs_data_offset(sizeof(*r));
+
+	fill_pattern();
+	assert_int_equal(do_write(&fh, 0, pattern, 3000, 0, NULL), 0);
+
+	build_io(ORFS_OP_READ, &fh, 0, 4096, ORFS_IO_ATTR);
+	assert_int_equal(run(), EOPNOTSUPP);
+
+	ctx.read_attr = true;
+	assert_int_equal(do_getattr(&fh, &want), 0);
+	build_io(ORFS_OP_READ, &fh, 0, 4096, ORFS_IO_ATTR);
+	assert_int_equal(run(), 0);
+	r = rep_body();
+	assert_int_equal(orfs_cpu32(REP->body_len), sizeof(*r));
+	assert_int_equal(orfs_cpu32(r->rr.flags), ORFS_RF_EOF | ORFS_RF_ATTR);
+	assert_int_equal(orfs_cpu32(r->rr.count), 3000);
+	assert_int_equal(orfs_cpu32(REP->data_len), 3000);
+	assert_memory_equal(&r->attr, &want, sizeof(want));
+	assert_memory_equal((const uint8_t *)REP + off, pattern, 3000);
+	assert_memory_equal(orfs_data(REP), pattern, 3000);
+
+	/* Inside the file: not EOF, still the attributes. */
+	build_io(ORFS_OP_READ, &fh, 100, 200, ORFS_IO_ATTR);
+	assert_int_equal(run(), 0);
+	r = rep_body();
+	assert_int_equal(orfs_cpu32(r->rr.flags), ORFS_RF_ATTR);
+	assert_int_equal(orfs_cpu32(r->rr.count), 200);
+	assert_memory_equal(orfs_data(REP), pattern + 100, 200);
+	/* An empty file: no data, the attributes. */
+	fh = new_file(&dir, "empty");
+	build_io(ORFS_OP_READ, &fh, 0, 4096, ORFS_IO_ATTR);
+	assert_int_equal(run(), 0);
+	r = rep_body();
+	assert_int_equal(orfs_cpu32(r->rr.count), 0);
+	assert_int_equal(orfs_cpu64(r->attr.size), 0);
+
+	/* Only alone, and only on READ. */
+	build_io(ORFS_OP_READ, &fh, 0, 4096, ORFS_IO_ATTR | ORFS_IO_STABLE);
+	assert_int_equal(run(), EINVAL);
+	build_io(ORFS_OP_READ, &fh, 0, 4096, ORFS_IO_ATTR | ORFS_IO_GRANT);
+	assert_int_equal(run(), EINVAL);
+	build_write(&fh, 0, pattern, 10, ORFS_IO_ATTR);
+	assert_int_equal(run(), EINVAL);
+	/* A directory: as for any READ. */
+	build_io(ORFS_OP_READ, &dir, 0, 4096, ORFS_IO_ATTR);
+	assert_int_equal(run(), EISDIR);
 }
 
 static void test_write_inline_sizes(void **state)
@@ -5398,6 +5457,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_credit_only, reset_ctx),
 		cmocka_unit_test_teardown(test_reply_buffer_bound, reset_ctx),
 		cmocka_unit_test_teardown(test_write_read, reset_ctx),
+		cmocka_unit_test_teardown(test_read_attr, reset_ctx),
 		cmocka_unit_test_teardown(test_write_inline_sizes, reset_ctx),
 		cmocka_unit_test_teardown(test_write_stable_and_flags, reset_ctx),
 		cmocka_unit_test_teardown(test_io_granted, reset_ctx),

@@ -139,5 +139,37 @@ cmp "$ORFS_WORK/src" "$mnt/seq" || fail "read with inline=4096 differs"
 cp "$ORFS_WORK/src" "$mnt/seq2"
 sync
 cmp "$ORFS_WORK/src" "$exp/seq2" || fail "write with inline=4096 differs"
+
+# openread (the default): opening a small file for reading is one READ
+# that brings its attributes and its data, no GETATTR; a larger one is
+# revalidated by GETATTR; empty files too.  A file changed on the server
+# is seen at the next open, as close-to-open promises.
+mkdir "$exp/small"
+for i in $(seq 1 20); do head -c $((i * 150)) /dev/urandom >"$exp/small/f$i"; done
+: >"$exp/small/empty"
+head -c 10000 /dev/urandom >"$exp/small/big"
+ls -l "$mnt/small" >/dev/null	# names and attributes cached (rdirplus)
+g0=$(count getattr) r0=$(count read) o0=$(orfs_sysfs "$mnt" counters open_reads)
+for i in $(seq 1 20); do
+	cmp "$exp/small/f$i" "$mnt/small/f$i" || fail "openread: f$i differs"
+done
+g=$(( $(count getattr) - g0 )) r=$(( $(count read) - r0 ))
+o=$(( $(orfs_sysfs "$mnt" counters open_reads) - o0 ))
+note "openread: 20 small files read with $r READs, $g GETATTRs, $o opens that brought their data"
+[ "$r" -eq 20 ] && [ "$g" -eq 0 ] && [ "$o" -eq 20 ] ||
+	fail "openread: expected 20 READs and no GETATTR"
+cmp "$exp/small/empty" "$mnt/small/empty" || fail "openread: empty file"
+cmp "$exp/small/big" "$mnt/small/big" || fail "openread: a file above the inline size"
+printf 'changed on the server' >"$exp/small/f3"
+cmp "$exp/small/f3" "$mnt/small/f3" || fail "openread: a change on the server was not seen at open"
+mount -o remount,noopenread "$mnt"
+grep -q " $mnt orfs .*,noopenread[, ]" /proc/mounts || fail "noopenread not shown"
+echo 3 >/proc/sys/vm/drop_caches
+ls -l "$mnt/small" >/dev/null
+g0=$(count getattr) r0=$(count read)
+for i in 1 2 4 5; do cmp "$exp/small/f$i" "$mnt/small/f$i" || fail "noopenread: f$i differs"; done
+g=$(( $(count getattr) - g0 )) r=$(( $(count read) - r0 ))
+[ "$r" -eq 4 ] && [ "$g" -eq 4 ] || fail "noopenread: $r READs and $g GETATTRs for 4 files"
+mount -o remount,openread "$mnt"
 umount "$mnt"
 exit 0

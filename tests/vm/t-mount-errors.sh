@@ -24,7 +24,7 @@ orfs_server_start "$exp"
 # must leave a kernel log line naming the option.
 for o in port=0 port=70000 port=abc inline=100 inline=1000000 credits=0 credits=100000 \
 	 timeo=0 timeo=x actimeo=99999 acregmin=4000 acregmax=-1 acdirmin=x acdirmax=99999 \
-	 rsize=100 rsize=8000000 wsize=5000 cto=1 nocto=yes writebehind=1 rdirplus=1 statahead=1000001 statahead=-1 nconnect=0 nconnect=17 retrans=0 \
+	 rsize=100 rsize=8000000 wsize=5000 cto=1 nocto=yes writebehind=1 openread=1 rdirplus=1 statahead=1000001 statahead=-1 nconnect=0 nconnect=17 retrans=0 \
 	 keepalive=99999 busy_poll=1001 busy_poll=x soft=1 hard=yes bogus=1; do
 	expect_fail "" mount -t orfs -o "$o" "$ORFS_SRV_ADDR:/" "$mnt"
 	key=${o%%=*}
