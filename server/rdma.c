@@ -2649,9 +2649,10 @@ fail:
 
 /*
  * How long epoll_wait() may sleep: not at all when busy polling, while
- * adaptive polling is awake, or when disk completions are waiting; until the drain deadline when draining;
- * at most a second while a connection may still owe its AUTH; until the
- * open-file cache's next sweep while it holds descriptors.
+ * adaptive polling is awake, or when disk completions are waiting; until
+ * the drain deadline when draining; at most a second while a connection
+ * may still owe its AUTH; until the open-file cache's next sweep while it
+ * holds descriptors.
  */
 static int loop_timeout(struct orfs_server *srv)
 {

@@ -36,7 +36,7 @@ FS_JOBS=(
 	"meta		meta_create meta_stat meta_unlink"
 	"tar_x"
 	"tar_c"
-	"null_rtt"
+	"null_rtt	null_rtt null_rtt_poll"
 	"direct		d_randread_qd1 d_randread_qd16 d_randwrite_qd16 d_seqread d_seqwrite"
 	"fig44		fig44_dynamic_r20 fig44_pindown_r20 fig44_fmrd_r20 fig44_dynamic_r80 fig44_pindown_r80 fig44_fmrd_r80"
 	"ogr		ogr_individual ogr_grouped"
@@ -449,32 +449,56 @@ job_tar_c() {
 	rm -rf "${srv:?}/$d"
 }
 
-# null_rtt: ORFS's NULL request, N synchronous round trips through
-# /sys/fs/orfs/<dev>/ping, against 2 x ib_send_lat 2 B.
-job_null_rtt() {
-	local sys=$1 mnt=$2 dev f line r m
-	if [ "$sys" != orfs ]; then
-		emit_na null_rtt "no NULL-request interface"
-		return
-	fi
-	dev=$(mountpoint -d "$mnt") || { emit_error null_rtt "$mnt is not mounted"; return; }
-	f=/sys/fs/orfs/$dev/ping
-	if [ ! -e "$f" ]; then
-		emit_na null_rtt "this orfs.ko has no $f"
-		return
-	fi
+# ping_median METRIC FILE RAWREF...: BENCH_PINGS NULL round trips through
+# FILE (/sys/fs/orfs/<dev>/ping), emitted as METRIC: their median, as
+# perftest's t_typical (an older orfs.ko has only the mean).
+ping_median() {
+	local metric=$1 f=$2 line r m
+	shift 2
 	if ! to 120 bash -c 'echo "$1" >"$2"' _ "$BENCH_PINGS" "$f"; then
-		emit_error null_rtt "writing $BENCH_PINGS to $f failed"
+		emit_error "$metric" "writing $BENCH_PINGS to $f failed"
 		return
 	fi
 	read -r line <"$f"
 	if r=$(python3 "$BENCH_DIR/parse.py" ping "$line"); then
-		# The median, as perftest's t_typical; an older orfs.ko has
-		# only the mean.
 		m=$(kv median_us "$r")
 		[ -n "$m" ] || m=$(kv mean_us "$r")
-		EMIT_NOTE="$line" emit null_rtt "$m" us lower raw_rtt_2b raw_rtt_2b_ev
+		EMIT_NOTE="$line" emit "$metric" "$m" us lower "$@"
 	else
-		emit_error null_rtt "unexpected ping output: ${line:0:100}"
+		emit_error "$metric" "unexpected ping output: ${line:0:100}"
 	fi
+}
+
+# null_rtt: ORFS's NULL request, N synchronous round trips, against 2 x
+# ib_send_lat 2 B: null_rtt as mounted (the client sleeps until its reply,
+# as perftest -e does), null_rtt_poll remounted with busy_poll=200 (the
+# client spins for its reply, as ib_send_lat does by default).
+job_null_rtt() {
+	local sys=$1 mnt=$2 dev f bp
+	if [ "$sys" != orfs ]; then
+		emit_na null_rtt "no NULL-request interface"
+		emit_na null_rtt_poll "no NULL-request interface"
+		return
+	fi
+	dev=$(mountpoint -d "$mnt") || {
+		emit_error null_rtt "$mnt is not mounted"
+		emit_error null_rtt_poll "$mnt is not mounted"
+		return
+	}
+	f=/sys/fs/orfs/$dev/ping
+	if [ ! -e "$f" ]; then
+		emit_na null_rtt "this orfs.ko has no $f"
+		emit_na null_rtt_poll "this orfs.ko has no $f"
+		return
+	fi
+	ping_median null_rtt "$f" raw_rtt_2b_ev raw_rtt_2b
+	bp=$(awk -v m="$mnt" '$2 == m { print $4 }' /proc/mounts | tr ',' '\n' |
+		sed -n 's/^busy_poll=//p')
+	if ! mount -o remount,busy_poll=200 "$mnt" 2>"$BENCH_TMP/remount.err"; then
+		emit_error null_rtt_poll "remount busy_poll=200: $(cat "$BENCH_TMP/remount.err")"
+		return
+	fi
+	ping_median null_rtt_poll "$f" raw_rtt_2b raw_rtt_2b_ev
+	mount -o remount,busy_poll="${bp:-0}" "$mnt" ||
+		bench_warn "could not restore busy_poll=${bp:-0} on $mnt"
 }
