@@ -152,6 +152,9 @@
 #define ORFS_EPOLL_BATCH	32
 #define ORFS_STATS_TEXT_MAX	16384	/* statistics text, SIGUSR1 and --control */
 #define ORFS_BUSY_EPOLL_EVERY	64	/* busy polling: epoll every N turns */
+/* Adaptive polling, awake: epoll every N turns, the clock every M empty ones. */
+#define ORFS_HOT_EPOLL_EVERY	16
+#define ORFS_HOT_CLOCK_EVERY	32
 
 /*
  * wr_id of unsignaled RDMA work requests: never a buffer's address.  They
@@ -388,11 +391,14 @@ struct orfs_conn {
  * @disk_src: epoll tag for the disk engine's eventfd
  * @ctl_fd: the --control listening socket, or -1
  * @ctl_src: epoll tag for @ctl_fd
- * @busy_turns: loop turns since the last epoll_wait() (busy polling)
+ * @busy_turns: loop turns since the last epoll_wait() (busy polling, and
+ *	adaptive polling while @hot)
  * @hot: --poll=adaptive: the loop polls the completion queues that are not
  *	armed, and does not sleep in epoll_wait()
- * @hot_until_us: CLOCK_MONOTONIC us until which @hot lasts unless a poll
- *	finds a completion (which moves it on by the poll window)
+ * @idle_turns: empty polls while @hot (the clock is read every
+ *	ORFS_HOT_CLOCK_EVERY of them: a clock read costs more than a poll)
+ * @idle_since_us: CLOCK_MONOTONIC us of the first look at the clock since
+ *	the last completion, 0 before it: @hot ends a poll window later
  * @auth_watch: connections may still be waiting for their AUTH: the loop
  *	wakes at least every second to drop those past their deadline
  * @auth_next_ms: CLOCK_MONOTONIC ms of the next such check
@@ -422,7 +428,8 @@ struct orfs_server {
 	struct ep_src			ctl_src;
 	uint32_t			busy_turns;
 	bool				hot;
-	uint64_t			hot_until_us;
+	uint32_t			idle_turns;
+	uint64_t			idle_since_us;
 	bool				auth_watch;
 	uint64_t			auth_next_ms;
 };
@@ -1515,11 +1522,15 @@ static int conn_arm_cq(struct orfs_conn *conn)
 	return 0;
 }
 
-/* --poll=adaptive: activity now; poll for at least the window from here. */
+/*
+ * --poll=adaptive: a completion now; poll for a window from about here
+ * (from the next look at the clock, which is at most ORFS_HOT_CLOCK_EVERY
+ * empty polls away: see adaptive_poll()).
+ */
 static void poll_heat(struct orfs_server *srv)
 {
 	srv->hot = true;
-	srv->hot_until_us = orfs_now_us() + srv->cfg.poll_window_us;
+	srv->idle_since_us = 0;
 }
 
 /**
@@ -2784,6 +2795,7 @@ static uint32_t poll_unarmed(struct orfs_server *srv, bool arm)
 static void adaptive_poll(struct orfs_server *srv)
 {
 	struct orfs_stats *st = srv->cfg.stats;
+	uint64_t now;
 	uint32_t n;
 
 	if (!srv->hot)
@@ -2794,7 +2806,14 @@ static void adaptive_poll(struct orfs_server *srv)
 		poll_heat(srv);
 		return;
 	}
-	if (orfs_now_us() < srv->hot_until_us) {
+	if (++srv->idle_turns % ORFS_HOT_CLOCK_EVERY) {
+		sched_yield();
+		return;
+	}
+	now = orfs_now_us();
+	if (!srv->idle_since_us)
+		srv->idle_since_us = now;
+	if (now - srv->idle_since_us < srv->cfg.poll_window_us) {
 		sched_yield();
 		return;
 	}
@@ -2808,14 +2827,38 @@ static void adaptive_poll(struct orfs_server *srv)
 	ORFS_STAT_ADD(st, poll_sleeps, 1);
 }
 
+/*
+ * Whether this loop turn calls epoll_wait(): every turn while the loop may
+ * sleep; while it polls, every ORFS_BUSY_EPOLL_EVERY turns (busy) or
+ * ORFS_HOT_EPOLL_EVERY (adaptive, awake), for what only epoll reports
+ * (connects, signals, the control socket, armed CQs) and the periodic
+ * work of loop_timeout().
+ */
+static bool loop_epoll_due(struct orfs_server *srv)
+{
+	uint32_t every;
+
+	if (srv->cfg.poll_mode == ORFS_POLL_BUSY)
+		every = ORFS_BUSY_EPOLL_EVERY;
+	else if (srv->hot)
+		every = ORFS_HOT_EPOLL_EVERY;
+	else
+		return true;
+	if (++srv->busy_turns < every)
+		return false;
+	srv->busy_turns = 0;
+	return true;
+}
+
 /**
  * orfs_server_run() - serve until SIGTERM or SIGINT, then drain
  * @srv: the server
  *
- * Each turn: wait for events (or, busy polling, look at them only every
- * ORFS_BUSY_EPOLL_EVERY turns), handle them, poll the CQs (busy polling),
- * run the disk completions that are ready, hand the disk I/O the turn
- * produced to the kernel in one go, free closed connections.
+ * Each turn: wait for events (or, while polling, look at them only every
+ * few turns: loop_epoll_due()), handle them, poll the CQs (busy polling,
+ * or adaptive polling while awake), run the disk completions that are
+ * ready, hand the disk I/O the turn produced to the kernel in one go,
+ * free closed connections.
  *
  * Return: 0 after a signal (drained or not), or a negative errno if epoll
  * fails.
@@ -2828,9 +2871,7 @@ int orfs_server_run(struct orfs_server *srv)
 
 	while (!srv->stop) {
 		n = 0;
-		if (srv->cfg.poll_mode != ORFS_POLL_BUSY ||
-		    ++srv->busy_turns >= ORFS_BUSY_EPOLL_EVERY) {
-			srv->busy_turns = 0;
+		if (loop_epoll_due(srv)) {
 			n = epoll_wait(srv->epfd, evs, ORFS_EPOLL_BATCH,
 				       loop_timeout(srv));
 			if (n < 0) {
