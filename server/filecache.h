@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * orfsd's open-file cache: the descriptors READ and WRITE opened, kept for
- * the next request naming the same handle.
+ * orfsd's open-file cache: the descriptors READ and WRITE opened (and
+ * CREATE, for a new regular file, open for writing), kept for the next
+ * request naming the same handle.
  *
  * Opening a file for one READ or WRITE costs open_by_handle_at(), a reopen
  * through /proc/self/fd, three fstat()s, name_to_handle_at() for the block

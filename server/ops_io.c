@@ -1182,9 +1182,14 @@ static int setattr_times(int fd, const struct orfs_setattr_req *q,
 	return 0;
 }
 
-/* What the identity thread needs for SETATTR's owner, mode and times. */
+/*
+ * What the identity thread needs for SETATTR's owner, mode and times;
+ * @opened: @fd is open for reading or writing (from the open-file cache),
+ * not O_PATH, so fchmod() works on it.
+ */
 struct setattr_call {
 	int				fd;
+	bool				opened;
 	const struct orfs_setattr_req	*q;
 };
 
@@ -1197,8 +1202,12 @@ static int setattr_ids_fn(void *arg)
 
 	if (valid & (ORFS_SA_UID | ORFS_SA_GID))
 		err = setattr_owner(k->fd, k->q, valid);
-	if (!err && (valid & ORFS_SA_MODE))
-		err = orfs_fd_chmod(k->fd, orfs_cpu32(k->q->mode));
+	if (!err && (valid & ORFS_SA_MODE)) {
+		if (!k->opened)
+			err = orfs_fd_chmod(k->fd, orfs_cpu32(k->q->mode));
+		else if (fchmod(k->fd, orfs_cpu32(k->q->mode)) < 0)
+			err = -errno;
+	}
 	if (!err && (valid & (ORFS_SA_ATIME | ORFS_SA_MTIME |
 			      ORFS_SA_ATIME_NOW | ORFS_SA_MTIME_NOW)))
 		err = setattr_times(k->fd, k->q, valid);
@@ -1207,7 +1216,8 @@ static int setattr_ids_fn(void *arg)
 
 /**
  * setattr_apply() - make the changes a SETATTR asks for
- * @fd: the object (O_PATH)
+ * @fd: the object (O_PATH, or open if @opened)
+ * @opened: @fd is open for reading or writing
  * @st: its attributes; refreshed if a size change clears set-ID bits
  * @q: the request, already checked
  * @c: the request's identity
@@ -1227,7 +1237,7 @@ static int setattr_ids_fn(void *arg)
  *
  * Return: 0 or the first negative errno.
  */
-static int setattr_apply(int fd, struct stat *st,
+static int setattr_apply(int fd, bool opened, struct stat *st,
 			 const struct orfs_setattr_req *q,
 			 const struct orfs_cred *c)
 {
@@ -1243,22 +1253,24 @@ static int setattr_apply(int fd, struct stat *st,
 	}
 	if (err || !(valid & ~ORFS_SA_SIZE))
 		return err;
-	return orfs_cred_run(c, setattr_ids_fn, &(struct setattr_call){ fd, q });
+	return orfs_cred_run(c, setattr_ids_fn,
+			     &(struct setattr_call){ fd, opened, q });
 }
 
 /*
  * The block cache around a SETATTR of regular file @fd (@st before it):
- * its key, after checking that the cached data is still the file's.
- * 0 without a cache or for other types.
+ * its key (@known if not 0, as the open-file cache has it), after checking
+ * that the cached data is still the file's.  0 without a cache or for
+ * other types.
  */
 static uint64_t setattr_cache_key(struct orfs_unifier *u, int fd,
-				  const struct stat *st)
+				  const struct stat *st, uint64_t known)
 {
 	uint64_t key;
 
 	if (!u->cache || !S_ISREG(st->st_mode))
 		return 0;
-	key = orfs_uni_key(fd, st);
+	key = known ? known : orfs_uni_key(fd, st);
 	orfs_uni_validate(u, key, st);
 	return key;
 }
@@ -1287,6 +1299,35 @@ static void setattr_cache_update(struct orfs_unifier *u, uint64_t key,
 	}
 }
 
+/*
+ * A descriptor of @fh's regular file from the open-file cache (any entry
+ * opened without O_DIRECT, for reading or writing), with @st filled: a
+ * CREATE's or a WRITE's left for the SETATTRs that follow it (tar and cp
+ * -p set the times, owner and mode of every file they write).  NULL if
+ * none, or if the file lost its last link (the handle is then decoded as
+ * usual, which says ESTALE).
+ */
+static struct orfs_file *setattr_cached(struct orfs_unifier *u,
+					const struct orfs_fh *fh, struct stat *st)
+{
+	struct orfs_files *fc = u->files;
+	struct orfs_file *f;
+
+	if (!fc || !fc->nslots || orfs_fh_check(fh))
+		return NULL;
+	f = orfs_files_get(fc, fh, O_WRONLY, false, orfs_now_ms());
+	if (!f)
+		f = orfs_files_get(fc, fh, O_RDONLY, false, orfs_now_ms());
+	if (!f)
+		return NULL;
+	if (!orfs_export_stat(f->fd, st) && st->st_nlink)
+		return f;
+	orfs_files_forget(fc, f->key);
+	orfs_files_drop(fc, f);
+	orfs_files_put(fc, f);
+	return NULL;
+}
+
 /* SETATTR: change what @valid selects; reply with the attributes after. */
 int orfs_op_setattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		    struct orfs_reply *r)
@@ -1294,6 +1335,7 @@ int orfs_op_setattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	const struct orfs_setattr_req *q = orfs_body(h);
 	struct orfs_attr_rep *rep = orfs_reply_body(r);
 	struct orfs_unifier *u = orfs_ctx_uni(ctx);
+	struct orfs_file *f;
 	struct orfs_cred cred;
 	struct stat st, before;
 	uint64_t key = 0;
@@ -1303,19 +1345,23 @@ int orfs_op_setattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	if (err)
 		return err;
 	orfs_req_cred(ctx, h, &cred);
-	fd = orfs_fh_open(ctx->exp, &q->fh, &st);
+	f = setattr_cached(u, &q->fh, &st);
+	fd = f ? f->fd : orfs_fh_open(ctx->exp, &q->fh, &st);
 	if (fd < 0)
 		return fd;
 	before = st;
 	err = setattr_check_type(q, &st);
 	if (!err) {
-		key = setattr_cache_key(u, fd, &st);
-		err = setattr_apply(fd, &st, q, &cred);
+		key = setattr_cache_key(u, fd, &st, f ? f->key : 0);
+		err = setattr_apply(fd, f != NULL, &st, q, &cred);
 	}
 	if (!err)
 		err = orfs_export_stat(fd, &st);
 	setattr_cache_update(u, key, q, &before, err ? NULL : &st);
-	close(fd);
+	if (f)
+		orfs_files_put(u->files, f);
+	else
+		close(fd);
 	if (err)
 		return err;
 	orfs_attr_fill(&rep->attr, &st);

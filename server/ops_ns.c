@@ -34,7 +34,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "export.h"
+#include "filecache.h"
 #include "log.h"
 #include "ops_int.h"
 #include "unifier.h"
@@ -171,7 +173,7 @@ static int create_regular(int dfd, const struct create_args *a, bool *created)
 	int i, fd, err = -ENOENT;
 
 	for (i = 0; i < CREATE_TRIES; i++) {
-		fd = openat(dfd, a->name.s, O_RDONLY | O_CREAT | O_EXCL |
+		fd = openat(dfd, a->name.s, O_WRONLY | O_CREAT | O_EXCL |
 			    O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, a->perm);
 		if (fd >= 0) {
 			*created = true;
@@ -229,8 +231,9 @@ static int open_created(int dfd, const struct create_args *a)
  * @a: the request
  * @created: set if a new object was made (CREATE may find an old one)
  *
- * Return: a descriptor of the object (O_PATH, or O_RDONLY for a new
- * regular file), or a negative errno.
+ * Return: a descriptor of the object (O_PATH, or O_WRONLY for a new
+ * regular file: creating it is what lets even a mode without write
+ * permission open it so), or a negative errno.
  */
 static int make_object(int dfd, const struct create_args *a, bool *created)
 {
@@ -351,6 +354,29 @@ static int create_fn(void *arg)
 }
 
 /*
+ * A new regular file's descriptor (open for writing) goes into the
+ * open-file cache, as a WRITE's would: the WRITE that usually follows a
+ * CREATE then finds it instead of decoding the handle and reopening the
+ * file.  Return: true if the cache took @fd (it closes it).
+ */
+static bool create_keep_open(const struct orfs_req_ctx *ctx,
+			     const struct orfs_fh *fh, int fd,
+			     const struct stat *st)
+{
+	struct orfs_unifier *u = orfs_ctx_uni(ctx);
+	struct orfs_file *f;
+
+	if (!u->files || !u->files->nslots)
+		return false;
+	f = orfs_files_add(u->files, fh, O_WRONLY, false, fd, false,
+			   orfs_uni_key(fd, st), orfs_now_ms());
+	if (!f)
+		return false;
+	orfs_files_put(u->files, f);
+	return true;
+}
+
+/*
  * CREATE, MKDIR, MKNOD, SYMLINK: make the object under the request's
  * identity, give it its owner and mode, reply with its handle and
  * attributes (fetched after the chown).  The owner and group the request
@@ -393,7 +419,9 @@ int orfs_op_create(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		err = orfs_encode_obj(ctx, fd, &st, &rep->fh, &rep->attr);
 	if (err && k.created)
 		undo_create(dfd, fd, &a);
-	close(fd);
+	if (err || !k.created || !S_ISREG(st.st_mode) ||
+	    !create_keep_open(ctx, &rep->fh, fd, &st))
+		close(fd);
 	if (!err)
 		r->body_len = sizeof(*rep);
 out_dir:

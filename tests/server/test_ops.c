@@ -5233,6 +5233,78 @@ static void test_files_reuse(void **state)
 }
 
 /*
+ * A CREATE leaves its new file's descriptor (open for writing) in the
+ * cache, so the WRITE that follows finds it; a file that already existed
+ * leaves none; the WRITE still checks the caller's permission, and an
+ * UNLINK still releases it.
+ */
+static void test_files_create(void **state)
+{
+	struct orfs_setattr_req q;
+	struct orfs_fh dir, fh, fh2;
+	struct orfs_attr attr;
+	struct stat st;
+	int deleted0 = deleted_fds();
+
+	assert_int_equal(mkdir_in("export/fcc"), 0);
+	dir = raw_fh("export/fcc");
+	files_on(8);
+	assert_int_equal(do_create(ORFS_OP_CREATE, &dir, "f", 0400,
+				   ORFS_CR_EXCL, NULL, &fh, NULL), 0);
+	assert_int_equal(fc_files.nopen, 1);
+	assert_int_equal(do_write(&fh, 0, "new", 3, 0, NULL), 0);
+	assert_int_equal(fc_files.hits, 1);
+	assert_int_equal(fc_files.misses, 0);
+	/* SETATTRs after it use that descriptor too, with the same checks. */
+	q = sa_req(&fh, ORFS_SA_MTIME);
+	q.mtime_sec = orfs_le64(1234567);
+	assert_int_equal(do_setattr(&q, &attr), 0);
+	assert_int_equal(orfs_cpu64(attr.mtime_sec), 1234567);
+	q = sa_req(&fh, ORFS_SA_UID | ORFS_SA_GID);
+	q.uid = orfs_le32(777);
+	q.gid = orfs_le32(888);
+	assert_int_equal(do_setattr(&q, &attr), 0);
+	q = sa_req(&fh, ORFS_SA_MODE);
+	q.mode = orfs_le32(0640);
+	assert_int_equal(do_setattr(&q, &attr), 0);
+	lstat_in("export/fcc/f", &st);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	assert_int_equal(st.st_uid, 777);
+	assert_int_equal(st.st_gid, 888);
+	assert_int_equal(st.st_mtime, 1234567);
+	assert_int_equal(fc_files.hits, 4);
+	assert_int_equal(fc_files.misses, 0);
+	as_id(4321, 4321, 0, NULL);
+	q = sa_req(&fh, ORFS_SA_MODE);
+	q.mode = orfs_le32(0666);
+	assert_int_equal(do_setattr(&q, NULL), EPERM);
+	memset(&test_cred, 0, sizeof(test_cred));
+	q = sa_req(&fh, ORFS_SA_SIZE);
+	q.size = orfs_le64(2);
+	assert_int_equal(do_setattr(&q, &attr), 0);
+	assert_int_equal(orfs_cpu64(attr.size), 2);
+	q = sa_req(&fh, ORFS_SA_MODE);
+	q.mode = orfs_le32(0400);
+	assert_int_equal(do_setattr(&q, NULL), 0);
+	/* Mode 0400: the owner (root) may still write; another user may not. */
+	as_id(4321, 4321, 0, NULL);
+	assert_int_equal(do_write(&fh, 0, "bad", 3, 0, NULL), EACCES);
+	memset(&test_cred, 0, sizeof(test_cred));
+	/* An existing file: no new descriptor. */
+	assert_int_equal(do_create(ORFS_OP_CREATE, &dir, "f", 0644, 0, NULL,
+				   &fh2, NULL), 0);
+	assert_int_equal(do_create(ORFS_OP_CREATE, &dir, "f", 0644,
+				   ORFS_CR_EXCL, NULL, NULL, NULL), EEXIST);
+	assert_int_equal(fc_files.nopen, 1);
+	assert_int_equal(do_read(&fh2, 0, 16), 0);
+	assert_memory_equal(orfs_data(REP), "ne", 2);
+	assert_int_equal(do_remove(ORFS_OP_UNLINK, &dir, "f"), 0);
+	assert_int_equal(fc_files.nopen, 0);
+	assert_int_equal(deleted_fds(), deleted0);
+	files_off();
+}
+
+/*
  * UNLINK (and a RENAME over a file) through orfsd closes the descriptors of
  * the file it deletes, so its space is freed at once; the handle is then
  * stale, as without the cache.
@@ -5522,6 +5594,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_cred_link, reset_ctx),
 		cmocka_unit_test_teardown(test_cred_xattr, reset_ctx),
 		cmocka_unit_test_teardown(test_files_reuse, reset_ctx),
+		cmocka_unit_test_teardown(test_files_create, reset_ctx),
 		cmocka_unit_test_teardown(test_files_unlink_frees, reset_ctx),
 		cmocka_unit_test_teardown(test_files_link_survives, reset_ctx),
 		cmocka_unit_test_teardown(test_files_local_unlink, reset_ctx),
