@@ -430,8 +430,13 @@ static bool orfs_iattr_to_req(const struct iattr *ia, struct orfs_setattr_req *r
  * @dentry: the object
  * @ia: what to change
  *
- * Dirty pages are written back before a size change so the server's file
- * and the page cache agree on what lies below the new size.
+ * A regular file's dirty pages are written back first, and its
+ * asynchronous O_DIRECT finishes, as NFS does: a size change then finds
+ * the server's file and the page cache agreeing on what lies below the new
+ * size, and a later WRITE cannot overwrite the times a utimes just set
+ * (tar x sets them before close) or run after a chmod took its permission
+ * away.  A write-back error fails only a size change; for the others it
+ * stays recorded for fsync and close to report.
  *
  * A mode change that only clears set-user-ID or set-group-ID after a write
  * or truncate by a non-owner (ATTR_KILL_SUID/SGID) is not sent: the server
@@ -462,11 +467,10 @@ int orfs_setattr(orfs_idmap_t *idmap, struct dentry *dentry, struct iattr *ia)
 		msg.cred = ia->ia_file->f_cred;
 	if (!orfs_iattr_to_req(ia, &req))
 		return 0;
-	if (ia->ia_valid & ATTR_SIZE) {
-		/* Asynchronous O_DIRECT in flight finishes first. */
+	if (S_ISREG(inode->i_mode)) {
 		inode_dio_wait(inode);
 		ret = filemap_write_and_wait(inode->i_mapping);
-		if (ret)
+		if (ret && (ia->ia_valid & ATTR_SIZE))
 			return ret;
 	}
 	ret = orfs_call(orfs_clnt_of(inode), &msg, &rep);

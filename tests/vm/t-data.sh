@@ -171,5 +171,37 @@ for i in 1 2 4 5; do cmp "$exp/small/f$i" "$mnt/small/f$i" || fail "noopenread: 
 g=$(( $(count getattr) - g0 )) r=$(( $(count read) - r0 ))
 [ "$r" -eq 4 ] && [ "$g" -eq 4 ] || fail "noopenread: $r READs and $g GETATTRs for 4 files"
 mount -o remount,openread "$mnt"
+
+# tar x's order: write, then futimens, fchown and fchmod through the open
+# file, then close.  The dirty data goes out before the SETATTRs, so the
+# server keeps the times and the mode set, and every byte; also for a user
+# who makes the file read-only before closing it.
+cat >"$ORFS_WORK/setattr.py" <<'PY'
+import os, sys
+m, e = sys.argv[1:3]
+data = os.urandom(5000)
+fd = os.open(m, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+os.write(fd, data)
+os.utime(fd, ns=(1000000000123456789, 1234567890987654321))
+os.fchown(fd, os.getuid(), os.getgid())
+os.fchmod(fd, 0o444)
+os.close(fd)
+for where in (e, m):
+    st = os.stat(where)
+    if st.st_mtime_ns != 1234567890987654321 or st.st_mode & 0o7777 != 0o444:
+        sys.exit("%s: mtime %d mode %o" % (where, st.st_mtime_ns, st.st_mode))
+    with open(where, "rb") as f:
+        if f.read() != data:
+            sys.exit("%s: data differs" % where)
+PY
+mkdir -m 0777 "$mnt/sa"
+python3 "$ORFS_WORK/setattr.py" "$mnt/sa/root" "$exp/sa/root" ||
+	fail "write, then setattr through the open file (root)"
+setpriv --reuid=1000 --regid=1000 --clear-groups \
+	python3 "$ORFS_WORK/setattr.py" "$mnt/sa/user" "$exp/sa/user" ||
+	fail "write, then setattr through the open file (user 1000)"
+echo 3 >/proc/sys/vm/drop_caches
+[ "$(stat -c %Y.%a "$mnt/sa/user")" = 1234567890.444 ] ||
+	fail "write, then setattr: the times or the mode did not stay"
 umount "$mnt"
 exit 0
