@@ -82,6 +82,26 @@ static bool orfs_lookup_skippable(struct inode *dir, unsigned int flags)
 }
 
 /*
+ * The server refused a name whose lookup was skipped
+ * (orfs_lookup_skippable()) with an error the VFS would report only for an
+ * absent name: a read-only export (EROFS) or a permission its cached mode
+ * did not show (EACCES, EPERM).  A local file system says EEXIST when the
+ * name exists, so ask.  Context: @dir's i_rwsem held; sleeps.
+ */
+static int orfs_create_error(struct inode *dir, struct dentry *dentry, int err)
+{
+	struct orfs_attr attr;
+	struct orfs_fh fh;
+
+	if ((err != -EROFS && err != -EACCES && err != -EPERM) ||
+	    !d_unhashed(dentry))
+		return err;
+	if (orfs_do_lookup(dir, &dentry->d_name, &fh, &attr) == 0)
+		return -EEXIST;
+	return err;
+}
+
+/*
  * A new object's dentry gets its inode; one whose lookup was skipped
  * (orfs_lookup_skippable()) is unhashed and is hashed now, so the next
  * walk finds it in the dcache.  Context: the directory's i_rwsem held.
@@ -432,7 +452,7 @@ static int orfs_new_object(struct inode *dir, struct dentry *dentry, u16 op,
 	kfree(req);
 	orfs_dir_changed(dir);
 	if (ret)
-		return ret;
+		return orfs_create_error(dir, dentry, ret);
 	lr = rep.body;
 	if (orfs_fh_check(&lr->fh)) {
 		orfs_reply_put(&rep);
@@ -578,7 +598,7 @@ static int orfs_link(struct dentry *old_dentry, struct inode *dir,
 	ret = orfs_call(orfs_clnt_of(dir), &msg, &rep);
 	orfs_dir_changed(dir);
 	if (ret)
-		return ret;
+		return orfs_create_error(dir, dentry, ret);
 	ar = rep.body;
 	ret = orfs_apply_attr(inode, &ar->attr);
 	orfs_reply_put(&rep);

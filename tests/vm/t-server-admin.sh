@@ -35,6 +35,15 @@ expect_fail "Read-only file system" touch "$mnt/new"
 expect_fail "Read-only file system" mkdir "$mnt/newdir"
 expect_fail "Read-only file system" rm "$mnt/d/f"
 expect_fail "Read-only file system" chmod 600 "$mnt/d/f"
+# An existing name is EEXIST, as on a local read-only file system: the
+# VFS checks for it before the write permission.  drop_caches first, so
+# that the client does not know the name and skips the lookup.
+cold() { echo 2 >/proc/sys/vm/drop_caches; }
+cold; expect_fail "File exists" mkdir "$mnt/d"
+cold; expect_fail "File exists" ln -s x "$mnt/d/f"
+cold; expect_fail "File exists" ln "$mnt/d/f" "$mnt/d"
+cold; python3 -c 'import os, sys; os.open(sys.argv[1], os.O_CREAT | os.O_EXCL | os.O_WRONLY)' \
+	"$mnt/d/f" 2>&1 | grep -q FileExistsError || fail "O_EXCL create of an existing name on a read-only export"
 [ -e "$exp/d/f" ] || fail "file removed from a read-only export"
 umount "$mnt"
 orfs_server_stop
