@@ -9,6 +9,7 @@
 Prints nothing and exits 1 if the input has no result.
 """
 import json
+import math
 import sys
 
 MIB = 1024 * 1024
@@ -61,8 +62,11 @@ def perftest(path, kind):
             fields = line.split()
             if len(fields) >= 5 and fields[0].isdigit() and fields[1].isdigit():
                 try:
-                    [float(x) for x in fields[2:5]]
+                    vals = [float(x) for x in fields[2:5]]
                 except ValueError:
+                    continue
+                # perftest prints "inf" when its clock calibration failed.
+                if not all(math.isfinite(v) for v in vals):
                     continue
                 row = fields
     if row is None:
