@@ -111,11 +111,13 @@ bool orfs_clnt_read_attr(const struct orfs_clnt *clnt)
  * orfs_clnt_no_read_attr() - the server refused ORFS_IO_ATTR: stop asking
  * @clnt: the client
  *
- * Context: any.
+ * Context: process; takes @clnt->lock.
  */
 void orfs_clnt_no_read_attr(struct orfs_clnt *clnt)
 {
+	spin_lock(&clnt->lock);
 	WRITE_ONCE(clnt->read_attr, false);
+	spin_unlock(&clnt->lock);
 }
 
 u32 orfs_clnt_max_data_sge(const struct orfs_clnt *clnt)
