@@ -99,6 +99,19 @@ perf_pair_once() {
 	fi
 }
 
+# perf_twice OUT WHY CMD...: CMD, and if it gives no usable result, warn
+# "WHY: running it once more" and run it again, keeping the first try's
+# output as OUT.try1.  perf_pair already reruns a pair that fails; this
+# also catches a run that exits 0 with a result that is no result.
+perf_twice() {
+	local out=$1 why=$2
+	shift 2
+	"$@" && return 0
+	bench_warn "$why: running it once more"
+	cp "$out" "$out.try1" 2>/dev/null
+	"$@"
+}
+
 # raw_lat_once OUT SIZE COUNT [-e]: one ib_send_lat run with a finite
 # result, parsed into the caller's r.
 raw_lat_once() {
@@ -122,11 +135,8 @@ job_raw_lat() {
 		2e) tag=2b_ev s=2 mode=-e ;;
 		esac
 		out=$BENCH_LOG/raw-ib_send_lat-$tag-r$BENCH_REP.txt
-		if raw_lat_once "$out" $s $n $mode || {
-			bench_warn "ib_send_lat $s B: no (or no finite) result: running it once more"
-			cp "$out" "$out.try1" 2>/dev/null
-			raw_lat_once "$out" $s $n $mode
-		}; then
+		if perf_twice "$out" "ib_send_lat $s B: no (or no finite) result" \
+			raw_lat_once "$out" $s $n $mode; then
 			lat=$(kv t_typical "$r")
 			EMIT_NOTE="one-way (half round trip) median of $n; mean $(kv t_avg "$r") us, max $(kv t_max "$r") us"
 			emit ib_send_lat_$tag "$lat" us lower
@@ -160,17 +170,14 @@ raw_bw_once() {
 
 # raw_bw TOOL: 4 KiB and 1 MiB messages, about 20 MiB and 100 MiB.  A run
 # that exits 0 with a zero bandwidth (perftest does, now and then, under
-# emulation) is run once more, as a failed one is (perf_pair).
+# emulation) is run once more (perf_twice).
 raw_bw() {
 	local tool=$1 s n out r tag
 	for s in 4096 1048576; do
 		if [ $s = 4096 ]; then n=5000 tag=4k; else n=100 tag=1m; fi
 		out=$BENCH_LOG/raw-$tool-$s-r$BENCH_REP.txt
-		if raw_bw_once "$tool" "$out" $s $n || {
-			bench_warn "$tool $s B: no (or a zero) result: running it once more"
-			cp "$out" "$out.try1" 2>/dev/null
-			raw_bw_once "$tool" "$out" $s $n
-		}; then
+		if perf_twice "$out" "$tool $s B: no (or a zero) result" \
+			raw_bw_once "$tool" "$out" $s $n; then
 			EMIT_NOTE="perftest BW average, $n x $s B; peak $(kv bw_peak "$r")" \
 				emit "${tool}_$tag" "$(kv bw_avg "$r")" MiB/s higher
 		else
