@@ -198,6 +198,16 @@ fio_job() {
 # kv KEY TEXT: the value of "KEY=value" in TEXT (lines).
 kv() { sed -n "s/^$1=//p" <<<"$2" | head -n 1; }
 
+# min_of X...: the smallest of the numbers given; nothing for none.
+min_of() { printf '%s\n' "$@" | grep . | sort -g | head -n 1; }
+
+# median X...: the median of the numbers (the mean of the middle two for an
+# even count), with three decimals; nothing for no numbers.
+median() {
+	printf '%s\n' "$@" | grep . | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR) printf "%.3f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 # --- one job under a deadline -------------------------------------------------------
 # The job runs as jobrun.sh under coreutils timeout (TERM, then KILL, to the
 # whole process group).  A process stuck in the kernel (D state) survives
