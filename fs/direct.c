@@ -33,7 +33,10 @@
  *  - An asynchronous request (libaio, io_uring) runs on orfs_io_wq and
  *    completes through ki_complete; at most ORFS_DIO_WINDOW bytes are
  *    pinned per request, and an asynchronous request larger than that
- *    completes short, as O_DIRECT allows.
+ *    completes short, as O_DIRECT allows.  When it is one READ or WRITE
+ *    and a credit and a staging buffer are free, its submitter posts it
+ *    (orfs_dio_start()) and the worker only waits for the reply: waking a
+ *    worker first cost a fifth of a 4 KiB read's latency at depth 1.
  *  - An asynchronous READ that is one request, with a cached registration,
  *    completes from the reply's receive completion (orfs_dio_early_done()),
  *    not after the worker that sent it wakes up: that hop was a third of a
@@ -85,6 +88,16 @@ MODULE_PARM_DESC(ogr, "Optimistic Group Registration of vectored O_DIRECT (defau
  *	dio_early count it holds until the worker is done with it
  * @completed: an asynchronous request was completed (ki_complete), by
  *	orfs_dio_early_done() or by the worker: whoever sets it first
+ * @cred: the opener's credential, which the requests carry (a reference)
+ * @sbi: the mount, for what runs after an early completion (which must not
+ *	touch the inode)
+ * @started: fragments of the first piece, if the submitter posted it
+ *	(orfs_dio_start()); 0 if it did not
+ * @st: that piece's request in flight
+ * @msg: its message; @req, @dseg and @bytes are what it points to
+ * @req: its READ or WRITE body
+ * @dseg: its data runs
+ * @bytes: its data bytes
  */
 struct orfs_dio {
 	struct kiocb		*iocb;
@@ -103,6 +116,14 @@ struct orfs_dio {
 	struct work_struct	work;
 	struct orfs_sb_info	*early;
 	atomic_t		completed;
+	const struct cred	*cred;
+	struct orfs_sb_info	*sbi;
+	u32			started;
+	struct orfs_started	st;
+	struct orfs_msg		msg;
+	struct orfs_io_req	req;
+	struct orfs_dseg	dseg[ORFS_RSEG_MAX];
+	u32			bytes;
 };
 
 static struct orfs_dio *orfs_dio_alloc(struct kiocb *iocb, bool write, u32 max_pages)
@@ -130,6 +151,9 @@ static struct orfs_dio *orfs_dio_alloc(struct kiocb *iocb, bool write, u32 max_p
 	dio->iocb = iocb;
 	dio->inode = file_inode(iocb->ki_filp);
 	dio->write = write;
+	/* Also on orfs_io_wq: the opener's identity, not the kworker's. */
+	dio->cred = get_cred(iocb->ki_filp->f_cred);
+	dio->sbi = ORFS_SB(dio->inode->i_sb);
 	return dio;
 }
 
@@ -144,6 +168,7 @@ static void orfs_dio_unpin(struct orfs_dio *dio)
 
 static void orfs_dio_free(struct orfs_dio *dio)
 {
+	put_cred(dio->cred);
 	mmput(dio->mm);
 	kvfree(dio->pages);
 	kvfree(dio->frags);
@@ -335,25 +360,22 @@ static void orfs_dio_early_done(void *arg, u32 bytes)
 }
 
 /*
- * One READ or WRITE of fragments [i, i + n) at @pos, whose data runs are
- * @dseg; bytes moved or -errno.
+ * Fills @msg and @req for one READ or WRITE of fragments [i, i + n) at
+ * @pos, whose data runs are @dseg; returns its data bytes.
  */
-static ssize_t orfs_dio_call(struct orfs_dio *dio, u32 i, u32 n, loff_t pos,
-			     const struct orfs_dseg *dseg, u32 nr_dseg)
+static u32 orfs_dio_msg(struct orfs_dio *dio, u32 i, u32 n, loff_t pos,
+			const struct orfs_dseg *dseg, u32 nr_dseg,
+			struct orfs_msg *msg, struct orfs_io_req *req)
 {
-	struct orfs_io_req req = { .fh = ORFS_I(dio->inode)->fh };
-	struct orfs_msg msg = {
-		.opcode = dio->write ? ORFS_OP_WRITE : ORFS_OP_READ,
-		.body = &req, .body_len = sizeof(req),
-		.bvec = &dio->frags[i], .nr_bvec = n, .direct = true,
-		.uaddr = dio->fva[i], .mm = dio->mm,
-		/* Also on orfs_io_wq: the opener's identity, not the kworker's. */
-		.cred = dio->iocb->ki_filp->f_cred,
-	};
-	struct orfs_reply rep;
-	u32 k, bytes = 0, got;
-	int ret;
+	u32 k, bytes = 0;
 
+	*req = (struct orfs_io_req){ .fh = ORFS_I(dio->inode)->fh };
+	*msg = (struct orfs_msg){
+		.opcode = dio->write ? ORFS_OP_WRITE : ORFS_OP_READ,
+		.body = req, .body_len = sizeof(*req),
+		.bvec = &dio->frags[i], .nr_bvec = n, .direct = true,
+		.uaddr = dio->fva[i], .mm = dio->mm, .cred = dio->cred,
+	};
 	for (k = 0; k < nr_dseg; k++)
 		bytes += dseg[k].len;
 	if (nr_dseg > 1) {
@@ -364,33 +386,118 @@ static ssize_t orfs_dio_call(struct orfs_dio *dio, u32 i, u32 n, loff_t pos,
 		 * they are.
 		 */
 		for (k = 0; k < n; k++) {
-			dio->rbv[k].bv_page = dio->frags[i + k].bv_page;
-			dio->rbv[k].bv_offset = 0;
-			dio->rbv[k].bv_len = PAGE_SIZE;
+			dio->rbv[i + k].bv_page = dio->frags[i + k].bv_page;
+			dio->rbv[i + k].bv_offset = 0;
+			dio->rbv[i + k].bv_len = PAGE_SIZE;
 		}
-		msg.bvec = dio->rbv;
-		msg.uaddr = dio->fva[i] & PAGE_MASK;
-		msg.dseg = dseg;
-		msg.nr_dseg = nr_dseg;
-		orfs_stat_add(&ORFS_SB(dio->inode->i_sb)->stats, ORFS_CTR_OGR_GROUPS, 1);
+		msg->bvec = &dio->rbv[i];
+		msg->uaddr = dio->fva[i] & PAGE_MASK;
+		msg->dseg = dseg;
+		msg->nr_dseg = nr_dseg;
 	}
-	req.offset = cpu_to_le64(pos);
-	req.count = cpu_to_le32(bytes);
+	req->offset = cpu_to_le64(pos);
+	req->count = cpu_to_le32(bytes);
 	if (dio->early && i == 0 && n == dio->nfrags) {
 		/* The whole request in one READ: it may complete early. */
-		msg.early_done = orfs_dio_early_done;
-		msg.early_arg = dio;
+		msg->early_done = orfs_dio_early_done;
+		msg->early_arg = dio;
 	}
-	if (dio->write) {
-		ret = orfs_write_call(dio->inode, &msg);
-		return ret ? ret : bytes;
-	}
-	ret = orfs_call(orfs_clnt_of(dio->inode), &msg, &rep);
+	return bytes;
+}
+
+/* The outcome of a READ or WRITE of @bytes: bytes moved or -errno. */
+static ssize_t orfs_dio_result(struct orfs_dio *dio, const struct orfs_msg *msg,
+			       int ret, struct orfs_reply *rep, u32 bytes)
+{
+	u32 got;
+
 	if (ret)
 		return ret;
-	got = le32_to_cpu(((const struct orfs_read_rep *)rep.body)->count);
-	orfs_reply_put(&rep);
+	if (dio->write) {
+		ret = orfs_write_reply(dio->inode, msg, rep);
+		return ret ? ret : bytes;
+	}
+	got = le32_to_cpu(((const struct orfs_read_rep *)rep->body)->count);
+	orfs_reply_put(rep);
 	return got;
+}
+
+/*
+ * One READ or WRITE of fragments [i, i + n) at @pos, whose data runs are
+ * @dseg; bytes moved or -errno.
+ */
+static ssize_t orfs_dio_call(struct orfs_dio *dio, u32 i, u32 n, loff_t pos,
+			     const struct orfs_dseg *dseg, u32 nr_dseg)
+{
+	struct orfs_io_req req;
+	struct orfs_msg msg;
+	struct orfs_reply rep;
+	u32 bytes;
+	int ret;
+
+	bytes = orfs_dio_msg(dio, i, n, pos, dseg, nr_dseg, &msg, &req);
+	if (nr_dseg > 1)
+		orfs_stat_add(&dio->sbi->stats, ORFS_CTR_OGR_GROUPS, 1);
+	ret = orfs_call(orfs_clnt_of(dio->inode), &msg, &rep);
+	return orfs_dio_result(dio, &msg, ret, &rep, bytes);
+}
+
+/* The most data one request of @dio moves. */
+static u32 orfs_dio_max_bytes(const struct orfs_dio *dio)
+{
+	const struct orfs_mount_opts *o = &ORFS_SB(dio->inode->i_sb)->opts;
+
+	return min(orfs_clnt_io_max(orfs_clnt_of(dio->inode)),
+		   dio->write ? READ_ONCE(o->wsize) : READ_ONCE(o->rsize));
+}
+
+/**
+ * orfs_dio_start() - post an asynchronous request from its submitter
+ * @dio: the request, pinned, inode_dio_begin() done
+ *
+ * When the pinned window is one piece (one READ or WRITE) and a credit,
+ * a staging buffer and a connection are free, the request is posted here,
+ * so that it does not wait for a worker of orfs_io_wq to be scheduled
+ * first; the worker then only waits for the reply (orfs_call_finish()).
+ * Otherwise the worker does it all.  Once this has posted, the request may
+ * complete (orfs_dio_early_done()) at any time: the caller must not touch
+ * the iocb any more.
+ *
+ * Context: process, the submitter's; does not wait for the network.
+ */
+static void orfs_dio_start(struct orfs_dio *dio)
+{
+	struct orfs_clnt *clnt = orfs_clnt_of(dio->inode);
+	u32 n, nd;
+
+	n = orfs_dio_piece(dio, 0, orfs_dio_max_bytes(dio),
+			   orfs_clnt_direct_pages(clnt), dio->dseg, &nd);
+	if (n != dio->nfrags)
+		return;
+	dio->bytes = orfs_dio_msg(dio, 0, n, dio->pos, dio->dseg, nd, &dio->msg,
+				  &dio->req);
+	if (orfs_call_start(clnt, &dio->msg, &dio->st))
+		return;
+	/* In flight: from here on only @dio and the mount are safe to use. */
+	dio->started = n;
+	orfs_stat_add(&dio->sbi->stats, ORFS_CTR_DIO_SUBMITTED, 1);
+	if (nd > 1)
+		orfs_stat_add(&dio->sbi->stats, ORFS_CTR_OGR_GROUPS, 1);
+}
+
+/*
+ * Waits for the request orfs_dio_start() posted, which is the whole pinned
+ * window; bytes moved or -errno.  A READ may have completed early: the
+ * inode is not touched.
+ */
+static ssize_t orfs_dio_finish_started(struct orfs_dio *dio)
+{
+	struct orfs_reply rep;
+	int ret;
+
+	ret = orfs_call_finish(dio->sbi->clnt, &dio->msg, &dio->st, &rep);
+	dio->started = 0;
+	return orfs_dio_result(dio, &dio->msg, ret, &rep, dio->bytes);
 }
 
 /**
@@ -404,16 +511,16 @@ static ssize_t orfs_dio_call(struct orfs_dio *dio, u32 i, u32 n, loff_t pos,
  */
 static ssize_t orfs_dio_transfer(struct orfs_dio *dio)
 {
-	struct orfs_clnt *clnt = orfs_clnt_of(dio->inode);
-	const struct orfs_mount_opts *o = &ORFS_SB(dio->inode->i_sb)->opts;
-	u32 max_bytes = min(orfs_clnt_io_max(clnt),
-			    dio->write ? READ_ONCE(o->wsize) : READ_ONCE(o->rsize));
-	u32 max_pages = orfs_clnt_direct_pages(clnt);
+	u32 max_bytes, max_pages;
 	struct orfs_dseg dseg[ORFS_RSEG_MAX];
 	size_t done = 0;
 	u32 i = 0, n, k, nd, want;
 	ssize_t got;
 
+	if (dio->started)
+		return orfs_dio_finish_started(dio);
+	max_bytes = orfs_dio_max_bytes(dio);
+	max_pages = orfs_clnt_direct_pages(orfs_clnt_of(dio->inode));
 	while (i < dio->nfrags) {
 		if (!dio->frags[i].bv_len) {
 			i++;		/* a hole's page left over */
@@ -557,6 +664,8 @@ ssize_t orfs_direct_io(struct kiocb *iocb, struct iov_iter *iter)
 		}
 		inode_dio_begin(inode);
 		INIT_WORK(&dio->work, orfs_dio_work);
+		/* After this, @iocb may be completed and gone. */
+		orfs_dio_start(dio);
 		queue_work(orfs_io_wq, &dio->work);
 		return -EIOCBQUEUED;
 	}

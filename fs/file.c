@@ -390,33 +390,47 @@ static int orfs_read_folio(struct file *file, struct folio *folio)
 }
 
 /**
- * orfs_write_call() - send a WRITE and take the reply's attributes
+ * orfs_write_reply() - take a WRITE's reply: its count and attributes
  * @inode: the file
  * @msg: the WRITE; its orfs_io_req says how many bytes
+ * @rep: the successful reply, released here
  *
  * A reply that claims another count than was sent is -EIO: the server
  * must write all or fail.
+ *
+ * Context: process.
+ * Return: 0 or -EIO.
+ */
+int orfs_write_reply(struct inode *inode, const struct orfs_msg *msg,
+		     struct orfs_reply *rep)
+{
+	const struct orfs_io_req *q = msg->body;
+	const struct orfs_write_rep *wr = rep->body;
+	int ret = 0;
+
+	if (wr->count == q->count)
+		orfs_update_attr_after_write(inode, &wr->attr);
+	else
+		ret = -EIO;
+	orfs_reply_put(rep);
+	return ret;
+}
+
+/**
+ * orfs_write_call() - send a WRITE and take the reply's attributes
+ * @inode: the file
+ * @msg: the WRITE; its orfs_io_req says how many bytes
  *
  * Context: process; sleeps on the network.
  * Return: 0 or a negative errno (-ENOSPC, -EDQUOT, -EIO ...).
  */
 int orfs_write_call(struct inode *inode, const struct orfs_msg *msg)
 {
-	const struct orfs_io_req *q = msg->body;
-	const struct orfs_write_rep *wr;
 	struct orfs_reply rep;
 	int ret;
 
 	ret = orfs_call(orfs_clnt_of(inode), msg, &rep);
-	if (ret)
-		return ret;
-	wr = rep.body;
-	if (wr->count == q->count)
-		orfs_update_attr_after_write(inode, &wr->attr);
-	else
-		ret = -EIO;
-	orfs_reply_put(&rep);
-	return ret;
+	return ret ? ret : orfs_write_reply(inode, msg, &rep);
 }
 
 /**

@@ -217,6 +217,8 @@ extern const struct file_operations orfs_file_operations;
 
 extern struct workqueue_struct *orfs_io_wq;
 int orfs_write_call(struct inode *inode, const struct orfs_msg *msg);
+int orfs_write_reply(struct inode *inode, const struct orfs_msg *msg,
+		     struct orfs_reply *rep);
 void orfs_wb_cred_drop(struct inode *inode);
 int orfs_io_init(void);
 void orfs_io_exit(void);

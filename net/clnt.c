@@ -342,6 +342,56 @@ static struct orfs_conn *orfs_clnt_wait_conn(struct orfs_clnt *clnt, bool soft,
 	return conn;
 }
 
+/* The result @ret of one attempt on @conn, which the caller is done with:
+ * a lost reply fails the connection, as xprtrdma does (a new connection
+ * then replays the request).  Returns whether to try again, on another or
+ * a new connection, as a retransmission.
+ */
+static bool orfs_call_again(struct orfs_clnt *clnt, struct orfs_conn *conn,
+			    int ret)
+{
+	if (ret == -ETIMEDOUT) {
+		pr_warn_ratelimited("server did not reply in time; reconnecting\n");
+		orfs_conn_fail(conn, -ETIMEDOUT);
+	}
+	orfs_conn_put(conn);
+	return ret == -ETIMEDOUT || ret == -ENOTCONN;
+}
+
+/* Attempts of a request, from a first one with @hflags, until one gets an
+ * answer or the mount's rules say stop (see orfs_call()).
+ */
+static int orfs_call_loop(struct orfs_clnt *clnt, const struct orfs_msg *msg,
+			  u64 seq, u16 hflags, unsigned long deadline,
+			  struct orfs_reply *rep)
+{
+	unsigned long timeo = READ_ONCE(clnt->opts.timeo);
+	bool soft = READ_ONCE(clnt->opts.soft);
+	struct orfs_conn *conn;
+	int ret, err;
+
+	for (;;) {
+		if (hflags) {
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			if (soft && time_after_eq(jiffies, deadline))
+				return -EIO;
+		}
+		conn = orfs_clnt_wait_conn(clnt, soft, deadline, &err);
+		if (!conn)
+			return err;
+		ret = orfs_conn_call(conn, msg, seq, hflags, timeo, rep);
+		if (!orfs_call_again(clnt, conn, ret))
+			return ret;
+		hflags = ORFS_HF_RETRANSMIT;
+	}
+}
+
+static unsigned long orfs_call_deadline(struct orfs_clnt *clnt)
+{
+	return jiffies + READ_ONCE(clnt->opts.timeo) * READ_ONCE(clnt->opts.retrans);
+}
+
 /**
  * orfs_call() - send a request to the server and wait for its reply
  * @clnt: the mount's client
@@ -360,33 +410,70 @@ static struct orfs_conn *orfs_clnt_wait_conn(struct orfs_clnt *clnt, bool soft,
 int orfs_call(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 	      struct orfs_reply *rep)
 {
-	unsigned long timeo = READ_ONCE(clnt->opts.timeo);
-	unsigned long deadline = jiffies + timeo * READ_ONCE(clnt->opts.retrans);
-	bool soft = READ_ONCE(clnt->opts.soft);
-	u64 seq = atomic64_inc_return(&clnt->seq);
-	struct orfs_conn *conn;
-	u16 hflags = 0;
-	int ret, err;
+	return orfs_call_loop(clnt, msg, atomic64_inc_return(&clnt->seq), 0,
+			      orfs_call_deadline(clnt), rep);
+}
 
-	for (;;) {
-		conn = orfs_clnt_wait_conn(clnt, soft, deadline, &err);
-		if (!conn)
-			return err;
-		ret = orfs_conn_call(conn, msg, seq, hflags, timeo, rep);
-		if (ret == -ETIMEDOUT) {
-			/* As xprtrdma does: a lost reply means a new connection. */
-			pr_warn_ratelimited("server did not reply in time; reconnecting\n");
-			orfs_conn_fail(conn, -ETIMEDOUT);
-		}
+/**
+ * orfs_call_start() - post a request now, if that needs no waiting
+ * @clnt: the mount's client
+ * @msg: the request; it and what it points to must stay unchanged until
+ *	orfs_call_finish() returns
+ * @st: filled with the request in flight
+ *
+ * The first half of orfs_call() for a caller that must not wait here (the
+ * submitter of an asynchronous O_DIRECT request): the request is posted on
+ * a live connection with a free credit and, if it needs one, a free staging
+ * buffer.  Another thread then waits with orfs_call_finish().
+ *
+ * Context: process; may sleep (memory, the registration cache), but does not
+ * wait for a credit, a staging buffer, a connection or the network.
+ * Return: 0 if the request is in flight (call orfs_call_finish() once);
+ * -EAGAIN if nothing was posted: no connection, credit or staging buffer
+ * was free, or the post failed (use orfs_call() instead).
+ */
+int orfs_call_start(struct orfs_clnt *clnt, const struct orfs_msg *msg,
+		    struct orfs_started *st)
+{
+	struct orfs_conn *conn;
+	int err = 0;
+
+	conn = orfs_clnt_get_conn(clnt, &err);
+	if (!conn)
+		return -EAGAIN;
+	st->seq = atomic64_inc_return(&clnt->seq);
+	st->deadline = orfs_call_deadline(clnt);
+	if (orfs_conn_start(conn, msg, st->seq, 0, true, st)) {
 		orfs_conn_put(conn);
-		if (ret != -ETIMEDOUT && ret != -ENOTCONN)
-			return ret;
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		if (soft && time_after_eq(jiffies, deadline))
-			return -EIO;
-		hflags = ORFS_HF_RETRANSMIT;
+		return -EAGAIN;
 	}
+	return 0;
+}
+
+/**
+ * orfs_call_finish() - the second half of orfs_call()
+ * @clnt: the mount's client
+ * @msg: the request given to orfs_call_start()
+ * @st: the request in flight, from orfs_call_start()
+ * @rep: filled with the reply on success; release with orfs_reply_put()
+ *
+ * Waits for the reply and, if the transport fails, retransmits as
+ * orfs_call() does, within the same deadline.
+ *
+ * Context: process, any task; sleeps.
+ * Return: as orfs_call().
+ */
+int orfs_call_finish(struct orfs_clnt *clnt, const struct orfs_msg *msg,
+		     struct orfs_started *st, struct orfs_reply *rep)
+{
+	struct orfs_conn *conn = st->conn;
+	int ret;
+
+	ret = orfs_conn_finish(st, msg, READ_ONCE(clnt->opts.timeo), rep);
+	if (!orfs_call_again(clnt, conn, ret))
+		return ret;
+	return orfs_call_loop(clnt, msg, st->seq, ORFS_HF_RETRANSMIT, st->deadline,
+			      rep);
 }
 
 /**

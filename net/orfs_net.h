@@ -21,6 +21,8 @@
 struct orfs_conn;
 struct orfs_clnt;
 struct orfs_recv;
+struct orfs_slot;
+struct orfs_grant;
 struct crypto_shash;
 
 /**
@@ -179,6 +181,23 @@ struct orfs_reply {
 	struct orfs_recv	*rx;
 };
 
+/**
+ * struct orfs_started - a request posted whose reply is still to come
+ *	(orfs_call_start(), orfs_call_finish()); its fields are net/'s
+ * @conn: its connection, with a reference held
+ * @slot: its slot
+ * @grant: its staging buffer, or NULL
+ * @seq: its sequence number, which a retransmission keeps
+ * @deadline: where a soft mount stops retrying (jiffies)
+ */
+struct orfs_started {
+	struct orfs_conn	*conn;
+	struct orfs_slot	*slot;
+	struct orfs_grant	*grant;
+	u64			seq;
+	unsigned long		deadline;
+};
+
 #define ORFS_NCONNECT_MAX	16	/* connections per mount */
 #define ORFS_RC_BATCH_MAX	32	/* registrations retired by one LOCAL_INV chain */
 
@@ -204,6 +223,10 @@ void orfs_clnt_destroy(struct orfs_clnt *clnt);
 void orfs_clnt_abort(struct orfs_clnt *clnt);
 int orfs_call(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 	      struct orfs_reply *rep);
+int orfs_call_start(struct orfs_clnt *clnt, const struct orfs_msg *msg,
+		    struct orfs_started *st);
+int orfs_call_finish(struct orfs_clnt *clnt, const struct orfs_msg *msg,
+		     struct orfs_started *st, struct orfs_reply *rep);
 void orfs_reply_put(struct orfs_reply *rep);
 u32 orfs_clnt_inline_size(const struct orfs_clnt *clnt);
 bool orfs_clnt_read_attr(const struct orfs_clnt *clnt);
@@ -229,6 +252,10 @@ bool orfs_conn_is_up(struct orfs_conn *conn);
 unsigned long orfs_conn_last_rx(struct orfs_conn *conn);
 int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
 		   u16 hflags, unsigned long timeo, struct orfs_reply *rep);
+int orfs_conn_start(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
+		    u16 hflags, bool nowait, struct orfs_started *st);
+int orfs_conn_finish(struct orfs_started *st, const struct orfs_msg *msg,
+		     unsigned long timeo, struct orfs_reply *rep);
 u32 orfs_conn_inline_size(const struct orfs_conn *conn);
 bool orfs_conn_read_attr(const struct orfs_conn *conn);
 u32 orfs_conn_max_data_sge(const struct orfs_conn *conn);

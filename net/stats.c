@@ -34,6 +34,7 @@ static const char * const orfs_counter_names[ORFS_CTR_NR] = {
 	[ORFS_CTR_BYTES_PAGE_LIST]	= "bytes_page_list",
 	[ORFS_CTR_WRITE_BEHIND]		= "write_behind",
 	[ORFS_CTR_DIO_EARLY]		= "direct_early_completions",
+	[ORFS_CTR_DIO_SUBMITTED]	= "direct_submitter_posts",
 	[ORFS_CTR_SA_BATCHES]		= "statahead_batches",
 	[ORFS_CTR_SA_PRIMED]		= "statahead_primed",
 	[ORFS_CTR_SA_FOUND]		= "statahead_found",

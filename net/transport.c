@@ -1868,35 +1868,32 @@ static int orfs_needs_grant(struct orfs_conn *conn, const struct orfs_msg *msg,
 }
 
 /**
- * orfs_conn_call() - send a request on one connection and wait for its reply
- * @conn: the connection; the caller holds a reference
- * @msg: the request
+ * orfs_conn_start() - post a request on one connection
+ * @conn: the connection; the caller holds a reference, which @st keeps
+ *	until orfs_conn_finish()
+ * @msg: the request; it and what it points to must stay unchanged until
+ *	orfs_conn_finish() returns
  * @seq: the request's sequence number (see orfs_xid())
  * @hflags: ORFS_HF_RETRANSMIT or 0
- * @timeo: how long to wait for the reply, jiffies
- * @rep: filled with the reply on success; release with orfs_reply_put()
+ * @nowait: do not wait for a credit or a staging buffer: -EAGAIN instead
+ * @st: filled with the request in flight, for orfs_conn_finish()
  *
  * Waits for a credit (a free slot) first, so no more requests are in flight
  * than the server has posted receives for, and for a staging buffer when
- * the data moves by RDMA.  A reply with a non-zero status is released here
- * and its errno returned.  A READ's data is in msg->bvec on return.
+ * the data moves by RDMA.
  *
- * Context: process; sleeps.  Fatal signals interrupt the waits for a
- * credit and for the reply.
- * Return: 0; the server's negative errno; -ENOTCONN or -ETIMEDOUT when the
- * transport failed and the request may be retransmitted elsewhere; -EIO
- * for a malformed reply; -EINTR; -EMSGSIZE if @msg exceeds what this
- * connection negotiated.
+ * Context: process; sleeps unless @nowait.  Fatal signals interrupt the
+ * waits.
+ * Return: 0 (posted: call orfs_conn_finish() once); otherwise nothing is in
+ * flight and the error is orfs_conn_call()'s, or -EAGAIN with @nowait.
  */
-int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
-		   u16 hflags, unsigned long timeo, struct orfs_reply *rep)
+int orfs_conn_start(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
+		    u16 hflags, bool nowait, struct orfs_started *st)
 {
 	struct orfs_grant *g = NULL;
 	struct orfs_slot *slot = NULL;
-	const struct orfs_hdr *h;
 	int err = 0, ret;
 	bool need;
-	u64 xid;
 
 	if (orfs_data_offset(msg->body_len + msg->tail_len) > ORFS_META_MAX)
 		return -EMSGSIZE;
@@ -1904,13 +1901,23 @@ int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
 	if (ret)
 		return ret;
 	if (need) {
-		ret = orfs_grant_get(conn, &g);
-		if (ret)
-			return ret;
+		if (nowait) {
+			g = orfs_grant_try_get(conn, &err);
+			if (!g)
+				return err ? err : -EAGAIN;
+		} else {
+			ret = orfs_grant_get(conn, &g);
+			if (ret)
+				return ret;
+		}
 	}
 
 	slot = orfs_slot_try_get(conn, seq, &err);
 	if (!slot && !err) {
+		if (nowait) {
+			ret = -EAGAIN;
+			goto out_grant;
+		}
 		orfs_stat_add(conn->stats, ORFS_CTR_CREDIT_STALLS, 1);
 		ret = wait_event_killable(conn->slot_wq,
 					  (slot = orfs_slot_try_get(conn, seq, &err)) || err);
@@ -1929,7 +1936,42 @@ int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
 		ret = ret == -ENOMEM || ret == -EMSGSIZE ? ret : -ENOTCONN;
 		goto out_grant;
 	}
-	xid = slot->xid;
+	st->conn = conn;
+	st->slot = slot;
+	st->grant = g;
+	return 0;
+
+out_grant:
+	if (g)
+		orfs_grant_put(conn, g);
+	return ret;
+}
+
+/**
+ * orfs_conn_finish() - wait for the reply of a request orfs_conn_start() posted
+ * @st: the request in flight
+ * @msg: the request, as given to orfs_conn_start()
+ * @timeo: how long to wait for the reply, jiffies
+ * @rep: filled with the reply on success; release with orfs_reply_put()
+ *
+ * A reply with a non-zero status is released here and its errno returned.
+ * A READ's data is in msg->bvec on return.  The connection reference
+ * stays the caller's.
+ *
+ * Context: process; sleeps.  Fatal signals interrupt the wait for the
+ * reply.
+ * Return: as orfs_conn_call().
+ */
+int orfs_conn_finish(struct orfs_started *st, const struct orfs_msg *msg,
+		     unsigned long timeo, struct orfs_reply *rep)
+{
+	struct orfs_conn *conn = st->conn;
+	struct orfs_slot *slot = st->slot;
+	struct orfs_grant *g = st->grant;
+	const struct orfs_hdr *h;
+	u64 xid = slot->xid;
+	int ret;
+
 	ret = orfs_wait_reply(conn, slot, timeo);
 	if (ret)
 		trace_orfs_request_error(conn, xid, msg->opcode, ret);
@@ -1984,6 +2026,34 @@ out_grant:
 	if (g)
 		orfs_grant_put(conn, g);
 	return ret;
+}
+
+/**
+ * orfs_conn_call() - send a request on one connection and wait for its reply
+ * @conn: the connection; the caller holds a reference
+ * @msg: the request
+ * @seq: the request's sequence number (see orfs_xid())
+ * @hflags: ORFS_HF_RETRANSMIT or 0
+ * @timeo: how long to wait for the reply, jiffies
+ * @rep: filled with the reply on success; release with orfs_reply_put()
+ *
+ * orfs_conn_start() and orfs_conn_finish() in one.
+ *
+ * Context: process; sleeps.  Fatal signals interrupt the waits for a
+ * credit and for the reply.
+ * Return: 0; the server's negative errno; -ENOTCONN or -ETIMEDOUT when the
+ * transport failed and the request may be retransmitted elsewhere; -EIO
+ * for a malformed reply; -EINTR; -EMSGSIZE if @msg exceeds what this
+ * connection negotiated.
+ */
+int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
+		   u16 hflags, unsigned long timeo, struct orfs_reply *rep)
+{
+	struct orfs_started st;
+	int ret;
+
+	ret = orfs_conn_start(conn, msg, seq, hflags, false, &st);
+	return ret ? ret : orfs_conn_finish(&st, msg, timeo, rep);
 }
 
 /**

@@ -52,6 +52,10 @@ rm -f "$mnt"/rand-* "$mnt"/seq-* "$mnt"/mixed-*
 early=$(ctr direct_early_completions)
 note "asynchronous READs completed early: $early"
 [ "$early" -gt 0 ] || fail "no asynchronous O_DIRECT READ completed early"
+# Asynchronous requests of one READ or WRITE were posted by fio itself.
+posted=$(ctr direct_submitter_posts)
+note "asynchronous requests posted by their submitter: $posted"
+[ "$posted" -gt 0 ] || fail "no asynchronous O_DIRECT request was posted by its submitter"
 # Unmounting right after asynchronous reads waits for their workers (a
 # bad wait would leave the mount busy, or free the client under them).
 fio --name=early --filename="$mnt/early" --direct=1 --size=4m --eta=never \

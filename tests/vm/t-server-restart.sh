@@ -49,5 +49,27 @@ timeout 300 bash -c "while kill -0 $writer 2>/dev/null; do sleep 0.5; done" ||
 cmp "$ORFS_WORK/src" "$exp/big" || fail "the server's copy differs after the restart"
 echo 3 >/proc/sys/vm/drop_caches
 cmp "$ORFS_WORK/src" "$mnt/big" || fail "the mount reads back different data"
+
+# kill -9 under asynchronous O_DIRECT at depth 16: requests that fio's own
+# io_submit posted (direct_submitter_posts) and that were in flight are
+# sent again on the new connection, and fio's verification reads every
+# block back.
+posted=$(awk '$1 == "direct_submitter_posts" { print $2 }' "$dir")
+fio --name=adio --filename="$mnt/adio" --size=64m --direct=1 --ioengine=libaio \
+	--iodepth=16 --rw=randwrite --bs=4k --verify=crc32c --verify_fatal=1 \
+	--do_verify=1 --eta=never --output="$ORFS_WORK/fio-adio.log" &
+fiopid=$!
+for _ in $(seq 1 100); do
+	[ "$(awk '$1 == "direct_submitter_posts" { print $2 }' "$dir")" -gt $((posted + 500)) ] && break
+	sleep 0.1
+done
+kill -9 "$ORFSD_PID"
+wait "$ORFSD_PID" 2>/dev/null || true
+note "server killed after $(($(awk '$1 == "direct_submitter_posts" { print $2 }' "$dir") - posted)) asynchronous O_DIRECT requests"
+sleep 2
+orfs_server_start "$exp"
+wait $fiopid || { cat "$ORFS_WORK/fio-adio.log"; fail "asynchronous O_DIRECT failed across the restart"; }
+grep -q "err= 0" "$ORFS_WORK/fio-adio.log" ||
+	{ cat "$ORFS_WORK/fio-adio.log"; fail "fio reported an error across the restart"; }
 umount "$mnt"
 exit 0
