@@ -27,6 +27,22 @@ note "dd: $regs registrations, $(ctr bytes_server_rdma) bytes moved by the serve
 [ "$(ctr bytes_server_rdma)" -ge $((2 * 6 * 1048576)) ] ||
 	fail "O_DIRECT data did not move by the server's RDMA"
 
+# Writes up to the inline threshold go in the SEND (direct_inline): no
+# registration; with direct_inline=N the same writes are registered.
+regs0=$(ctr mr_registrations)
+out0=$(ctr bytes_inline_out)
+dd if="$ORFS_WORK/src" of="$mnt/small" bs=4k count=64 oflag=direct status=none
+cmp -n 262144 "$ORFS_WORK/src" "$exp/small" || fail "4 KiB O_DIRECT writes: server copy differs"
+[ "$(ctr mr_registrations)" -eq "$regs0" ] || fail "4 KiB O_DIRECT writes registered memory"
+[ "$(( $(ctr bytes_inline_out) - out0 ))" -ge 262144 ] ||
+	fail "4 KiB O_DIRECT writes did not go inline"
+echo N >/sys/module/orfs/parameters/direct_inline
+dd if="$ORFS_WORK/src" of="$mnt/small2" bs=4k count=64 oflag=direct status=none
+echo Y >/sys/module/orfs/parameters/direct_inline
+cmp -n 262144 "$ORFS_WORK/src" "$exp/small2" || fail "direct_inline=N: server copy differs"
+[ "$(ctr mr_registrations)" -gt "$regs0" ] || fail "direct_inline=N: 4 KiB writes did not register"
+rm -f "$mnt/small" "$mnt/small2"
+
 # fio with verification, random and sequential, three engines, two depths.
 run_fio() {
 	local name=$1
