@@ -399,7 +399,9 @@ job_fig44() {
 # percent between minutes, and a ratio within one round cancels that.
 # The note also gives the ratio to the same bytes from one contiguous
 # buffer (one segment, no registration cached), a stricter reference that
-# includes the cost of moving 16 segments instead of one.  ORFS only.
+# includes the cost of moving 16 segments instead of one.  direct_inline
+# is off meanwhile: it would send each 4 KiB row of "individual" inline,
+# with no registration to compare.  ORFS only.
 OGR_ROUNDS=5
 ogr_run() { # BIN FILE STRIDE -> seconds
 	kv seconds "$(to 300 "$1" "$2" 16 4096 "$3" 200 2>&1 | tr ' ' '\n')"
@@ -423,6 +425,7 @@ job_ogr() {
 		return
 	fi
 	echo Y >/sys/module/orfs/parameters/ogr
+	echo N >/sys/module/orfs/parameters/direct_inline
 	ogr_run "$bin" $c/ogr 16384 >/dev/null	# warm-up: registers once
 	for ((i = 0; i < OGR_ROUNDS; i++)); do
 		echo Y >/sys/module/orfs/parameters/ogr
@@ -437,6 +440,7 @@ job_ogr() {
 		r_contig+=("$(awk -v a="$contig" -v b="$grp" 'BEGIN { printf "%.3f", a / b }')")
 	done
 	echo Y >/sys/module/orfs/parameters/ogr
+	echo Y >/sys/module/orfs/parameters/direct_inline
 	if [ ${#r_grp[@]} -eq 0 ]; then
 		emit_error ogr_individual "no round completed"
 		emit_error ogr_grouped "no round completed"
