@@ -277,6 +277,11 @@ job_direct() {
 		return
 	}
 	export BENCH_FILE=$mnt/${f##*/}
+	# The defaults, whatever an interrupted ogr job left behind.
+	if [ "$sys" = orfs ]; then
+		echo Y >/sys/module/orfs/parameters/direct_inline
+		echo Y >/sys/module/orfs/parameters/ogr
+	fi
 	for spec in "d_randread_qd1 randread 4k 1" "d_randread_qd16 randread 4k 16" \
 		    "d_randwrite_qd16 randwrite 4k 16" "d_seqread read 1m 4" \
 		    "d_seqwrite write 1m 4"; do
