@@ -347,8 +347,7 @@ static struct orfs_conn *orfs_clnt_wait_conn(struct orfs_clnt *clnt, bool soft,
  * then replays the request).  Returns whether to try again, on another or
  * a new connection, as a retransmission.
  */
-static bool orfs_call_again(struct orfs_clnt *clnt, struct orfs_conn *conn,
-			    int ret)
+static bool orfs_call_again(struct orfs_conn *conn, int ret)
 {
 	if (ret == -ETIMEDOUT) {
 		pr_warn_ratelimited("server did not reply in time; reconnecting\n");
@@ -381,7 +380,7 @@ static int orfs_call_loop(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 		if (!conn)
 			return err;
 		ret = orfs_conn_call(conn, msg, seq, hflags, timeo, rep);
-		if (!orfs_call_again(clnt, conn, ret))
+		if (!orfs_call_again(conn, ret))
 			return ret;
 		hflags = ORFS_HF_RETRANSMIT;
 	}
@@ -470,7 +469,7 @@ int orfs_call_finish(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 	int ret;
 
 	ret = orfs_conn_finish(st, msg, READ_ONCE(clnt->opts.timeo), rep);
-	if (!orfs_call_again(clnt, conn, ret))
+	if (!orfs_call_again(conn, ret))
 		return ret;
 	return orfs_call_loop(clnt, msg, st->seq, ORFS_HF_RETRANSMIT, st->deadline,
 			      rep);
