@@ -7,7 +7,9 @@
  * handed to the transport page by page.  The transport registers the pages
  * with an FRWR memory region for the one request and the server moves the
  * data itself: RDMA WRITE into the buffer for a read, RDMA READ from it for
- * a write (net/frwr.c).  Nothing is copied on the client.
+ * a write (net/frwr.c).  A write of at most the inline threshold is the
+ * exception: the SEND gathers its pages, unregistered (direct_inline in
+ * net/transport.c).  Nothing is copied on the client.
  *
  * Rules users see (Documentation/admin-guide.md, "O_DIRECT"):
  *  - No alignment is required: any offset, length and buffer address work.
