@@ -8,8 +8,8 @@
  * with an FRWR memory region for the one request and the server moves the
  * data itself: RDMA WRITE into the buffer for a read, RDMA READ from it for
  * a write (net/frwr.c).  A write of at most the inline threshold is the
- * exception: the SEND gathers its pages, unregistered (direct_inline in
- * net/transport.c).  Nothing is copied on the client.
+ * exception: the SEND gathers its pages, unregistered, as for a buffered
+ * write (orfs_dio_msg(), direct_inline).  Nothing is copied on the client.
  *
  * Rules users see (Documentation/admin-guide.md, "O_DIRECT"):
  *  - No alignment is required: any offset, length and buffer address work.
@@ -63,6 +63,11 @@
 static bool orfs_ogr = true;
 module_param_named(ogr, orfs_ogr, bool, 0644);
 MODULE_PARM_DESC(ogr, "Optimistic Group Registration of vectored O_DIRECT (default on)");
+
+static bool orfs_direct_inline = true;
+module_param_named(direct_inline, orfs_direct_inline, bool, 0644);
+MODULE_PARM_DESC(direct_inline,
+		 "O_DIRECT writes up to the inline threshold go in the SEND, not by server RDMA READ (default on)");
 
 /* Bytes of user memory one request pins at a time. */
 #define ORFS_DIO_WINDOW		(16U << 20)
@@ -399,6 +404,18 @@ static u32 orfs_dio_msg(struct orfs_dio *dio, u32 i, u32 n, loff_t pos,
 	}
 	req->offset = cpu_to_le64(pos);
 	req->count = cpu_to_le32(bytes);
+	if (dio->write && nr_dseg == 1 && READ_ONCE(orfs_direct_inline) &&
+	    bytes <= orfs_clnt_inline_size(dio->sbi->clnt) &&
+	    n <= orfs_clnt_max_data_sge(dio->sbi->clnt)) {
+		/*
+		 * A small write in one run: the SEND gathers the pinned pages
+		 * as inline data, as for a buffered write.  Nothing is
+		 * registered, and the server need not RDMA-read the data
+		 * before it can write.
+		 */
+		msg->direct = false;
+		msg->mm = NULL;
+	}
 	if (dio->early && i == 0 && n == dio->nfrags) {
 		/* The whole request in one READ: it may complete early. */
 		msg->early_done = orfs_dio_early_done;

@@ -34,7 +34,6 @@
 
 #include <linux/cred.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/sched/signal.h>
 #include <linux/inet.h>
@@ -1605,7 +1604,7 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 			body_len += sizeof(struct orfs_rpages) + npages * sizeof(__le64);
 		}
 	}
-	if (msg->direct && g) {
+	if (msg->direct) {
 		g->rcm = NULL;
 		g->rcreg = NULL;
 		if (conn->rc && !orfs_rc_map(conn, msg, seg, &nseg, &g->rcm, &g->rcreg)) {
@@ -1698,7 +1697,7 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 		trace_orfs_rdma(conn, "write", g->idx, bytes);
 	ret = orfs_post_send(conn, first);
 	if (ret) {
-		if (msg->direct && g)
+		if (msg->direct)
 			orfs_direct_done(conn, g, false);	/* not posted */
 		else if (rdma_write || npages)
 			orfs_grant_unmap(conn, g);
@@ -1706,9 +1705,9 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 			orfs_unmap_data(conn, slot);
 		return ret;
 	}
-	if (msg->direct && g && g->rcm)
+	if (msg->direct && g->rcm)
 		orfs_rc_posted(conn, g->rcm, g->rcreg);
-	else if (msg->direct && g)
+	else if (msg->direct)
 		g->frwr.posted = true;
 	orfs_stat_op(conn->stats, msg->opcode);
 	if (rdma_write)
@@ -1829,11 +1828,6 @@ static int orfs_read_land(struct orfs_conn *conn, const struct orfs_msg *msg,
 	return 0;
 }
 
-static bool orfs_direct_inline = true;
-module_param_named(direct_inline, orfs_direct_inline, bool, 0644);
-MODULE_PARM_DESC(direct_inline,
-		 "O_DIRECT writes up to the inline threshold go in the SEND, not by server RDMA READ (default on)");
-
 /* Whether a READ or WRITE moves its data through a staging buffer: it is
  * bigger than the inline threshold or has more fragments than one SEND
  * gathers.  Returns -EMSGSIZE if it needs one and the connection has none.
@@ -1856,15 +1850,7 @@ static int orfs_needs_grant(struct orfs_conn *conn, const struct orfs_msg *msg,
 	if (msg->opcode == ORFS_OP_WRITE && !msg->nr_dseg && bytes != orfs_msg_bytes(msg))
 		return -EINVAL;
 	if (msg->direct) {
-		/* O_DIRECT: registered and moved by the server, but for a
-		 * small write, whose pinned pages the SEND gathers as inline
-		 * data (orfs_direct_inline): no registration, and no RDMA
-		 * READ round trip before the server can write.
-		 */
-		if (msg->opcode == ORFS_OP_WRITE && READ_ONCE(orfs_direct_inline) &&
-		    !msg->nr_dseg && !msg->tail_len && bytes <= conn->inline_size &&
-		    msg->nr_bvec <= conn->max_data_sge)
-			return 0;
+		/* O_DIRECT: always registered and moved by the server. */
 		if (!conn->ngrants || !conn->mr_pages || bytes > orfs_conn_io_max(conn) ||
 		    msg->nr_bvec > conn->mr_pages || msg->tail_len)
 			return -EMSGSIZE;
@@ -2002,7 +1988,7 @@ int orfs_conn_finish(struct orfs_started *st, const struct orfs_msg *msg,
 	}
 	wait_for_completion(&slot->send_done);
 	orfs_unmap_data(conn, slot);
-	if (msg->direct && g)
+	if (msg->direct)
 		orfs_direct_done(conn, g, true);
 	else if (g && (msg->opcode == ORFS_OP_WRITE || g->pages))
 		orfs_grant_unmap(conn, g);	/* a READ's data is in by now */
@@ -2028,7 +2014,7 @@ int orfs_conn_finish(struct orfs_started *st, const struct orfs_msg *msg,
 	rep->body_len = le32_to_cpu(h->body_len);
 	rep->data = orfs_data(h);
 	rep->data_len = le32_to_cpu(h->data_len);
-	if (msg->direct && g && msg->opcode == ORFS_OP_WRITE)
+	if (msg->direct && msg->opcode == ORFS_OP_WRITE)
 		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_SERVER_RDMA,
 			      le32_to_cpu(((const struct orfs_io_req *)msg->body)->count));
 	if (msg->opcode == ORFS_OP_READ && msg->nr_bvec) {
