@@ -354,7 +354,8 @@ job_fig44() {
 		fig44_run "$bin" $m-$mode 1 100 >/dev/null	# warm-up
 	done
 	for ((i = 0; i < FIG44_ROUNDS; i++)); do
-		order=("${modes[@]:i%3}" "${modes[@]:0:i%3}")
+		k=$((i % ${#modes[@]}))
+		order=("${modes[@]:k}" "${modes[@]:0:k}")
 		local -A secs=()
 		for mode in "${order[@]}"; do
 			mountpoint -q $m-$mode || continue
@@ -370,7 +371,7 @@ job_fig44() {
 			for r in 20 80; do
 				t=${secs[$mode$r]:-}
 				[ -n "$t" ] || continue
-				ratios[$mode$r]+="$(awk -v a="$t" -v b="$ref" 'BEGIN { printf "%.3f", a / b }') "
+				ratios[$mode$r]+="$(ratio "$t" "$ref") "
 			done
 		done
 	done
@@ -440,9 +441,9 @@ job_ogr() {
 		echo N >/sys/module/orfs/parameters/ogr
 		ind=$(ogr_run "$bin" $m/ogr 16384)
 		[ -n "$ideal" ] && [ -n "$grp" ] && [ -n "$ind" ] && [ -n "$contig" ] || continue
-		r_grp+=("$(awk -v a="$ideal" -v b="$grp" 'BEGIN { printf "%.3f", a / b }')")
-		r_ind+=("$(awk -v a="$ideal" -v b="$ind" 'BEGIN { printf "%.3f", a / b }')")
-		r_contig+=("$(awk -v a="$contig" -v b="$grp" 'BEGIN { printf "%.3f", a / b }')")
+		r_grp+=("$(ratio "$ideal" "$grp")")
+		r_ind+=("$(ratio "$ideal" "$ind")")
+		r_contig+=("$(ratio "$contig" "$grp")")
 	done
 	echo Y >/sys/module/orfs/parameters/ogr
 	echo Y >/sys/module/orfs/parameters/direct_inline

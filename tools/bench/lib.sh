@@ -198,6 +198,9 @@ fio_job() {
 # kv KEY TEXT: the value of "KEY=value" in TEXT (lines).
 kv() { sed -n "s/^$1=//p" <<<"$2" | head -n 1; }
 
+# ratio A B: A / B with three decimals.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+
 # min_of X...: the smallest of the numbers given; nothing for none.
 min_of() { printf '%s\n' "$@" | grep . | sort -g | head -n 1; }
 
