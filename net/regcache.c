@@ -24,7 +24,10 @@
  *
  * Retired registrations (evicted, invalidated, superseded) are queued, and
  * deregistered in batches: one chain of LOCAL_INV work requests, one
- * completion, then the pages are released (FMRD).  The "dynamic" mode does
+ * completion, then the pages are released (FMRD).  The batch runs in the
+ * flush worker, not in the request that made it due, so no request waits
+ * for a deregistration; the pindown mode deregisters each evicted entry
+ * at once, in the request that evicted it.  The "dynamic" mode does
  * none of this: net/frwr.c registers and invalidates per request.
  *
  * Regions come from a pool allocated when the connection is set up, so
@@ -261,6 +264,59 @@ static void orfs_rc_inv_err(struct ib_cq *cq, struct ib_wc *wc)
 		orfs_conn_fail(rc->conn, -ENOTCONN);
 }
 
+static void orfs_rc_mm_free(struct orfs_rc_mm *rmm)
+{
+	orfs_rc_tree_destroy(&rmm->tree);
+	mmdrop(rmm->mm);
+	kfree(rmm);
+}
+
+/* Takes up to one batch of registrations due for deregistration, from
+ * every address space: all queued ones of a process that has exited, or
+ * with @all; otherwise those of a tree whose batch is due.  Called with
+ * rc->flush_lock held; takes rc->mms_lock.  Returns how many.
+ */
+static unsigned int orfs_rc_take_due(struct orfs_regcache *rc, bool all,
+				     struct list_head *batch)
+{
+	struct orfs_rc_mm *rmm;
+	unsigned int n = 0;
+
+	spin_lock(&rc->mms_lock);
+	list_for_each_entry(rmm, &rc->mms, node) {
+		bool dead = !atomic_read(&rmm->mm->mm_users);
+
+		if (all || dead || orfs_rc_dereg_due(&rmm->tree))
+			n += orfs_rc_dereg_take(&rmm->tree, batch, ORFS_RC_BATCH_MAX - n);
+		if (n == ORFS_RC_BATCH_MAX)
+			break;
+	}
+	spin_unlock(&rc->mms_lock);
+	return n;
+}
+
+/* Forgets the address spaces of processes that have exited once nothing of
+ * theirs is pinned.  Called with rc->flush_lock held; takes rc->mms_lock.
+ */
+static void orfs_rc_reap(struct orfs_regcache *rc)
+{
+	struct orfs_rc_mm *rmm, *tmp;
+	struct orfs_rc_stats st;
+	LIST_HEAD(gone);
+
+	spin_lock(&rc->mms_lock);
+	list_for_each_entry_safe(rmm, tmp, &rc->mms, node) {
+		if (atomic_read(&rmm->mm->mm_users))
+			continue;
+		orfs_rc_get_stats(&rmm->tree, &st);
+		if (!st.pinned_pages)
+			list_move(&rmm->node, &gone);
+	}
+	spin_unlock(&rc->mms_lock);
+	list_for_each_entry_safe(rmm, tmp, &gone, node)
+		orfs_rc_mm_free(rmm);
+}
+
 /**
  * orfs_rc_flush() - deregister what is due, or everything queued
  * @rc: the cache
@@ -273,32 +329,14 @@ static void orfs_rc_inv_err(struct ib_cq *cq, struct ib_wc *wc)
  */
 static void orfs_rc_flush(struct orfs_regcache *rc, bool all)
 {
-	struct orfs_rc_mm *rmm, *tmp;
-	struct orfs_rc_stats st;
 	LIST_HEAD(batch);
 	unsigned int n;
 
 	mutex_lock(&rc->flush_lock);
-	list_for_each_entry_safe(rmm, tmp, &rc->mms, node) {
-		/* A process that exited gets everything released now. */
-		bool dead = !atomic_read(&rmm->mm->mm_users);
-
-		while (all || dead || orfs_rc_dereg_due(&rmm->tree)) {
-			if (!orfs_conn_is_up(rc->conn))
-				break;	/* orfs_rc_destroy() frees them */
-			n = orfs_rc_dereg_take(&rmm->tree, &batch, ORFS_RC_BATCH_MAX);
-			if (!n)
-				break;
-			orfs_rc_retire(rc, &batch, n);
-		}
-		orfs_rc_get_stats(&rmm->tree, &st);
-		if (!st.pinned_pages && !atomic_read(&rmm->mm->mm_users)) {
-			list_del(&rmm->node);
-			orfs_rc_tree_destroy(&rmm->tree);
-			mmdrop(rmm->mm);
-			kfree(rmm);
-		}
-	}
+	while (orfs_conn_is_up(rc->conn) && (n = orfs_rc_take_due(rc, all, &batch)))
+		orfs_rc_retire(rc, &batch, n);
+	/* (if the connection is down, orfs_rc_destroy() frees them) */
+	orfs_rc_reap(rc);
 	mutex_unlock(&rc->flush_lock);
 }
 
@@ -310,28 +348,52 @@ static void orfs_rc_flush_work(struct work_struct *work)
 		orfs_rc_flush(rc, false);
 }
 
-/* The cache of @mm on this connection, created on first use. */
-static struct orfs_rc_mm *orfs_rc_mm_get(struct orfs_regcache *rc,
-					 struct mm_struct *mm)
+static struct orfs_rc_mm *orfs_rc_mm_find(struct orfs_regcache *rc,
+					  struct mm_struct *mm)
+	__must_hold(&rc->mms_lock)
 {
 	struct orfs_rc_mm *rmm;
 
-	mutex_lock(&rc->flush_lock);
 	list_for_each_entry(rmm, &rc->mms, node)
 		if (rmm->mm == mm)
-			goto out;
-	rmm = kzalloc(sizeof(*rmm), GFP_KERNEL);
-	if (rmm) {
-		rmm->mm = mm;
-		mmgrab(mm);
-		rmm->rc = rc;
-		orfs_rc_tree_init(&rmm->tree, rc->mode);
-		orfs_rc_set_limits(&rmm->tree, rc->max_entries, rc->max_pages,
-				   rc->batch);
-		list_add(&rmm->node, &rc->mms);
+			return rmm;
+	return NULL;
+}
+
+/* The cache of @mm on this connection, created on first use.  The caller
+ * holds a user reference on @mm, so that the cache is not forgotten under
+ * it (orfs_rc_reap()).  Never waits for a deregistration batch.
+ */
+static struct orfs_rc_mm *orfs_rc_mm_get(struct orfs_regcache *rc,
+					 struct mm_struct *mm)
+{
+	struct orfs_rc_mm *rmm, *new;
+
+	spin_lock(&rc->mms_lock);
+	rmm = orfs_rc_mm_find(rc, mm);
+	spin_unlock(&rc->mms_lock);
+	if (rmm)
+		return rmm;
+
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return NULL;
+	new->mm = mm;
+	mmgrab(mm);
+	new->rc = rc;
+	orfs_rc_tree_init(&new->tree, rc->mode);
+	orfs_rc_set_limits(&new->tree, rc->max_entries, rc->max_pages, rc->batch);
+
+	spin_lock(&rc->mms_lock);
+	rmm = orfs_rc_mm_find(rc, mm);
+	if (!rmm) {
+		list_add(&new->node, &rc->mms);
+		rmm = new;
+		new = NULL;
 	}
-out:
-	mutex_unlock(&rc->flush_lock);
+	spin_unlock(&rc->mms_lock);
+	if (new)
+		orfs_rc_mm_free(new);
 	return rmm;
 }
 
@@ -510,7 +572,9 @@ void orfs_rc_posted(struct orfs_conn *conn, struct orfs_rc_mr *m,
  * @reg: what orfs_rc_map() returned in @reg
  * @posted: whether the request was posted at all
  *
- * Drops the request's reference; deregisters what has become due.
+ * Drops the request's reference.  If that makes a deregistration due, the
+ * pindown mode deregisters at once; fmrd leaves the batch to the flush
+ * worker, so that the request's caller does not wait for it.
  *
  * Context: process; may sleep.
  */
@@ -531,16 +595,21 @@ void orfs_rc_unmap(struct orfs_conn *conn, struct orfs_rc_mr *m,
 		mutex_unlock(&rc->flush_lock);
 		return;
 	}
-	if (orfs_rc_put(&m->rmm->tree, &m->ent))
+	if (!orfs_rc_put(&m->rmm->tree, &m->ent))
+		return;
+	if (rc->mode != ORFS_RC_FMRD)
 		orfs_rc_flush(rc, false);
+	else if (!READ_ONCE(rc->dying))
+		queue_work(system_unbound_wq, &rc->flush_work);
 }
 
 /**
  * orfs_rc_init() - set up a connection's registration cache
  * @conn: the connection, established, with conn->mr_pages set
  *
- * Allocates the pool of regions: the registrations kept plus a batch being
- * retired plus one per staging buffer in flight.
+ * Allocates the pool of regions: the registrations kept, plus a batch
+ * being retired and one filling up while it is, plus one per staging
+ * buffer in flight.
  *
  * Context: process; sleeps.
  * Return: 0 or a negative errno.
@@ -563,13 +632,14 @@ int orfs_rc_init(struct orfs_conn *conn)
 	rc->batch = o->rc_mode == ORFS_RC_FMRD ? min_t(u32, o->rc_batch, ORFS_RC_BATCH_MAX) : 1;
 	mutex_init(&rc->flush_lock);
 	spin_lock_init(&rc->pool_lock);
+	spin_lock_init(&rc->mms_lock);
 	INIT_LIST_HEAD(&rc->mms);
 	INIT_LIST_HEAD(&rc->zombies);
 	INIT_WORK(&rc->flush_work, orfs_rc_flush_work);
 	init_completion(&rc->inv_done);
 	rc->inv_cqe.done = orfs_rc_inv_done;
 	rc->inv_err_cqe.done = orfs_rc_inv_err;
-	n = rc->max_entries + rc->batch + conn->ngrants;
+	n = rc->max_entries + 2 * rc->batch + conn->ngrants;
 	rc->pool = kcalloc(n, sizeof(*rc->pool), GFP_KERNEL);
 	if (!rc->pool)
 		goto fail;
@@ -622,9 +692,7 @@ void orfs_rc_destroy(struct orfs_conn *conn)
 	}
 	list_for_each_entry_safe(rmm, tmp, &rc->mms, node) {
 		list_del(&rmm->node);
-		orfs_rc_tree_destroy(&rmm->tree);
-		mmdrop(rmm->mm);
-		kfree(rmm);
+		orfs_rc_mm_free(rmm);
 	}
 	mutex_unlock(&rc->flush_lock);
 	/* No notifier is left to queue it again. */

@@ -285,8 +285,10 @@ struct orfs_conn {
  * @max_entries: registrations kept per address space
  * @max_pages: pages they may keep pinned
  * @batch: retired registrations that make a deregistration batch due
- * @flush_lock: protects @mms, @zombies and the trees' membership of it;
+ * @flush_lock: protects @zombies and the removal of entries from @mms;
  *	serializes batches of LOCAL_INV (one completion, @inv_done)
+ * @mms_lock: protects the list @mms (never held across a sleep, so that a
+ *	request finds its address space while a batch is being retired)
  * @mms: one struct orfs_rc_mm per address space seen
  * @zombies: retired registrations kept until the failed QP is drained
  * @pool_lock: protects @pool and @pool_free
@@ -307,6 +309,7 @@ struct orfs_regcache {
 	u32			max_pages;
 	u32			batch;
 	struct mutex		flush_lock;	/* see above */
+	spinlock_t		mms_lock;	/* see above */
 	struct list_head	mms;
 	struct list_head	zombies;
 	spinlock_t		pool_lock;	/* see above */
