@@ -4,12 +4,15 @@
  *
  * The user's buffer is pinned (pin_user_pages_fast with FOLL_LONGTERM, as
  * RDMA's own ib_umem_get does; 6.1 has no iov_iter_extract_pages) and
- * handed to the transport page by page.  The transport registers the pages
- * with an FRWR memory region for the one request and the server moves the
- * data itself: RDMA WRITE into the buffer for a read, RDMA READ from it for
- * a write (net/frwr.c).  A write of at most the inline threshold is the
- * exception: the SEND gathers its pages, unregistered, as for a buffered
- * write (orfs_dio_msg(), direct_inline).  Nothing is copied on the client.
+ * handed to the transport page by page.  For a read, the transport registers
+ * the pages with an FRWR memory region (net/frwr.c, net/regcache.c) and the
+ * server RDMA-writes the data into them.  A write in one contiguous run is
+ * sent by the client as a buffered write is, its pages DMA-mapped and used
+ * with the local DMA lkey, never registered: gathered into the SEND up to
+ * the inline threshold (direct_inline), RDMA-written into a staging buffer
+ * above it (direct_push).  With those parameters off, and for a write of
+ * several runs (OGR), the pages are registered and the server RDMA-reads
+ * them (orfs_dio_msg()).  Nothing is copied on the client.
  *
  * Rules users see (Documentation/admin-guide.md, "O_DIRECT"):
  *  - No alignment is required: any offset, length and buffer address work.
@@ -68,6 +71,11 @@ static bool orfs_direct_inline = true;
 module_param_named(direct_inline, orfs_direct_inline, bool, 0644);
 MODULE_PARM_DESC(direct_inline,
 		 "O_DIRECT writes up to the inline threshold go in the SEND, not by server RDMA READ (default on)");
+
+static bool orfs_direct_push = true;
+module_param_named(direct_push, orfs_direct_push, bool, 0644);
+MODULE_PARM_DESC(direct_push,
+		 "larger O_DIRECT writes are pushed by client RDMA WRITE into a staging buffer, not registered and read by the server (default on)");
 
 /* Bytes of user memory one request pins at a time. */
 #define ORFS_DIO_WINDOW		(16U << 20)
@@ -370,6 +378,21 @@ static void orfs_dio_early_done(void *arg, u32 bytes)
  * Fills @msg and @req for one READ or WRITE of fragments [i, i + n) at
  * @pos, whose data runs are @dseg; returns its data bytes.
  */
+/*
+ * Whether a WRITE of @bytes in one run of @n pinned fragments is sent by
+ * the client like a buffered write (its fragments DMA-mapped and used with
+ * the local DMA lkey, never registered) rather than registered and read by
+ * the server.  Up to the inline threshold the SEND gathers it
+ * (direct_inline); above, the client RDMA-writes it into a staging buffer
+ * the server granted (direct_push).
+ */
+static bool orfs_dio_gather(const struct orfs_clnt *clnt, u32 bytes, u32 n)
+{
+	if (bytes <= orfs_clnt_inline_size(clnt) && n <= orfs_clnt_max_data_sge(clnt))
+		return READ_ONCE(orfs_direct_inline);
+	return READ_ONCE(orfs_direct_push);
+}
+
 static u32 orfs_dio_msg(struct orfs_dio *dio, u32 i, u32 n, loff_t pos,
 			const struct orfs_dseg *dseg, u32 nr_dseg,
 			struct orfs_msg *msg, struct orfs_io_req *req)
@@ -404,14 +427,10 @@ static u32 orfs_dio_msg(struct orfs_dio *dio, u32 i, u32 n, loff_t pos,
 	}
 	req->offset = cpu_to_le64(pos);
 	req->count = cpu_to_le32(bytes);
-	if (dio->write && nr_dseg == 1 && READ_ONCE(orfs_direct_inline) &&
-	    bytes <= orfs_clnt_inline_size(dio->sbi->clnt) &&
-	    n <= orfs_clnt_max_data_sge(dio->sbi->clnt)) {
+	if (dio->write && nr_dseg == 1 && orfs_dio_gather(dio->sbi->clnt, bytes, n)) {
 		/*
-		 * A small write in one run: the SEND gathers the pinned pages
-		 * as inline data, as for a buffered write.  Nothing is
-		 * registered, and the server need not RDMA-read the data
-		 * before it can write.
+		 * A write in one run that the client sends itself, as for a
+		 * buffered write: nothing is registered.
 		 */
 		msg->direct = false;
 		msg->mm = NULL;

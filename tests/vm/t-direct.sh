@@ -1,6 +1,8 @@
 #!/bin/bash
-# O_DIRECT: zero-copy through FRWR registrations, moved by the server's own
-# RDMA.  fio with verify=crc32c through psync, libaio and io_uring at
+# O_DIRECT: zero-copy; reads through FRWR registrations, moved by the
+# server's own RDMA; writes pushed by the client (direct_inline,
+# direct_push), or registered and read by the server with direct_push=N.
+# fio with verify=crc32c through psync, libaio and io_uring at
 # iodepth 1 and 32; dd; address-space changes under direct I/O (munmap and
 # remap, fork, MADV_DONTNEED); buffered and direct I/O mixed on one file.
 . "$(dirname "$0")/lib.sh"
@@ -13,19 +15,40 @@ orfs_server_start "$exp"
 orfs_mount "$mnt" /
 sys=/sys/fs/orfs/$(stat -c '%Hd:%Ld' "$mnt")
 ctr() { orfs_sysfs "$mnt" counters "$1"; }
+# param NAME VALUE: set a module parameter of orfs.
+param() { echo "$2" >"/sys/module/orfs/parameters/$1"; }
+# The defaults, whatever an earlier test left behind.
+param direct_inline Y
+param direct_push Y
 
-# dd both ways, compared with the server's copy.
+# dd both ways, compared with the server's copy.  1 MiB writes are pushed
+# by the client's RDMA WRITE into staging buffers (direct_push), with
+# nothing registered; reads are registered and written by the server.
 head -c $((6 * 1048576 + 12345)) /dev/urandom >"$ORFS_WORK/src"
-regs0=$(ctr mr_registrations)
+regs0=$(ctr mr_registrations) cw0=$(ctr bytes_client_rdma_write)
 dd if="$ORFS_WORK/src" of="$mnt/dd" bs=1M oflag=direct status=none
 cmp "$ORFS_WORK/src" "$exp/dd" || fail "dd oflag=direct: server copy differs"
+[ "$(ctr mr_registrations)" -eq "$regs0" ] || fail "1 MiB O_DIRECT writes registered memory"
+[ "$(( $(ctr bytes_client_rdma_write) - cw0 ))" -ge $((6 * 1048576)) ] ||
+	fail "1 MiB O_DIRECT writes did not move by the client's RDMA WRITE"
+srv0=$(ctr bytes_server_rdma)
 dd if="$mnt/dd" of="$ORFS_WORK/back" bs=1M iflag=direct status=none
 cmp "$ORFS_WORK/src" "$ORFS_WORK/back" || fail "dd iflag=direct: data differs"
 regs=$(( $(ctr mr_registrations) - regs0 ))
 note "dd: $regs registrations, $(ctr bytes_server_rdma) bytes moved by the server"
-[ "$regs" -gt 0 ] || fail "O_DIRECT did not register the user buffer"
-[ "$(ctr bytes_server_rdma)" -ge $((2 * 6 * 1048576)) ] ||
-	fail "O_DIRECT data did not move by the server's RDMA"
+[ "$regs" -gt 0 ] || fail "O_DIRECT reads did not register the user buffer"
+[ "$(( $(ctr bytes_server_rdma) - srv0 ))" -ge $((6 * 1048576)) ] ||
+	fail "O_DIRECT reads did not move by the server's RDMA"
+# With direct_push=N the same writes are registered and read by the server.
+regs0=$(ctr mr_registrations) srv0=$(ctr bytes_server_rdma)
+param direct_push N
+dd if="$ORFS_WORK/src" of="$mnt/dd2" bs=1M oflag=direct status=none
+param direct_push Y
+cmp "$ORFS_WORK/src" "$exp/dd2" || fail "direct_push=N: server copy differs"
+[ "$(ctr mr_registrations)" -gt "$regs0" ] || fail "direct_push=N: writes did not register"
+[ "$(( $(ctr bytes_server_rdma) - srv0 ))" -ge $((6 * 1048576)) ] ||
+	fail "direct_push=N: writes did not move by the server's RDMA READ"
+rm -f "$mnt/dd2"
 
 # Writes up to the inline threshold go in the SEND (direct_inline): no
 # registration; with direct_inline=N the same writes are registered.
@@ -36,9 +59,11 @@ cmp -n 262144 "$ORFS_WORK/src" "$exp/small" || fail "4 KiB O_DIRECT writes: serv
 [ "$(ctr mr_registrations)" -eq "$regs0" ] || fail "4 KiB O_DIRECT writes registered memory"
 [ "$(( $(ctr bytes_inline_out) - out0 ))" -ge 262144 ] ||
 	fail "4 KiB O_DIRECT writes did not go inline"
-echo N >/sys/module/orfs/parameters/direct_inline
+param direct_inline N
+param direct_push N
 dd if="$ORFS_WORK/src" of="$mnt/small2" bs=4k count=64 oflag=direct status=none
-echo Y >/sys/module/orfs/parameters/direct_inline
+param direct_inline Y
+param direct_push Y
 cmp -n 262144 "$ORFS_WORK/src" "$exp/small2" || fail "direct_inline=N: server copy differs"
 [ "$(ctr mr_registrations)" -gt "$regs0" ] || fail "direct_inline=N: 4 KiB writes did not register"
 rm -f "$mnt/small" "$mnt/small2"
@@ -85,6 +110,12 @@ sys=/sys/fs/orfs/$(stat -c '%Hd:%Ld' "$mnt")
 gcc -O2 -Wall -o "$ORFS_WORK/dio_remap" "$ORFS_TOP/tests/vm/tools/dio_remap.c" ||
 	fail "cannot build dio_remap"
 "$ORFS_WORK/dio_remap" "$mnt/remap" || fail "dio_remap"
+# ... and with its writes registered too (cached registrations of writes).
+param direct_inline N
+param direct_push N
+"$ORFS_WORK/dio_remap" "$mnt/remap" || fail "dio_remap (direct writes registered)"
+param direct_inline Y
+param direct_push Y
 
 # Vectored I/O of a 2-D subarray (Table 4.1's case): rows 3 pages apart are
 # registered as one region (OGR); rows across an unmapped hole are not.
@@ -131,6 +162,9 @@ PY
 
 # The registration cache (default regcache=fmrd): fio reuses its buffers,
 # so after the first pass nearly every request hits a cached registration.
+# Its writes are registered too here (direct_push=N), and so are those of
+# the short-lived processes below.
+param direct_push N
 h0=$(ctr regcache_hits) m0=$(ctr regcache_misses)
 fio --name=rc --directory="$mnt" --direct=1 --size=16m --eta=never \
 	--rw=randwrite --bs=64k --ioengine=libaio --iodepth=8 \
@@ -165,6 +199,7 @@ for i in $(seq 1 30); do
 done
 expect_unpinned "30 processes exited"
 cmp -n 524288 "$ORFS_WORK/src" "$exp/many1" || fail "data of the short-lived writers differs"
+param direct_push Y
 
 # Nothing stays registered or pinned once the I/O is done.
 sync
@@ -178,8 +213,10 @@ sys=/sys/fs/orfs/$(stat -c '%Hd:%Ld' "$mnt")
 grep -q "regcache=dynamic" /proc/mounts || fail "regcache=dynamic not shown"
 dd if="$ORFS_WORK/src" of="$mnt/dyn" bs=1M oflag=direct status=none
 cmp "$ORFS_WORK/src" "$exp/dyn" || fail "regcache=dynamic: data differs"
+dd if="$mnt/dyn" of="$ORFS_WORK/back" bs=1M iflag=direct status=none
+cmp "$ORFS_WORK/src" "$ORFS_WORK/back" || fail "regcache=dynamic: data read back differs"
 [ "$(ctr regcache_hits)" -eq 0 ] || fail "regcache=dynamic hit the cache"
-# (dd writes its short last block without O_DIRECT)
+# (one registration per READ: dd made seven)
 [ "$(ctr mr_registrations)" -ge 6 ] ||
 	fail "regcache=dynamic did not register per request: $(cat "$sys/counters")"
 "$ORFS_WORK/dio_remap" "$mnt/remap2" || fail "dio_remap (dynamic)"

@@ -280,6 +280,7 @@ job_direct() {
 	# The defaults, whatever an interrupted ogr job left behind.
 	if [ "$sys" = orfs ]; then
 		echo Y >/sys/module/orfs/parameters/direct_inline
+		echo Y >/sys/module/orfs/parameters/direct_push
 		echo Y >/sys/module/orfs/parameters/ogr
 	fi
 	for spec in "d_randread_qd1 randread 4k 1" "d_randread_qd16 randread 4k 16" \
@@ -304,7 +305,7 @@ job_direct() {
 		d_seqread)
 			emit $name "$(kv read_mibs "$out")" MiB/s higher ib_write_bw_1m ;;
 		d_seqwrite)
-			emit $name "$(kv write_mibs "$out")" MiB/s higher ib_read_bw_1m ;;
+			emit $name "$(kv write_mibs "$out")" MiB/s higher ib_write_bw_1m ;;
 		esac
 	done
 }
@@ -329,7 +330,7 @@ fig44_run() { # BIN DIR BUFFERS REUSE -> seconds
 job_fig44() {
 	local sys=$1 mnt=$2 srv=$3 mode r m=/mnt/orfs-fig44 bin=$BENCH_TMP/fig44 t ref i k
 	local -a modes=(dynamic pindown fmrd) order
-	local -A one=() ratios=() err=()
+	local -A one=() ratios=() err=() ctrs=()
 	if [ "$sys" != orfs ]; then
 		for mode in "${modes[@]}"; do
 			for r in 20 80; do
@@ -344,6 +345,8 @@ job_fig44() {
 		done
 		return
 	}
+	# 16 KiB writes would otherwise be pushed by the client, unregistered.
+	echo N >/sys/module/orfs/parameters/direct_push
 	for mode in "${modes[@]}"; do
 		mkdir -p $m-$mode
 		if ! to 120 mount -t orfs -o "soft,regcache=$mode,regcache_entries=100" \
@@ -375,8 +378,14 @@ job_fig44() {
 			done
 		done
 	done
+	echo Y >/sys/module/orfs/parameters/direct_push
 	for mode in "${modes[@]}"; do
 		rm -f $m-$mode/fig44
+		# The result columns show the main mount's counters: this
+		# mount's registration counters go in the note.
+		mountpoint -q $m-$mode && ctrs[$mode]=$(grep -E \
+			'^(mr_registrations|regcache_hits|regcache_misses|regcache_dereg_batches) ' \
+			"/sys/fs/orfs/$(stat -c '%Hd:%Ld' $m-$mode)/counters" 2>/dev/null | tr ' \n' '= ')
 		mountpoint -q $m-$mode && { to 60 umount $m-$mode || to 30 umount -f $m-$mode; }
 		for r in 20 80; do
 			k=$mode$r
@@ -386,7 +395,7 @@ job_fig44() {
 				emit_error fig44_${mode}_r$r "no round with a reference run completed"
 			else
 				# shellcheck disable=SC2086 # the ratios are words
-				EMIT_NOTE="median of rounds ${ratios[$k]% }; one-buffer runs ${one[$mode]% } s" \
+				EMIT_NOTE="median of rounds ${ratios[$k]% }; one-buffer runs ${one[$mode]% } s; mount counters ${ctrs[$mode]:-?}" \
 					emit fig44_${mode}_r$r "$(median ${ratios[$k]})" x lower
 			fi
 		done
@@ -406,8 +415,9 @@ job_fig44() {
 # The note also gives the ratio to the same bytes from one contiguous
 # buffer (one segment, no registration cached), a stricter reference that
 # includes the cost of moving 16 segments instead of one.  direct_inline
-# is off meanwhile: it would send each 4 KiB row of "individual" inline,
-# with no registration to compare.  ORFS only.
+# and direct_push are off meanwhile: they would send each 4 KiB row of
+# "individual" (and the contiguous buffer) unregistered, with no
+# registration to compare.  ORFS only.
 OGR_ROUNDS=5
 ogr_run() { # BIN FILE STRIDE -> seconds
 	kv seconds "$(to 300 "$1" "$2" 16 4096 "$3" 200 2>&1 | tr ' ' '\n')"
@@ -432,6 +442,7 @@ job_ogr() {
 	fi
 	echo Y >/sys/module/orfs/parameters/ogr
 	echo N >/sys/module/orfs/parameters/direct_inline
+	echo N >/sys/module/orfs/parameters/direct_push
 	ogr_run "$bin" $c/ogr 16384 >/dev/null	# warm-up: registers once
 	for ((i = 0; i < OGR_ROUNDS; i++)); do
 		echo Y >/sys/module/orfs/parameters/ogr
@@ -447,6 +458,7 @@ job_ogr() {
 	done
 	echo Y >/sys/module/orfs/parameters/ogr
 	echo Y >/sys/module/orfs/parameters/direct_inline
+	echo Y >/sys/module/orfs/parameters/direct_push
 	if [ ${#r_grp[@]} -eq 0 ]; then
 		emit_error ogr_individual "no round completed"
 		emit_error ogr_grouped "no round completed"
