@@ -321,7 +321,7 @@ job_direct() {
 # by side and their runs alternate, FIG44_ROUNDS rounds, each in another
 # order; each figure is the median over the rounds, as the VM's speed
 # drifts between minutes.  2000 writes per run, ORFS only.
-FIG44_ROUNDS=3
+FIG44_ROUNDS=5
 fig44_run() { # BIN DIR BUFFERS REUSE -> seconds
 	local out
 	out=$(to 300 "$1" "$2/fig44" "$3" 100 "$4" 2000 16384 2>&1) || return 0
