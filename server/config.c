@@ -98,6 +98,9 @@ void orfs_usage(FILE *f)
 "                          memory windows over the cache blocks, which they\n"
 "                          RDMA-read (zero copy), where the device has them;\n"
 "                          no: copy into their staging buffers (default yes)\n"
+"  --page-lists[=yes|no]   serve trusted-fabric clients' page lists: move\n"
+"                          their buffered data with their global rkey; no:\n"
+"                          through staging buffers (default yes)\n"
 "  --poll MODE             how to wait for completions: event (sleep until\n"
 "                          one), adaptive (sleep while idle; once woken,\n"
 "                          poll until the poll window passes without one)\n"
@@ -276,6 +279,7 @@ enum {
 	OPT_IO_ENGINE,
 	OPT_DIRECT_IO,
 	OPT_WINDOWS,
+	OPT_PAGE_LISTS,
 	OPT_POLL,
 	OPT_POLL_WINDOW,
 	OPT_CONTROL,
@@ -309,6 +313,7 @@ static const struct option long_opts[] = {
 	{ "io-engine",	required_argument,	NULL, OPT_IO_ENGINE },
 	{ "direct-io",	optional_argument,	NULL, OPT_DIRECT_IO },
 	{ "memory-windows", optional_argument,	NULL, OPT_WINDOWS },
+	{ "page-lists",	optional_argument,	NULL, OPT_PAGE_LISTS },
 	{ "poll",	required_argument,	NULL, OPT_POLL },
 	{ "poll-window", required_argument,	NULL, OPT_POLL_WINDOW },
 	{ "control",	required_argument,	NULL, OPT_CONTROL },
@@ -542,6 +547,10 @@ static int apply_opt(struct orfs_config *cfg, struct parse_state *ps,
 		return 0;
 	case OPT_WINDOWS:
 		if (parse_bool(arg, &cfg->windows))
+			goto bad_bool;
+		return 0;
+	case OPT_PAGE_LISTS:
+		if (parse_bool(arg, &cfg->page_lists))
 			goto bad_bool;
 		return 0;
 	case OPT_POLL:
@@ -922,6 +931,7 @@ static void set_defaults(struct orfs_config *cfg)
 	cfg->cache_block_size = ORFS_CACHE_BLOCK_DEFAULT;
 	cfg->direct_io = true;
 	cfg->windows = true;
+	cfg->page_lists = true;
 	cfg->poll_mode = ORFS_POLL_ADAPTIVE;
 	cfg->poll_window_us = ORFS_POLL_WINDOW_DEFAULT;
 	cfg->drc_entries = ORFS_DRC_ENTRIES_DEFAULT;

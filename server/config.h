@@ -63,6 +63,8 @@ extern const char *orfs_config_default_file;
  * @direct_io: --direct-io: open backing files with O_DIRECT where possible
  * @windows: --memory-windows: zero-copy granted READs through memory
  *	windows where the device has them (server/window.h)
+ * @page_lists: --page-lists: accept trusted-fabric clients' page lists
+ *	(ORFS_CF_PAGES)
  * @control_path: --control PATH (statistics socket), or NULL
  * @drc_entries: --drc-entries N (replies kept in the duplicate-request
  *	cache, 0 disables it)
@@ -103,6 +105,7 @@ struct orfs_config {
 	enum orfs_io_engine	io_engine;
 	bool			direct_io;
 	bool			windows;
+	bool			page_lists;
 	const char		*control_path;
 	uint32_t		drc_entries;
 	uint32_t		drc_per_client;

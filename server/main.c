@@ -395,6 +395,7 @@ int main(int argc, char **argv)
 	scfg.poll_mode = cfg.poll_mode;
 	scfg.poll_window_us = cfg.poll_window_us;
 	scfg.windows = cfg.windows;
+	scfg.page_lists = cfg.page_lists;
 	scfg.control_path = cfg.control_path;
 	if (orfs_server_create(&srv, &scfg))
 		goto out_disk;

@@ -1729,7 +1729,7 @@ static int conn_size(struct orfs_server *srv, struct orfs_conn *conn,
 		conn->max_msg = conn->ctx.grant_size;
 		if (max_msg_sz && max_msg_sz < conn->max_msg)
 			conn->max_msg = max_msg_sz;
-		pages = (orfs_cpu32(req->flags) & ORFS_CF_PAGES) &&
+		pages = (orfs_cpu32(req->flags) & ORFS_CF_PAGES) && srv->cfg.page_lists &&
 			conn->max_msg >= ORFS_RPAGE_SIZE;
 		conn->span_max = zero_copy_spans(srv, conn->ctx.grant_size);
 		qp_room = (uint32_t)attr->max_qp_wr - conn->nsend;

@@ -59,6 +59,7 @@ enum orfs_poll_mode {
  *	eventfd joins the event loop)
  * @stats: the server's counters (required)
  * @windows: --memory-windows: use memory windows where the device has them
+ * @page_lists: --page-lists: accept clients' page lists (ORFS_CF_PAGES)
  * @poll_mode: --poll: how the event loop waits for completions
  * @poll_window_us: --poll-window: with ORFS_POLL_ADAPTIVE, how long the
  *	loop keeps polling after the last completion before it sleeps
@@ -79,6 +80,7 @@ struct orfs_server_cfg {
 	struct orfs_unifier		*uni;
 	struct orfs_stats		*stats;
 	bool				windows;
+	bool				page_lists;
 	enum orfs_poll_mode		poll_mode;
 	uint32_t			poll_window_us;
 	const char			*control_path;

@@ -193,6 +193,7 @@ static void test_cache_options(void **state)
 	assert_int_equal(c.io_engine, ORFS_IO_AUTO);
 	assert_true(c.direct_io);
 	assert_true(c.windows);
+	assert_true(c.page_lists);
 	assert_int_equal(c.poll_mode, ORFS_POLL_ADAPTIVE);
 	assert_int_equal(c.poll_window_us, ORFS_POLL_WINDOW_DEFAULT);
 	assert_null(c.control_path);
@@ -201,7 +202,7 @@ static void test_cache_options(void **state)
 
 	assert_int_equal(PARSE(&c, "--export", "/e", "--cache-block-size", "16K",
 			       "--io-engine", "sync", "--direct-io=no",
-			       "--memory-windows=no",
+			       "--memory-windows=no", "--page-lists=no",
 			       "--poll", "busy", "--control", "/run/o.sock",
 			       "--staging-size", "32M"), 0);
 	assert_true(c.staging_size == 32ULL << 20);
@@ -209,6 +210,7 @@ static void test_cache_options(void **state)
 	assert_int_equal(c.io_engine, ORFS_IO_SYNC);
 	assert_false(c.direct_io);
 	assert_false(c.windows);
+	assert_false(c.page_lists);
 	assert_int_equal(c.poll_mode, ORFS_POLL_BUSY);
 	assert_string_equal(c.control_path, "/run/o.sock");
 	orfs_config_free(&c);

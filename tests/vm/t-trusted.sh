@@ -96,3 +96,29 @@ grep -q "^[^ ]* $mnt orfs .*,trusted_fabric" /proc/mounts ||
 	fail "a refused remount changed the options"
 umount "$mnt"
 note "remount to notrusted_fabric refused"
+
+# A server that does not take page lists (orfsd --page-lists=no): the
+# mount still works, says so in the kernel log, and its buffered I/O goes
+# through staging buffers, with the same bytes.
+orfs_server_stop
+orfs_server_start "$exp" --page-lists=no
+lines=$(dmesg | wc -l)
+orfs_mount "$mnt" / trusted_fabric
+sys=/sys/fs/orfs/$(stat -c '%Hd:%Ld' "$mnt")
+dd if="$ORFS_WORK/src" of="$mnt/declined" bs=1M conv=fsync status=none
+cmp "$ORFS_WORK/src" "$exp/declined" || fail "page lists declined: server copy differs"
+echo 3 >/proc/sys/vm/drop_caches
+cmp "$ORFS_WORK/src" "$mnt/declined" || fail "page lists declined: read-back differs"
+note "page lists declined: bytes_page_list $(ctr bytes_page_list)," \
+	"bytes_client_rdma_write $(ctr bytes_client_rdma_write)," \
+	"bytes_client_rdma_read $(ctr bytes_client_rdma_read) (of which windows $(ctr bytes_window_read))"
+[ "$(ctr bytes_page_list)" -eq 0 ] || fail "page lists were used although the server declined them"
+[ "$(ctr bytes_client_rdma_write)" -ge $((33554432 - 1048576)) ] ||
+	fail "page lists declined: write-back did not go through staging buffers"
+[ "$(ctr bytes_client_rdma_read)" -ge $((33554432 - 1048576)) ] ||
+	fail "page lists declined: readahead did not go through staging buffers"
+[ "$(ctr mr_registrations)" -eq 0 ] || fail "page lists declined: the buffered path registered memory"
+dmesg | tail -n +"$((lines + 1))" |
+	grep -q "server does not take page lists" || fail "no kernel log line for the declined page lists"
+umount "$mnt"
+note "trusted_fabric against orfsd --page-lists=no: staging buffers, same bytes"
