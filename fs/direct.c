@@ -375,10 +375,6 @@ static void orfs_dio_early_done(void *arg, u32 bytes)
 }
 
 /*
- * Fills @msg and @req for one READ or WRITE of fragments [i, i + n) at
- * @pos, whose data runs are @dseg; returns its data bytes.
- */
-/*
  * Whether a WRITE of @bytes in one run of @n pinned fragments is sent by
  * the client like a buffered write (its fragments DMA-mapped and used with
  * the local DMA lkey, never registered) rather than registered and read by
@@ -393,6 +389,10 @@ static bool orfs_dio_gather(const struct orfs_clnt *clnt, u32 bytes, u32 n)
 	return READ_ONCE(orfs_direct_push);
 }
 
+/*
+ * Fills @msg and @req for one READ or WRITE of fragments [i, i + n) at
+ * @pos, whose data runs are @dseg; returns its data bytes.
+ */
 static u32 orfs_dio_msg(struct orfs_dio *dio, u32 i, u32 n, loff_t pos,
 			const struct orfs_dseg *dseg, u32 nr_dseg,
 			struct orfs_msg *msg, struct orfs_io_req *req)

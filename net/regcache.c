@@ -673,6 +673,7 @@ void orfs_rc_destroy(struct orfs_conn *conn)
 	struct orfs_rc_mm *rmm, *tmp;
 	struct orfs_rc_entry *e, *etmp;
 	LIST_HEAD(all);
+	LIST_HEAD(mms);
 	u32 i;
 
 	if (!rc)
@@ -681,7 +682,10 @@ void orfs_rc_destroy(struct orfs_conn *conn)
 	cancel_work_sync(&rc->flush_work);
 	mutex_lock(&rc->flush_lock);
 	list_splice_tail_init(&rc->zombies, &all);
-	list_for_each_entry(rmm, &rc->mms, node) {
+	spin_lock(&rc->mms_lock);
+	list_splice_init(&rc->mms, &mms);
+	spin_unlock(&rc->mms_lock);
+	list_for_each_entry(rmm, &mms, node) {
 		orfs_rc_drain(&rmm->tree);
 		orfs_rc_dereg_take(&rmm->tree, &all, UINT_MAX);
 	}
@@ -690,7 +694,7 @@ void orfs_rc_destroy(struct orfs_conn *conn)
 		list_del_init(&e->lru);
 		orfs_rc_mr_free(rc, e->priv);
 	}
-	list_for_each_entry_safe(rmm, tmp, &rc->mms, node) {
+	list_for_each_entry_safe(rmm, tmp, &mms, node) {
 		list_del(&rmm->node);
 		orfs_rc_mm_free(rmm);
 	}

@@ -285,8 +285,9 @@ struct orfs_conn {
  * @max_entries: registrations kept per address space
  * @max_pages: pages they may keep pinned
  * @batch: retired registrations that make a deregistration batch due
- * @flush_lock: protects @zombies and the removal of entries from @mms;
- *	serializes batches of LOCAL_INV (one completion, @inv_done)
+ * @flush_lock: protects @zombies; held to free an entry of @mms (so that
+ *	a batch in progress keeps its trees); serializes batches of
+ *	LOCAL_INV (one completion, @inv_done)
  * @mms_lock: protects the list @mms (never held across a sleep, so that a
  *	request finds its address space while a batch is being retired)
  * @mms: one struct orfs_rc_mm per address space seen
