@@ -278,11 +278,7 @@ job_direct() {
 	}
 	export BENCH_FILE=$mnt/${f##*/}
 	# The defaults, whatever an interrupted ogr job left behind.
-	if [ "$sys" = orfs ]; then
-		echo Y >/sys/module/orfs/parameters/direct_inline
-		echo Y >/sys/module/orfs/parameters/direct_push
-		echo Y >/sys/module/orfs/parameters/ogr
-	fi
+	[ "$sys" != orfs ] || orfs_param_defaults
 	for spec in "d_randread_qd1 randread 4k 1" "d_randread_qd16 randread 4k 16" \
 		    "d_randwrite_qd16 randwrite 4k 16" "d_seqread read 1m 4" \
 		    "d_seqwrite write 1m 4"; do
@@ -328,7 +324,7 @@ fig44_run() { # BIN DIR BUFFERS REUSE -> seconds
 	kv seconds "${out// /$'\n'}"
 }
 job_fig44() {
-	local sys=$1 mnt=$2 srv=$3 mode r m=/mnt/orfs-fig44 bin=$BENCH_TMP/fig44 t ref i k
+	local sys=$1 mnt=$2 srv=$3 mode r m=/mnt/orfs-fig44 bin=$BENCH_TMP/fig44 t ref i k dev
 	local -a modes=(dynamic pindown fmrd) order
 	local -A one=() ratios=() err=() ctrs=()
 	if [ "$sys" != orfs ]; then
@@ -346,7 +342,7 @@ job_fig44() {
 		return
 	}
 	# 16 KiB writes would otherwise be pushed by the client, unregistered.
-	echo N >/sys/module/orfs/parameters/direct_push
+	orfs_param direct_push N
 	for mode in "${modes[@]}"; do
 		mkdir -p $m-$mode
 		if ! to 120 mount -t orfs -o "soft,regcache=$mode,regcache_entries=100" \
@@ -378,14 +374,15 @@ job_fig44() {
 			done
 		done
 	done
-	echo Y >/sys/module/orfs/parameters/direct_push
+	orfs_param_defaults
 	for mode in "${modes[@]}"; do
 		rm -f $m-$mode/fig44
 		# The result columns show the main mount's counters: this
 		# mount's registration counters go in the note.
-		mountpoint -q $m-$mode && ctrs[$mode]=$(grep -E \
+		dev=$(orfs_mount_dev $m-$mode)
+		[ -n "$dev" ] && ctrs[$mode]=$(grep -E \
 			'^(mr_registrations|regcache_hits|regcache_misses|regcache_dereg_batches) ' \
-			"/sys/fs/orfs/$(stat -c '%Hd:%Ld' $m-$mode)/counters" 2>/dev/null | tr ' \n' '= ')
+			"/sys/fs/orfs/$dev/counters" 2>/dev/null | tr ' \n' '= ')
 		mountpoint -q $m-$mode && { to 60 umount $m-$mode || to 30 umount -f $m-$mode; }
 		for r in 20 80; do
 			k=$mode$r
@@ -440,25 +437,23 @@ job_ogr() {
 		mountpoint -q $m && to 60 umount $m
 		return
 	fi
-	echo Y >/sys/module/orfs/parameters/ogr
-	echo N >/sys/module/orfs/parameters/direct_inline
-	echo N >/sys/module/orfs/parameters/direct_push
+	orfs_param ogr Y
+	orfs_param direct_inline N
+	orfs_param direct_push N
 	ogr_run "$bin" $c/ogr 16384 >/dev/null	# warm-up: registers once
 	for ((i = 0; i < OGR_ROUNDS; i++)); do
-		echo Y >/sys/module/orfs/parameters/ogr
+		orfs_param ogr Y
 		ideal=$(ogr_run "$bin" $c/ogr 16384)
 		grp=$(ogr_run "$bin" $m/ogr 16384)
 		contig=$(ogr_run "$bin" $m/ogr 4096)
-		echo N >/sys/module/orfs/parameters/ogr
+		orfs_param ogr N
 		ind=$(ogr_run "$bin" $m/ogr 16384)
 		[ -n "$ideal" ] && [ -n "$grp" ] && [ -n "$ind" ] && [ -n "$contig" ] || continue
 		r_grp+=("$(ratio "$ideal" "$grp")")
 		r_ind+=("$(ratio "$ideal" "$ind")")
 		r_contig+=("$(ratio "$contig" "$grp")")
 	done
-	echo Y >/sys/module/orfs/parameters/ogr
-	echo Y >/sys/module/orfs/parameters/direct_inline
-	echo Y >/sys/module/orfs/parameters/direct_push
+	orfs_param_defaults
 	if [ ${#r_grp[@]} -eq 0 ]; then
 		emit_error ogr_individual "no round completed"
 		emit_error ogr_grouped "no round completed"

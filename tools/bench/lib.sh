@@ -81,12 +81,23 @@ ctr_read() {
 	ctr_read_orfs
 }
 
+# orfs_mount_dev MNT: the maj:min of the ORFS mount on MNT (which names
+# /sys/fs/orfs/<maj:min>/), nothing if MNT is no ORFS mount.  From
+# mountinfo, not from a stat of the mount, which can hang when the server
+# is gone.
+orfs_mount_dev() {
+	# mountinfo: ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] - TYPE ...;
+	# the last mount on MNT is the one that is seen.
+	awk -v m="$1" '$5 == m {
+		for (i = 7; i < NF; i++) if ($i == "-") { d = $(i + 1) == "orfs" ? $3 : ""; break }
+	} END { print d }' /proc/self/mountinfo
+}
+
 # ctr_read_orfs: adds the counters of the ORFS mount of BENCH_SYS
 # (/sys/fs/orfs/<maj:min>/counters, "name value" lines) to CTR_NOW as
 # orfs_<name>: how the data moved (bytes_page_list: by trusted_fabric page
-# list).  The device number comes from mountinfo, not from a stat of the
-# mount, which can hang when the server is gone.  The mounts the fig44 and
-# ogr jobs make themselves are not counted.
+# list).  The mounts the fig44 and ogr jobs make themselves are not
+# counted.
 ctr_read_orfs() {
 	local mnt dev n v
 	case ${BENCH_SYS:-} in
@@ -94,11 +105,7 @@ ctr_read_orfs() {
 	orfstf) mnt=$BENCH_ORFSTF_MNT ;;
 	*) return 0 ;;
 	esac
-	# mountinfo: ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] - TYPE ...;
-	# the last mount on MNT is the one that is seen.
-	dev=$(awk -v m="$mnt" '$5 == m {
-		for (i = 7; i < NF; i++) if ($i == "-") { d = $(i + 1) == "orfs" ? $3 : ""; break }
-	} END { print d }' /proc/self/mountinfo)
+	dev=$(orfs_mount_dev "$mnt")
 	[ -n "$dev" ] && [ -r "/sys/fs/orfs/$dev/counters" ] || return 0
 	while read -r n v; do
 		[[ $v =~ ^[0-9]+$ ]] && CTR_NOW[orfs_$n]=$v
@@ -197,6 +204,17 @@ fio_job() {
 
 # kv KEY TEXT: the value of "KEY=value" in TEXT (lines).
 kv() { sed -n "s/^$1=//p" <<<"$2" | head -n 1; }
+
+# orfs_param NAME VALUE: set a parameter of the loaded orfs.ko.
+orfs_param() { echo "$2" >"/sys/module/orfs/parameters/$1"; }
+
+# orfs_param_defaults: the O_DIRECT parameters that jobs change (ogr,
+# direct_inline, direct_push) back to their defaults.
+orfs_param_defaults() {
+	orfs_param ogr Y
+	orfs_param direct_inline Y
+	orfs_param direct_push Y
+}
 
 # ratio A B: A / B with three decimals.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
