@@ -24,7 +24,7 @@ run_fs() {
 	orfs_mount "$mnt"
 	orfs_mount "$mnt2" / actimeo=0
 	note "$1: ORFS against the local $1"
-	tool compare "$mnt" "$fs/local" || fail "$1: compare"
+	tool compare "$mnt" "$fs/local" "$fs/export" || fail "$1: compare"
 	tool refused "$mnt" "$(sysfs "$mnt")" || fail "$1: refused modes"
 	tool seekend "$mnt2" "$fs/export" || fail "$1: SEEK_END"
 	tool big-write "$mnt" || fail "$1: writing past 4 GiB"
