@@ -18,6 +18,7 @@
 #include <linux/highmem.h>
 #include <linux/uio.h>
 #include "orfs_fs.h"
+#include "orfs_ioctl.h"
 
 static int orfs_read_folio(struct file *file, struct folio *folio);
 
@@ -1096,6 +1097,17 @@ void orfs_io_exit(void)
 	destroy_workqueue(orfs_io_wq);
 }
 
+/* Context: process; the ioctl's own (see include/orfs_ioctl.h). */
+static long orfs_file_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	switch (cmd) {
+	case ORFS_IOC_XFER:
+		return orfs_xfer(file, (void __user *)arg);
+	default:
+		return -ENOTTY;
+	}
+}
+
 const struct file_operations orfs_file_operations = {
 	.llseek		= orfs_file_llseek,
 	.read_iter	= orfs_file_read_iter,
@@ -1108,4 +1120,6 @@ const struct file_operations orfs_file_operations = {
 	.splice_write	= iter_file_splice_write,
 	.fallocate	= orfs_fallocate,
 	.copy_file_range = orfs_copy_file_range,
+	.unlocked_ioctl	= orfs_file_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
 };

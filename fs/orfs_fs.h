@@ -230,6 +230,9 @@ ssize_t orfs_copy_file_range(struct file *file_in, loff_t pos_in,
 			     struct file *file_out, loff_t pos_out,
 			     size_t len, unsigned int flags);
 
+/* xfer.c */
+long orfs_xfer(struct file *file, void __user *arg);
+
 /* statahead.c */
 int orfs_statahead(struct inode *dir, struct dentry *dentry,
 		   struct orfs_fh *fh, struct orfs_attr *attr);

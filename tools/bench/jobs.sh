@@ -37,6 +37,7 @@ FS_JOBS=(
 	"tar_x"
 	"tar_c"
 	"null_rtt	null_rtt null_rtt_poll"
+	"prim		prim_read prim_write"
 	"direct		d_randread_qd1 d_randread_qd16 d_randwrite_qd16 d_seqread d_seqwrite"
 	"fig44		fig44_dynamic_r20 fig44_pindown_r20 fig44_fmrd_r20 fig44_dynamic_r80 fig44_pindown_r80 fig44_fmrd_r80"
 	"ogr		ogr_individual ogr_grouped"
@@ -558,6 +559,50 @@ ping_median() {
 	else
 		emit_error "$metric" "unexpected ping output: ${line:0:100}"
 	fi
+}
+
+# prim: the transport's data primitives at 1 MiB (fs/xfer.c, ORFS_IOC_XFER):
+# READs whose data the client RDMA-reads from the server's cache blocks,
+# against ib_read_bw_1m, and WRITEs whose data it RDMA-writes into staging
+# buffers, against ib_write_bw_1m: PRIM_COUNT requests of 1 MiB, PRIM_DEPTH
+# in flight, cycling through 16 MiB of one file, between kernel pages and
+# the server, without the page cache and its copy to user memory (which the
+# buffered jobs include).  The WRITEs go first and make the file; one pass
+# of READs then warms the server's cache, as ib_read_bw reads memory.
+PRIM_COUNT=${ORFS_BENCH_PRIM_COUNT:-200}
+PRIM_DEPTH=${ORFS_BENCH_PRIM_DEPTH:-4}
+prim_run() { # OP FILE COUNT -> MiB/s, or nothing (the error in $BENCH_TMP/prim.err)
+	local out
+	out=$(to 300 "$BENCH_TMP/xferbench" "$1" "$2" 1m "$3" "$PRIM_DEPTH" 16m \
+		2>"$BENCH_TMP/prim.err") || return 1
+	kv mibs "${out// /$'\n'}"
+}
+job_prim() {
+	local sys=$1 mnt=$2 f=$2/prim-$1.dat v
+	if [ "$sys" != orfs ]; then
+		emit_na prim_read "ORFS_IOC_XFER is ORFS's"
+		emit_na prim_write "ORFS_IOC_XFER is ORFS's"
+		return
+	fi
+	if ! gcc -O2 -I"$BENCH_DIR/../../include" -o "$BENCH_TMP/xferbench" \
+		"$BENCH_DIR/xferbench.c" 2>"$BENCH_TMP/prim.err"; then
+		emit_error prim_read "cannot build xferbench"
+		emit_error prim_write "cannot build xferbench"
+		return
+	fi
+	if v=$(prim_run write "$f" "$PRIM_COUNT"); then
+		EMIT_NOTE="$PRIM_COUNT x 1 MiB WRITE, $PRIM_DEPTH in flight" \
+			emit prim_write "$v" MiB/s higher ib_write_bw_1m
+	else
+		emit_error prim_write "$(head -c 200 "$BENCH_TMP/prim.err")"
+	fi
+	if prim_run read "$f" 16 >/dev/null && v=$(prim_run read "$f" "$PRIM_COUNT"); then
+		EMIT_NOTE="$PRIM_COUNT x 1 MiB READ, $PRIM_DEPTH in flight" \
+			emit prim_read "$v" MiB/s higher ib_read_bw_1m
+	else
+		emit_error prim_read "$(head -c 200 "$BENCH_TMP/prim.err")"
+	fi
+	rm -f "$f"
 }
 
 # null_rtt: ORFS's NULL request, N synchronous round trips, against 2 x
