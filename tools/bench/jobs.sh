@@ -584,10 +584,11 @@ job_prim() {
 		emit_na prim_write "ORFS_IOC_XFER is ORFS's"
 		return
 	fi
-	if ! gcc -O2 -I"$BENCH_DIR/../../include" -o "$BENCH_TMP/xferbench" \
+	# The harness has a copy of orfs_ioctl.h (run.sh); the tree, include/.
+	if ! gcc -O2 -I"$BENCH_DIR" -I"$BENCH_DIR/../../include" -o "$BENCH_TMP/xferbench" \
 		"$BENCH_DIR/xferbench.c" 2>"$BENCH_TMP/prim.err"; then
-		emit_error prim_read "cannot build xferbench"
-		emit_error prim_write "cannot build xferbench"
+		emit_error prim_read "cannot build xferbench: $(head -c 200 "$BENCH_TMP/prim.err")"
+		emit_error prim_write "cannot build xferbench: $(head -c 200 "$BENCH_TMP/prim.err")"
 		return
 	fi
 	if v=$(prim_run write "$f" "$PRIM_COUNT"); then

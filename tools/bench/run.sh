@@ -65,6 +65,7 @@ mkdir -p "$out/bin" "$out/harness"
 cp "$ko" "$out/bin/orfs.ko"
 cp "$orfsd" "$out/bin/orfsd"
 cp -r tools/bench/. "$out/harness/"
+cp include/orfs_ioctl.h "$out/harness/"	# xferbench.c's, for the prim job
 git -C "$top" describe --always --dirty >"$out/bin/version" 2>/dev/null || true
 export ORFS_BENCH_KO=$out/bin/orfs.ko ORFS_BENCH_ORFSD=$out/bin/orfsd ORFS_BENCH_TOP=$top
 
