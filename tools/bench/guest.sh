@@ -56,6 +56,7 @@ info started "$(date '+%Y-%m-%d %H:%M:%S')"
 info kernel "$(uname -r)"
 info cpus "$(nproc)"
 info mem_mb $(($(awk '/MemTotal/ { print $2 }' /proc/meminfo) / 1024))
+info clocksource "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 info size_bytes "$BENCH_SIZE"
 info files "$BENCH_FILES"
 info repeat "$BENCH_REPEAT"

@@ -248,9 +248,10 @@ def main(argv):
 
     # --- the table ------------------------------------------------------------
     L = []
-    L.append("ORFS benchmark, %s, kernel %s, %s vCPUs, %s MB (soft-RoCE rxe1 -> rxe0, emulated)"
+    L.append("ORFS benchmark, %s, kernel %s, %s vCPUs, %s MB, clocksource %s "
+             "(soft-RoCE rxe1 -> rxe0, emulated)"
              % (info.get("started", "?"), info.get("kernel", "?"), info.get("cpus", "?"),
-                info.get("mem_mb", "?")))
+                info.get("mem_mb", "?"), info.get("clocksource", "?")))
     size = int(info.get("size_bytes", "0") or 0)
     L.append("file %d MiB, %s files, tar of %s (%s entries), %s repetition(s), medians"
              % (size >> 20, info.get("files", "?"), info.get("tar_dir", "?"),
