@@ -510,8 +510,11 @@ static int orfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	/*
 	 * A BDI of our own: without it write-back never runs (the no-op BDI
 	 * cannot write back) and dirty throttling has nothing to act on.
+	 * Named after the mount's device number, as /sys/fs/orfs/ is, so
+	 * that an admin finds /sys/class/bdi/orfs-<major>:<minor>/ (the
+	 * readahead window, read_ahead_kb, is tuned there).
 	 */
-	ret = super_setup_bdi(sb);
+	ret = super_setup_bdi_name(sb, "orfs-%u:%u", MAJOR(sb->s_dev), MINOR(sb->s_dev));
 	if (ret)
 		return ret;
 	orfs_apply_iosize(sb);

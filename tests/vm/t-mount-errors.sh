@@ -52,8 +52,11 @@ for want in nconnect=2 soft timeo=20 retrans=4 keepalive=0 nocto rsize=65536 wsi
 	    acregmin=7 acregmax=7 acdirmin=7 acdirmax=7; do
 	opts | grep -q "[ ,]$want[, ]" || fail "option $want not shown: $(opts)"
 done
-# The readahead window follows rsize (super_setup_bdi names the BDI orfs-N).
-ra=$(cat /sys/class/bdi/orfs-*/read_ahead_kb)
+# The readahead window follows rsize; the BDI is named after the mount's
+# device number, where an admin can change the window.
+bdi=/sys/class/bdi/orfs-$(mountpoint -d "$mnt")
+[ -e "$bdi/read_ahead_kb" ] || fail "no $bdi: $(ls /sys/class/bdi)"
+ra=$(cat "$bdi/read_ahead_kb")
 [ "$ra" = 64 ] || fail "readahead window ${ra} KiB, want 64 (rsize=65536)"
 
 # Remount: caching and timeouts change; the connection's shape cannot.

@@ -32,6 +32,7 @@ RAW_JOBS=(
 FS_JOBS=(
 	"seqwrite"
 	"seqread"
+	"seqread_ra4m"
 	"randread"
 	"meta		meta_create meta_stat meta_unlink"
 	"tar_x"
@@ -234,21 +235,49 @@ job_seqwrite() {
 	to 60 rm -f "$f"
 }
 
-job_seqread() {
-	local sys=$1 mnt=$2 srv=$3 f out
-	f=$(server_file "$srv") || { emit_error seqread "cannot write the input file on the server"; return; }
+# seqread_run METRIC SRVDIR MNT [NOTE]: the seqread fio job, reported as METRIC.
+seqread_run() {
+	local metric=$1 srv=$2 mnt=$3 note=${4:-} f out
+	f=$(server_file "$srv") || { emit_error "$metric" "cannot write the input file on the server"; return; }
 	server_cold "$f"
 	drop_caches
 	export BENCH_FILE=$mnt/${f##*/}
-	if fio_job seqread seqread.fio; then
+	if fio_job "$metric" seqread.fio; then
 		out=$FIO_OUT
 		[ "$(kv read_bytes "$out")" = "$BENCH_SIZE" ] ||
-			EMIT_NOTE="only $(kv read_bytes "$out") bytes in the ${BENCH_RUNTIME}s cap"
-		emit seqread "$(kv read_mibs "$out")" MiB/s higher ib_read_bw_1m ib_write_bw_1m
+			note="${note:+$note; }only $(kv read_bytes "$out") bytes in the ${BENCH_RUNTIME}s cap"
+		EMIT_NOTE=$note emit "$metric" "$(kv read_mibs "$out")" MiB/s higher ib_read_bw_1m ib_write_bw_1m
 		EMIT_NOTE=
 	else
-		emit_error seqread "$FIO_ERR"
+		emit_error "$metric" "$FIO_ERR"
 	fi
+}
+
+job_seqread() { seqread_run seqread "$3" "$2"; }
+
+# bdi_of MNT: the sysfs directory of the mount's BDI (ORFS names its own
+# orfs-MAJ:MIN, NFS MAJ:MIN), where its readahead window is set.
+bdi_of() {
+	local dev b
+	dev=$(awk -v m="$1" '$5 == m { d = $3 } END { print d }' /proc/self/mountinfo)
+	[ -n "$dev" ] || return 1
+	for b in "/sys/class/bdi/orfs-$dev" "/sys/class/bdi/$dev"; do
+		[ -e "$b/read_ahead_kb" ] && { echo "$b"; return 0; }
+	done
+	return 1
+}
+
+# seqread_ra4m: seqread with the same 4 MiB readahead window on every system
+# (read_ahead_kb of the mount's BDI, restored afterwards).  By default
+# ORFS's window is rsize, one READ (1 MiB), and NFS's 15 x rsize (7.5 MiB
+# here); fio's POSIX_FADV_SEQUENTIAL doubles either.
+job_seqread_ra4m() {
+	local sys=$1 mnt=$2 srv=$3 b ra
+	b=$(bdi_of "$mnt") || { emit_error seqread_ra4m "no BDI in /sys/class/bdi for $mnt"; return; }
+	ra=$(cat "$b/read_ahead_kb")
+	echo 4096 >"$b/read_ahead_kb" || { emit_error seqread_ra4m "cannot set $b/read_ahead_kb"; return; }
+	seqread_run seqread_ra4m "$srv" "$mnt" "read_ahead_kb 4096 (default $ra)"
+	echo "$ra" >"$b/read_ahead_kb" || bench_warn "could not restore $b/read_ahead_kb=$ra"
 }
 
 job_randread() {
