@@ -269,8 +269,8 @@ bdi_of() {
 
 # seqread_ra4m: seqread with the same 4 MiB readahead window on every system
 # (read_ahead_kb of the mount's BDI, restored afterwards).  By default
-# ORFS's window is rsize, one READ (1 MiB), and NFS's 15 x rsize (7.5 MiB
-# here); fio's POSIX_FADV_SEQUENTIAL doubles either.
+# ORFS's window is rsize, one READ (1 MiB), and NFS's the kernel's default
+# (128 KiB); fio's POSIX_FADV_SEQUENTIAL doubles either.
 job_seqread_ra4m() {
 	local sys=$1 mnt=$2 srv=$3 b ra
 	b=$(bdi_of "$mnt") || { emit_error seqread_ra4m "no BDI in /sys/class/bdi for $mnt"; return; }
