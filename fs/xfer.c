@@ -249,6 +249,8 @@ static int orfs_xfer_check_args(struct orfs_xfer *x, struct file *file)
 		return -EINVAL;
 	if (!(file->f_mode & (write ? FMODE_WRITE : FMODE_READ)))
 		return -EBADF;
+	if (write && (file->f_flags & O_APPEND))
+		return -EINVAL;	/* its writes would have to go to the end */
 	if (!S_ISREG(inode->i_mode))
 		return -EINVAL;
 	size_max = min(write ? READ_ONCE(o->wsize) : READ_ONCE(o->rsize),
@@ -323,10 +325,11 @@ out:
  *
  * Context: process; sleeps on the network and for memory.
  * Return: 0; -EPERM without CAP_SYS_ADMIN; -EBADF if @file is not open
- * for the operation; -EINVAL for bad arguments; -ENOMEM; -ENODATA if the
- * file ends inside the span (READ); -EILSEQ if a READ with
- * ORFS_XFER_VERIFY found other bytes than the pattern; -EINTR after a
- * fatal signal; or the error of a request (-EIO, -ENOSPC, ...).
+ * for the operation; -EINVAL for bad arguments, or a WRITE on a file open
+ * with O_APPEND; -ENOMEM; -ENODATA if the file ends inside the span
+ * (READ); -EILSEQ if a READ with ORFS_XFER_VERIFY found other bytes than
+ * the pattern; -EINTR after a fatal signal; or the error of a request
+ * (-EIO, -ENOSPC, ...).
  */
 long orfs_xfer(struct file *file, void __user *arg)
 {

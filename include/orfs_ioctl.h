@@ -43,9 +43,10 @@
  * ORFS_XFER_MAGIC ^ p.  READ with ORFS_XFER_VERIFY checks every reply
  * against it and fails with EILSEQ on the first difference.
  *
- * The file must be open for reading (READ) or writing (WRITE); the caller
- * needs CAP_SYS_ADMIN.  The file's cached pages in the range are written
- * back first and, for WRITE, invalidated before and after.
+ * The file must be open for reading (READ) or writing (WRITE, without
+ * O_APPEND); the caller needs CAP_SYS_ADMIN.  The file's cached pages in
+ * the range are written back first and, for WRITE, invalidated before and
+ * after.
  */
 struct orfs_xfer {
 	__u32	op;

@@ -97,6 +97,8 @@ assert call(fd, IOC, 2) == errno.EBADF, "WRITE on a read-only file"
 assert call(fd, IOC, 3) == errno.EINVAL, "unknown operation"
 assert call(fd, IOC + 1, 1) == errno.ENOTTY, "unknown ioctl"
 assert call(fd, IOC, 1) == 0, "a valid READ"
+fa = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
+assert call(fa, IOC, 2) == errno.EINVAL, "WRITE on a file open with O_APPEND"
 PY
-note "bad arguments: EINVAL, ENODATA, ENOTTY, EPERM, EBADF"
+note "bad arguments: EINVAL (also O_APPEND), ENODATA, ENOTTY, EPERM, EBADF"
 exit 0
