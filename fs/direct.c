@@ -638,9 +638,21 @@ static u32 orfs_dio_max_pages(const struct iov_iter *iter)
 	return min_t(unsigned long, n, ORFS_DIO_PAGES);
 }
 
-/* Write back, and for a write also drop, the cached pages of the range. */
-static int orfs_dio_sync_cache(struct inode *inode, loff_t pos, size_t count,
-			       bool write)
+/**
+ * orfs_sync_cache_range() - make the page cache step aside for I/O around it
+ * @inode: the file
+ * @pos: first byte of the range
+ * @count: its length, at least 1
+ * @write: the I/O writes the range: also drop its cached pages
+ *
+ * Writes back the cached pages of the range, and for a write drops them, so
+ * that requests that bypass the page cache (O_DIRECT, ORFS_IOC_XFER) see and
+ * leave the file as buffered readers will.
+ *
+ * Context: process; sleeps.  The caller holds the inode lock for a write.
+ * Return: 0 or a negative errno from write-back or invalidation.
+ */
+int orfs_sync_cache_range(struct inode *inode, loff_t pos, u64 count, bool write)
 {
 	struct address_space *mapping = inode->i_mapping;
 	loff_t end = pos + count - 1;
@@ -682,7 +694,7 @@ ssize_t orfs_direct_io(struct kiocb *iocb, struct iov_iter *iter)
 	if (!user_backed_iter(iter) || !current->mm ||
 	    !orfs_clnt_direct_pages(orfs_clnt_of(inode)))
 		return -ENOTBLK;
-	ret = orfs_dio_sync_cache(inode, pos, count, write);
+	ret = orfs_sync_cache_range(inode, pos, count, write);
 	if (ret)
 		return ret;
 	dio = orfs_dio_alloc(iocb, write, orfs_dio_max_pages(iter));

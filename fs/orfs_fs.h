@@ -240,6 +240,7 @@ void orfs_statahead_note(struct inode *dir, int lookup_ret);
 
 /* direct.c */
 ssize_t orfs_direct_io(struct kiocb *iocb, struct iov_iter *iter);
+int orfs_sync_cache_range(struct inode *inode, loff_t pos, u64 count, bool write);
 extern const struct address_space_operations orfs_aops;
 
 /* xattr.c */

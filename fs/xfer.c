@@ -274,23 +274,6 @@ static int orfs_xfer_check_args(struct orfs_xfer *x, struct file *file)
 	return 0;
 }
 
-/*
- * The page cache of the span is written back, and for a WRITE dropped
- * (again after the run): the requests go around it.
- */
-static int orfs_xfer_sync_cache(struct orfs_xfer_run *run)
-{
-	struct address_space *mapping = run->inode->i_mapping;
-	loff_t end = run->x.offset + run->x.span - 1;
-	int ret;
-
-	ret = filemap_write_and_wait_range(mapping, run->x.offset, end);
-	if (!ret && run->x.op == ORFS_XFER_WRITE)
-		ret = invalidate_inode_pages2_range(mapping, run->x.offset >> PAGE_SHIFT,
-						    end >> PAGE_SHIFT);
-	return ret;
-}
-
 static int orfs_xfer_run(struct orfs_xfer_run *run, struct file *file)
 {
 	u64 t0;
@@ -299,7 +282,9 @@ static int orfs_xfer_run(struct orfs_xfer_run *run, struct file *file)
 	ret = orfs_xfer_alloc(run, file);
 	if (ret)
 		return ret;
-	ret = orfs_xfer_sync_cache(run);
+	/* The requests go around the page cache: it steps aside first. */
+	ret = orfs_sync_cache_range(run->inode, run->x.offset, run->x.span,
+				    run->x.op == ORFS_XFER_WRITE);
 	if (ret)
 		goto out;
 	t0 = ktime_get_ns();
