@@ -259,7 +259,7 @@ job_seqread() { seqread_run seqread "$3" "$2"; }
 # orfs-MAJ:MIN, NFS MAJ:MIN), where its readahead window is set.
 bdi_of() {
 	local dev b
-	dev=$(awk -v m="$1" '$5 == m { d = $3 } END { print d }' /proc/self/mountinfo)
+	dev=$(mount_dev "$1")
 	[ -n "$dev" ] || return 1
 	for b in "/sys/class/bdi/orfs-$dev" "/sys/class/bdi/$dev"; do
 		[ -e "$b/read_ahead_kb" ] && { echo "$b"; return 0; }

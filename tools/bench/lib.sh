@@ -81,17 +81,20 @@ ctr_read() {
 	ctr_read_orfs
 }
 
-# orfs_mount_dev MNT: the maj:min of the ORFS mount on MNT (which names
-# /sys/fs/orfs/<maj:min>/), nothing if MNT is no ORFS mount.  From
-# mountinfo, not from a stat of the mount, which can hang when the server
-# is gone.
-orfs_mount_dev() {
+# mount_dev MNT [FSTYPE]: the maj:min of the mount on MNT, nothing if
+# there is none (or it is not of type FSTYPE).  From mountinfo, not from a
+# stat of the mount, which can hang when the server is gone.
+mount_dev() {
 	# mountinfo: ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] - TYPE ...;
 	# the last mount on MNT is the one that is seen.
-	awk -v m="$1" '$5 == m {
-		for (i = 7; i < NF; i++) if ($i == "-") { d = $(i + 1) == "orfs" ? $3 : ""; break }
+	awk -v m="$1" -v t="${2:-}" '$5 == m {
+		for (i = 7; i < NF; i++) if ($i == "-") { d = t == "" || $(i + 1) == t ? $3 : ""; break }
 	} END { print d }' /proc/self/mountinfo
 }
+
+# orfs_mount_dev MNT: the maj:min of the ORFS mount on MNT (which names
+# /sys/fs/orfs/<maj:min>/), nothing if MNT is no ORFS mount.
+orfs_mount_dev() { mount_dev "$1" orfs; }
 
 # ctr_read_orfs: adds the counters of the ORFS mount of BENCH_SYS
 # (/sys/fs/orfs/<maj:min>/counters, "name value" lines) to CTR_NOW as
