@@ -27,6 +27,7 @@ RAW_JOBS=(
 	"raw_lat	ib_send_lat_2b raw_rtt_2b ib_send_lat_4k raw_rtt_rate_4k ib_send_lat_2b_ev raw_rtt_2b_ev"
 	"raw_read_bw	ib_read_bw_4k ib_read_bw_1m"
 	"raw_write_bw	ib_write_bw_4k ib_write_bw_1m"
+	"raw_rpc	rpc_read_4k_qd1 rpc_read_4k_qd16 rpc_write_4k_qd16 rpc_send_4k_qd16"
 )
 
 FS_JOBS=(
@@ -190,6 +191,65 @@ raw_bw() {
 job_raw_read_bw() { raw_bw ib_read_bw; }
 job_raw_write_bw() { raw_bw ib_write_bw; }
 
+# raw_rpc: the message pattern of an O_DIRECT 4 KiB read or write on an
+# RDMA file system (request SEND; server RDMA WRITE into, or RDMA READ from,
+# the client's registered buffer; reply SEND) between two processes with
+# nothing else (tools/bench/rpcbench.c); rpc_send_* is a write whose data
+# rides in the request SEND, as ORFS's small O_DIRECT writes do (the NFS
+# client's go by the server's RDMA READ).  Buffers registered once, both
+# busy-polling, the two pinned to different vCPUs as perf_pair's are.
+# perftest times one operation kind at a time; this is the raw limit the
+# d_randread_* and d_randwrite_* jobs are divided by.
+rpc_pair() { # OUT read|write SIZE DEPTH COUNT
+	local out=$1 port=$((30000 + RANDOM % 10000)) spid rc pin0='' pin1='' i
+	shift
+	if [ "$(nproc)" -ge 2 ]; then
+		pin0="taskset -c 0" pin1="taskset -c 1"
+	fi
+	# shellcheck disable=SC2086 # word splitting of pin
+	to 60 $pin0 "$BENCH_TMP/rpcbench" server "$BENCH_SRV" $port >"$out.server" 2>&1 &
+	spid=$!
+	for i in $(seq 1 50); do
+		rdma resource show cm_id 2>/dev/null |
+			grep -q "state LISTEN.*src-addr $BENCH_SRV:$port" && break
+		kill -0 $spid 2>/dev/null || break
+		sleep 0.1
+	done
+	# shellcheck disable=SC2086
+	to 60 $pin1 "$BENCH_TMP/rpcbench" client -S "$BENCH_CLI" "$BENCH_SRV" $port "$@" >"$out" 2>&1
+	rc=$?
+	wait $spid || { [ $rc != 0 ] || rc=1; }
+	[ $rc = 0 ] || PERF_ERR="rpcbench $*: exit $rc: $(tail -n 2 "$out" "$out.server" | tr '\n' ' ')"
+	return $rc
+}
+job_raw_rpc() {
+	local spec name mode qd count out r
+	if ! gcc -O2 -Wall -o "$BENCH_TMP/rpcbench" "$BENCH_DIR/rpcbench.c" -lrdmacm -libverbs \
+		2>"$BENCH_TMP/rpcbench.err"; then
+		for name in rpc_read_4k_qd1 rpc_read_4k_qd16 rpc_write_4k_qd16 rpc_send_4k_qd16; do
+			emit_error $name "cannot build rpcbench: $(head -c 200 "$BENCH_TMP/rpcbench.err")"
+		done
+		return
+	fi
+	for spec in "rpc_read_4k_qd1 read 1 3000" "rpc_read_4k_qd16 read 16 10000" \
+		    "rpc_write_4k_qd16 write 16 10000" "rpc_send_4k_qd16 send 16 10000"; do
+		read -r name mode qd count <<<"$spec"
+		out=$BENCH_LOG/raw-$name-r$BENCH_REP.txt
+		if perf_twice "$out" "rpcbench $name: no result" \
+			rpc_pair "$out" "$mode" 4k "$qd" "$count"; then
+			r=$(tr ' ' '\n' <"$out")
+			EMIT_NOTE="$count x 4 KiB $mode, $qd in flight; p50 $(kv lat_us_p50 "$r") us"
+			case $name in
+			*qd1) emit $name "$(kv lat_us_mean "$r")" us lower ;;
+			*) emit $name "$(kv ops_per_s "$r")" ops/s higher ;;
+			esac
+			EMIT_NOTE=
+		else
+			emit_error $name "${PERF_ERR:-no result in $out}"
+		fi
+	done
+}
+
 # --- file system jobs -------------------------------------------------------------
 
 # server_file SRVDIR: the read jobs' input file, written on the server side
@@ -323,11 +383,12 @@ job_direct() {
 		case $name in
 		d_randread_qd1)
 			EMIT_NOTE="$(kv read_iops "$out") ops/s" \
-				emit $name "$(kv read_lat_us "$out")" us lower raw_rtt_2b ;;
+				emit $name "$(kv read_lat_us "$out")" us lower rpc_read_4k_qd1 raw_rtt_2b ;;
 		d_randread_qd16)
-			emit $name "$(kv read_iops "$out")" ops/s higher raw_rtt_rate_4k ;;
+			emit $name "$(kv read_iops "$out")" ops/s higher rpc_read_4k_qd16 raw_rtt_rate_4k ;;
 		d_randwrite_qd16)
-			emit $name "$(kv write_iops "$out")" ops/s higher raw_rtt_rate_4k ;;
+			emit $name "$(kv write_iops "$out")" ops/s higher rpc_send_4k_qd16 \
+				rpc_write_4k_qd16 raw_rtt_rate_4k ;;
 		d_seqread)
 			emit $name "$(kv read_mibs "$out")" MiB/s higher ib_write_bw_1m ;;
 		d_seqwrite)

@@ -303,6 +303,8 @@ def main(argv):
     L.append("* = rxe counted retries or losses during that measurement (it measured recovery too);")
     L.append("? = some repetitions failed (median of the others).  raw_rtt_2b = 2 x ib_send_lat 2 B;")
     L.append("raw_rtt_rate_4k = 1e6 / (2 x ib_send_lat 4 KiB): ib_send_lat reports half a round trip.")
+    L.append("rpc_*: an O_DIRECT 4 KiB read's or write's messages (request SEND, server RDMA WRITE or")
+    L.append("READ of a registered buffer, reply SEND) between two busy-polling processes (rpcbench).")
     L.extend(tf_table(fs_jobs, get, raw, refs_of))
 
     width = max([len(job) for job, _ in order] + [12])
