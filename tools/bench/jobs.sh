@@ -500,8 +500,8 @@ job_fig44() {
 # "Individual" (ogr=N: each row registered apart) and "grouped" (OGR) cycle
 # through OGR_POOL arrays at different addresses, more than the cache's
 # regcache_entries, so that every pwritev misses, registers, and evicts
-# (pindown deregisters at once).  Every run is pinned to one vCPU (see
-# OGR_PIN below).  The runs alternate, OGR_ROUNDS rounds,
+# (pindown deregisters at once).  Every run is pinned to one vCPU
+# (ogr_pick_cpu).  The runs alternate, OGR_ROUNDS rounds,
 # and each figure is the median over the rounds of ideal time / its time
 # (1.0 is ideal, the target 0.9 or more): this VM's speed drifts by tens of
 # percent between minutes, and a ratio within one round cancels that.
@@ -518,6 +518,26 @@ ogr_run() { # BIN FILE STRIDE POOL -> seconds
 	# shellcheck disable=SC2086 # OGR_PIN is a command prefix or nothing
 	kv seconds "$(to 300 $OGR_PIN "$1" "$2" 16 4096 "$3" 200 "$4" 2>&1 | tr ' ' '\n')"
 }
+# Every run on one vCPU: where a synchronous caller sleeps, relative to
+# the vCPU its connection's replies arrive on, moves its time by tens of
+# percent (Documentation/benchmarks.md, Caveats).  The vCPU is the one
+# where the ideal run is fastest, so that no variant pays a cross-vCPU
+# wake-up on every call that the scheduler would have spared it.
+ogr_pick_cpu() { # BIN FILE: sets OGR_PIN
+	local c t best='' bt=''
+	OGR_PIN=
+	[ "$(nproc)" -ge 2 ] || return 0
+	for c in 0 1; do
+		OGR_PIN="taskset -c $c"
+		t=$(ogr_run "$1" "$2" 16384 1)
+		[ -n "$t" ] || continue
+		if [ -z "$bt" ] || awk -v a="$t" -v b="$bt" 'BEGIN { exit !(a < b) }'; then
+			best=$c bt=$t
+		fi
+	done
+	OGR_PIN=${best:+taskset -c $best}
+	bench_note "  ogr: runs pinned to vCPU ${best:-none}"
+}
 job_ogr() {
 	local sys=$1 m=/mnt/orfs-ogr bin=$BENCH_TMP/ogr ideal contig ind grp i
 	local -a r_ind=() r_grp=() r_contig=()
@@ -527,10 +547,6 @@ job_ogr() {
 		return
 	fi
 	mkdir -p $m
-	# Every run on the same vCPU: where a synchronous caller sleeps,
-	# relative to the vCPU its replies arrive on, moves its time by tens
-	# of percent (Documentation/benchmarks.md, Caveats).
-	[ "$(nproc)" -lt 2 ] || OGR_PIN="taskset -c 1"
 	if ! gcc -O2 -o "$bin" "$BENCH_DIR/ogrbench.c" 2>"$BENCH_TMP/ogr.err" ||
 	   ! to 120 mount -t orfs -o soft,regcache=pindown,regcache_entries=64 "$BENCH_SRV:/" $m \
 		2>>"$BENCH_TMP/ogr.err"; then
@@ -542,6 +558,7 @@ job_ogr() {
 	orfs_param direct_inline N
 	orfs_param direct_push N
 	ogr_run "$bin" $m/ogr 16384 1 >/dev/null	# warm-up: registers once
+	ogr_pick_cpu "$bin" $m/ogr
 	for ((i = 0; i < OGR_ROUNDS; i++)); do
 		orfs_param ogr Y
 		ideal=$(ogr_run "$bin" $m/ogr 16384 1)
