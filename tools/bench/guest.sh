@@ -164,7 +164,7 @@ info jobs_s $((SECONDS - T_START))
 
 # --- teardown and checks ---------------------------------------------------------------
 # Anything a job left behind (D state: stuck in the kernel).
-ps -eo pid,stat,wchan:24,args | grep -E 'jobrun|fio|ib_(send|read|write)|meta.py|tar ' |
+ps -eo pid,stat,wchan:24,args | grep -E 'jobrun|fio|ib_(send|read|write)|rpcbench|meta.py|tar ' |
 	grep -v grep >"$BENCH_LOG/leftovers.txt"
 [ -s "$BENCH_LOG/leftovers.txt" ] &&
 	bench_warn "processes left behind by jobs: $(wc -l <"$BENCH_LOG/leftovers.txt") (raw/logs/leftovers.txt)"

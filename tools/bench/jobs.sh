@@ -200,7 +200,7 @@ job_raw_write_bw() { raw_bw ib_write_bw; }
 # busy-polling, the two pinned to different vCPUs as perf_pair's are.
 # perftest times one operation kind at a time; this is the raw limit the
 # d_randread_* and d_randwrite_* jobs are divided by.
-rpc_pair() { # OUT read|write SIZE DEPTH COUNT
+rpc_pair() { # OUT read|write|send SIZE DEPTH COUNT
 	local out=$1 port=$((30000 + RANDOM % 10000)) spid rc pin0='' pin1='' i
 	shift
 	if [ "$(nproc)" -ge 2 ]; then
