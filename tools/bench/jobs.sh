@@ -76,23 +76,41 @@ perf_pair() {
 	perf_pair_once "$@"
 }
 
-perf_pair_once() {
-	local tool=$1 out=$2 spid rc port=$((30000 + RANDOM % 10000)) pin0='' pin1=''
-	shift 2
+# pair_pins: PIN0 and PIN1, the command prefixes that put a pair's server
+# and client on vCPUs 0 and 1 (see perf_pair); empty on one vCPU.
+pair_pins() {
+	PIN0='' PIN1=''
 	if [ "$(nproc)" -ge 2 ]; then
-		pin0="taskset -c 0" pin1="taskset -c 1"
+		PIN0="taskset -c 0" PIN1="taskset -c 1"
 	fi
-	# shellcheck disable=SC2086 # word splitting of pin and extra arguments
-	to 60 $pin0 "$tool" -d rxe0 -F -p $port "$@" ${ORFS_BENCH_PERFTEST_ARGS:-} \
-		>"$out.server" 2>&1 &
-	spid=$!
-	for _ in $(seq 1 150); do
-		ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
-		kill -0 $spid 2>/dev/null || break
+}
+
+# pair_wait SPID TENTHS CHECK...: waits until CHECK succeeds (the pair's
+# server listens), the server SPID exits, or TENTHS tenths of a second
+# have passed.  The client then finds out which.
+pair_wait() {
+	local spid=$1 n=$2
+	shift 2
+	for _ in $(seq 1 "$n"); do
+		"$@" && return
+		kill -0 "$spid" 2>/dev/null || return
 		sleep 0.1
 	done
+}
+
+tcp_listens() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
+
+perf_pair_once() {
+	local tool=$1 out=$2 spid rc port=$((30000 + RANDOM % 10000))
+	shift 2
+	pair_pins
+	# shellcheck disable=SC2086 # word splitting of pin and extra arguments
+	to 60 $PIN0 "$tool" -d rxe0 -F -p $port "$@" ${ORFS_BENCH_PERFTEST_ARGS:-} \
+		>"$out.server" 2>&1 &
+	spid=$!
+	pair_wait $spid 150 tcp_listens $port
 	# shellcheck disable=SC2086
-	to 60 $pin1 "$tool" -d rxe1 -F -p $port "$@" ${ORFS_BENCH_PERFTEST_ARGS:-} \
+	to 60 $PIN1 "$tool" -d rxe1 -F -p $port "$@" ${ORFS_BENCH_PERFTEST_ARGS:-} \
 		"$BENCH_SRV" >"$out" 2>&1
 	rc=$?
 	wait $spid || { [ $rc != 0 ] || rc=1; }
@@ -201,22 +219,15 @@ job_raw_write_bw() { raw_bw ib_write_bw; }
 # perftest times one operation kind at a time; this is the raw limit the
 # d_randread_* and d_randwrite_* jobs are divided by.
 rpc_pair() { # OUT read|write|send SIZE DEPTH COUNT
-	local out=$1 port=$((30000 + RANDOM % 10000)) spid rc pin0='' pin1='' i
+	local out=$1 port=$((30000 + RANDOM % 10000)) spid rc
 	shift
-	if [ "$(nproc)" -ge 2 ]; then
-		pin0="taskset -c 0" pin1="taskset -c 1"
-	fi
+	pair_pins
 	# shellcheck disable=SC2086 # word splitting of pin
-	to 60 $pin0 "$BENCH_TMP/rpcbench" server "$BENCH_SRV" $port >"$out.server" 2>&1 &
+	to 60 $PIN0 "$BENCH_TMP/rpcbench" server "$BENCH_SRV" $port >"$out.server" 2>&1 &
 	spid=$!
-	for i in $(seq 1 50); do
-		rdma resource show cm_id 2>/dev/null |
-			grep -q "state LISTEN.*src-addr $BENCH_SRV:$port" && break
-		kill -0 $spid 2>/dev/null || break
-		sleep 0.1
-	done
+	pair_wait $spid 50 cm_listens "$BENCH_SRV:$port"
 	# shellcheck disable=SC2086
-	to 60 $pin1 "$BENCH_TMP/rpcbench" client -S "$BENCH_CLI" "$BENCH_SRV" $port "$@" >"$out" 2>&1
+	to 60 $PIN1 "$BENCH_TMP/rpcbench" client -S "$BENCH_CLI" "$BENCH_SRV" $port "$@" >"$out" 2>&1
 	rc=$?
 	wait $spid || { [ $rc != 0 ] || rc=1; }
 	[ $rc = 0 ] || PERF_ERR="rpcbench $*: exit $rc: $(tail -n 2 "$out" "$out.server" | tr '\n' ' ')"

@@ -173,6 +173,11 @@ emitted() {
 		'$1 == r && $2 == m && $3 == s { f = 1 } END { exit !f }' "$BENCH_TSV"
 }
 
+# cm_listens ADDR:PORT: an rdma_cm listener is up there (orfsd, rpcbench).
+cm_listens() {
+	rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN.*src-addr $1"
+}
+
 # --- steps with deadlines ----------------------------------------------------
 # to SECS CMD...: CMD with a deadline inside a job: TERM, KILL 10 s later;
 # status 124/137 when it timed out.  --foreground keeps CMD in the job's

@@ -87,42 +87,45 @@ static double now_us(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-/* One completion from @cq: busy-polled, or with -e after a sleep. */
-static void rb_wait(struct rdma_cm_id *id, struct ibv_cq *cq, struct ibv_wc *wc)
+/* Exits on a failed poll (@n < 0) or a completion in error. */
+static void rb_wc_check(int n, const struct ibv_wc *wc)
 {
-	int n;
-
-	if (rb_event && cq == id->recv_cq)
-		n = rdma_get_recv_comp(id, wc);
-	else
-		while ((n = ibv_poll_cq(cq, 1, wc)) == 0)
-			;
 	if (n < 0)
 		fail("polling a completion queue failed");
-	if (wc->status != IBV_WC_SUCCESS) {
+	if (n > 0 && wc->status != IBV_WC_SUCCESS) {
 		fprintf(stderr, "rpcbench: completion error: %s (opcode %d)\n",
 			ibv_wc_status_str(wc->status), wc->opcode);
 		exit(1);
 	}
 }
 
+/* Busy-poll @cq for one completion. */
+static void rb_spin(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	int n;
+
+	while ((n = ibv_poll_cq(cq, 1, wc)) == 0)
+		;
+	rb_wc_check(n, wc);
+}
+
+/* One receive completion: busy-polled, or with -e after a sleep. */
+static void rb_wait_recv(struct rdma_cm_id *id, struct ibv_wc *wc)
+{
+	if (rb_event)
+		rb_wc_check(rdma_get_recv_comp(id, wc), wc);
+	else
+		rb_spin(id->recv_cq, wc);
+}
+
 /* Busy-poll @cq until the completion of the work request @ctx. */
 static void rb_wait_wr(struct ibv_cq *cq, void *ctx)
 {
 	struct ibv_wc wc;
-	int n;
 
-	do {
-		while ((n = ibv_poll_cq(cq, 1, &wc)) == 0)
-			;
-		if (n < 0)
-			fail("polling the send queue failed");
-		if (wc.status != IBV_WC_SUCCESS) {
-			fprintf(stderr, "rpcbench: completion error: %s (opcode %d)\n",
-				ibv_wc_status_str(wc.status), wc.opcode);
-			exit(1);
-		}
-	} while (wc.wr_id != (uintptr_t)ctx);
+	do
+		rb_spin(cq, &wc);
+	while (wc.wr_id != (uintptr_t)ctx);
 }
 
 /* Reap whatever send completions are there, without waiting. */
@@ -133,13 +136,8 @@ static void rb_reap(struct ibv_cq *cq)
 
 	while ((n = ibv_poll_cq(cq, 16, wc)) > 0)
 		for (i = 0; i < n; i++)
-			if (wc[i].status != IBV_WC_SUCCESS) {
-				fprintf(stderr, "rpcbench: send completion error: %s\n",
-					ibv_wc_status_str(wc[i].status));
-				exit(1);
-			}
-	if (n < 0)
-		fail("polling the send queue failed");
+			rb_wc_check(1, &wc[i]);
+	rb_wc_check(n, NULL);
 }
 
 static struct rdma_addrinfo *rb_resolve(const char *addr, const char *port,
@@ -232,7 +230,7 @@ static int rb_server(const char *addr, const char *port)
 		struct rb_msg *m;
 		char *buf;
 
-		rb_wait(id, id->recv_cq, &wc);
+		rb_wait_recv(id, &wc);
 		m = (struct rb_msg *)(uintptr_t)wc.wr_id;
 		slot = m->slot;
 		if (slot == UINT32_MAX)		/* the client is done */
@@ -368,7 +366,7 @@ static int rb_client(const char *addr, const char *port, const char *src,
 		struct rb_msg *m;
 		uint32_t slot;
 
-		rb_wait(id, id->recv_cq, &wc);
+		rb_wait_recv(id, &wc);
 		m = (struct rb_msg *)(uintptr_t)wc.wr_id;
 		slot = m->slot;
 		if (slot >= depth)
@@ -395,9 +393,9 @@ static int rb_client(const char *addr, const char *port, const char *src,
 	rb_wait_wr(id->send_cq, &req[depth]);
 
 	qsort(lat, count, sizeof(*lat), cmp_double);
-	printf("mode=%s size=%u depth=%u ops=%u secs=%.3f ops_per_s=%.1f mibs=%.2f "
-	       "lat_us_mean=%.1f lat_us_p50=%.1f\n",
-	       rb_mode_name[mode], size, depth, count, (t1 - t0) / 1e6,
+	printf("mode=%s size=%u depth=%u ops=%u secs=%.3f ", rb_mode_name[mode], size, depth,
+	       count, (t1 - t0) / 1e6);
+	printf("ops_per_s=%.1f mibs=%.2f lat_us_mean=%.1f lat_us_p50=%.1f\n",
 	       count / ((t1 - t0) / 1e6), (double)count * size / (t1 - t0) * 1e6 / (1 << 20),
 	       sum / count, lat[count / 2]);
 	rdma_disconnect(id);
@@ -412,11 +410,11 @@ static int rb_client(const char *addr, const char *port, const char *src,
 	return 0;
 }
 
-static void usage(void)
+static void rb_usage(void)
 {
-	fprintf(stderr,
-		"usage: rpcbench server [-e] ADDR PORT\n"
-		"       rpcbench client [-e] [-S SRCADDR] ADDR PORT read|write|send SIZE DEPTH COUNT\n");
+	fputs("usage: rpcbench server [-e] ADDR PORT\n", stderr);
+	fputs("       rpcbench client [-e] [-S SRCADDR] ADDR PORT read|write|send SIZE DEPTH COUNT\n",
+	      stderr);
 	exit(2);
 }
 
@@ -427,27 +425,27 @@ int main(int argc, char **argv)
 	unsigned long depth, count;
 
 	if (argc < 2)
-		usage();
+		rb_usage();
 	server = !strcmp(argv[1], "server");
 	if (!server && strcmp(argv[1], "client"))
-		usage();
+		rb_usage();
 	for (; a < argc && argv[a][0] == '-'; a++) {
 		if (!strcmp(argv[a], "-e"))
 			rb_event = 1;
 		else if (!strcmp(argv[a], "-S") && a + 1 < argc)
 			src = argv[++a];
 		else
-			usage();
+			rb_usage();
 	}
 	if (server)
-		return argc - a == 2 ? rb_server(argv[a], argv[a + 1]) : (usage(), 2);
+		return argc - a == 2 ? rb_server(argv[a], argv[a + 1]) : (rb_usage(), 2);
 	if (argc - a != 6)
-		usage();
+		rb_usage();
 	for (mode = RB_READ; mode <= RB_SEND; mode++)
 		if (!strcmp(argv[a + 2], rb_mode_name[mode]))
 			break;
 	if (mode > RB_SEND)
-		usage();
+		rb_usage();
 	depth = strtoul(argv[a + 4], NULL, 0);
 	count = strtoul(argv[a + 5], NULL, 0);
 	if (!depth || depth > RB_MAX_DEPTH || !count || count > 10000000)

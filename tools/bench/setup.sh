@@ -122,10 +122,7 @@ orfs_start() {
 		--foreground ${ORFS_BENCH_ORFSD_ARGS---no-root-squash} >>"$log" 2>&1 </dev/null &
 	ORFSD_PID=$!
 	for i in $(seq 1 150); do
-		if rdma resource show cm_id 2>/dev/null |
-			grep -q "state LISTEN.*src-addr $BENCH_SRV:$BENCH_ORFS_PORT"; then
-			break
-		fi
+		cm_listens "$BENCH_SRV:$BENCH_ORFS_PORT" && break
 		if ! kill -0 $ORFSD_PID 2>/dev/null; then
 			SETUP_ERR="orfsd exited: $(tail -n 3 "$log" | tr '\n' ' ')"
 			return 1

@@ -49,8 +49,8 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc < 6 || argc > 8) {
-		fprintf(stderr, "usage: xferbench read|write|verify FILE LEN COUNT DEPTH "
-			"[SPAN [OFFSET]]\n");
+		fputs("usage: xferbench read|write|verify FILE LEN COUNT DEPTH [SPAN [OFFSET]]\n",
+		      stderr);
 		return 2;
 	}
 	memset(&x, 0, sizeof(x));
