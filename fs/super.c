@@ -12,6 +12,7 @@
 #include <linux/in6.h>
 #include <linux/seq_file.h>
 #include <linux/statfs.h>
+#include <linux/cpumask.h>
 #include <linux/backing-dev.h>
 #include <linux/slab.h>
 #include <crypto/algapi.h>
@@ -701,7 +702,7 @@ static int orfs_init_fs_context(struct fs_context *fc)
 		o->openread = true;
 		o->rdirplus = true;
 		o->statahead = ORFS_SA_DEFAULT;
-		o->nconnect = 1;
+		o->nconnect = min_t(unsigned int, ORFS_NCONNECT_DEFAULT, num_online_cpus());
 		o->retrans = ORFS_DEF_RETRANS;
 		o->keepalive = ORFS_DEF_KEEPALIVE;
 		o->rc_mode = ORFS_RC_FMRD;

@@ -2,7 +2,9 @@
 /*
  * ORFS client: the connections of one mount, and their liveness.
  *
- * A mount has nconnect connections (struct orfs_conn), used round-robin.
+ * A mount has nconnect connections (struct orfs_conn), used round-robin,
+ * except that the O_DIRECT requests on one user buffer keep to one of them
+ * (orfs_clnt_affinity()), where the buffer's registration is cached.
  * When one goes down (the server disconnected or died, the link dropped,
  * a request timed out, the device went away) the reconnect worker replaces
  * it, retrying with exponential backoff.  Requests caught by the failure
@@ -31,6 +33,7 @@
 #include <linux/timekeeping.h>
 #include <linux/math64.h>
 #include <linux/sort.h>
+#include <linux/hash.h>
 #include "orfs_auth.h"
 #include "orfs_net.h"
 
@@ -46,7 +49,7 @@ static struct workqueue_struct *orfs_wq;
  * @lock: protects @conns, @aborted, @inline_size, @read_attr and
  *	opts.busy_poll
  * @conns: the connections; NULL while one is being replaced
- * @next: round-robin cursor
+ * @next: round-robin cursor (requests without a preferred connection)
  * @wq: requests waiting for a live connection
  * @seq: request sequence numbers (see orfs_xid())
  * @inline_size: the smallest inline threshold any connection negotiated
@@ -151,8 +154,28 @@ static void orfs_clnt_conn_down(void *ctx)
 		mod_delayed_work(orfs_wq, &clnt->reconnect_work, 0);
 }
 
-/* Takes a reference on a live connection, round-robin; NULL if none. */
-static struct orfs_conn *orfs_clnt_get_conn(struct orfs_clnt *clnt, int *err)
+/* The connection an O_DIRECT request on user memory prefers: the
+ * registration cache is per connection, so the requests on one buffer go
+ * where its registration is cached.  Different buffers (the slots of a
+ * queue, the threads of a database) spread over the connections.
+ * ORFS_NCONNECT_MAX for any other request (round-robin).
+ */
+static unsigned int orfs_clnt_affinity(const struct orfs_clnt *clnt,
+				       const struct orfs_msg *msg)
+{
+	unsigned int n = clnt->opts.nconnect;
+
+	if (n == 1 || !msg->direct || !msg->mm)
+		return ORFS_NCONNECT_MAX;
+	return hash_long((unsigned long)msg->mm ^ (msg->uaddr >> PAGE_SHIFT), 16) % n;
+}
+
+/* Takes a reference on a live connection: @pref if it is up, else the
+ * next live one round-robin; NULL if none.  @pref is an index from
+ * orfs_clnt_affinity().
+ */
+static struct orfs_conn *orfs_clnt_get_conn(struct orfs_clnt *clnt, unsigned int pref,
+					    int *err)
 {
 	struct orfs_conn *conn = NULL;
 	unsigned int i, n = clnt->opts.nconnect;
@@ -160,6 +183,11 @@ static struct orfs_conn *orfs_clnt_get_conn(struct orfs_clnt *clnt, int *err)
 	spin_lock(&clnt->lock);
 	if (clnt->aborted) {
 		*err = -EIO;
+		goto out;
+	}
+	if (pref < n && clnt->conns[pref] && orfs_conn_is_up(clnt->conns[pref])) {
+		conn = clnt->conns[pref];
+		orfs_conn_get(conn);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -222,10 +250,16 @@ static void orfs_clnt_reconnect_worker(struct work_struct *work)
 	unsigned int i;
 	int ret;
 
+	/* Drop every dead connection first, not only those before the first
+	 * reconnect that fails: a removed device waits for all of its
+	 * connections to be released (orfs_ib_remove()).
+	 */
 	for (i = 0; i < clnt->opts.nconnect; i++) {
 		conn = orfs_clnt_take_dead(clnt, i);
 		if (conn)
 			orfs_conn_put(conn);
+	}
+	for (i = 0; i < clnt->opts.nconnect; i++) {
 		if (READ_ONCE(clnt->conns[i]))
 			continue;
 		if (READ_ONCE(clnt->dying) || READ_ONCE(clnt->aborted))
@@ -300,20 +334,21 @@ static void orfs_clnt_keepalive_worker(struct work_struct *work)
 /**
  * orfs_clnt_wait_conn() - wait for a live connection
  * @clnt: the client
+ * @pref: the connection preferred (orfs_clnt_affinity())
  * @soft: give up at @deadline
  * @deadline: jiffies after which a soft mount gives up
  * @err: filled with the reason when NULL is returned
  *
  * Context: process; sleeps, killable.
  */
-static struct orfs_conn *orfs_clnt_wait_conn(struct orfs_clnt *clnt, bool soft,
-					     unsigned long deadline, int *err)
+static struct orfs_conn *orfs_clnt_wait_conn(struct orfs_clnt *clnt, unsigned int pref,
+					     bool soft, unsigned long deadline, int *err)
 {
 	struct orfs_conn *conn;
 	long left, ret;
 
 	*err = 0;
-	conn = orfs_clnt_get_conn(clnt, err);
+	conn = orfs_clnt_get_conn(clnt, pref, err);
 	while (!conn && !*err) {
 		unsigned long outage = READ_ONCE(clnt->outage);
 
@@ -334,7 +369,8 @@ static struct orfs_conn *orfs_clnt_wait_conn(struct orfs_clnt *clnt, bool soft,
 			break;
 		}
 		ret = wait_event_killable_timeout(clnt->wq,
-						  (conn = orfs_clnt_get_conn(clnt, err)) || *err,
+						  (conn = orfs_clnt_get_conn(clnt, pref, err)) ||
+						  *err,
 						  left);
 		if (ret < 0)
 			*err = -EINTR;
@@ -364,6 +400,7 @@ static int orfs_call_loop(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 			  u64 seq, u16 hflags, unsigned long deadline,
 			  struct orfs_reply *rep)
 {
+	unsigned int pref = orfs_clnt_affinity(clnt, msg);
 	unsigned long timeo = READ_ONCE(clnt->opts.timeo);
 	bool soft = READ_ONCE(clnt->opts.soft);
 	struct orfs_conn *conn;
@@ -376,7 +413,7 @@ static int orfs_call_loop(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 			if (soft && time_after_eq(jiffies, deadline))
 				return -EIO;
 		}
-		conn = orfs_clnt_wait_conn(clnt, soft, deadline, &err);
+		conn = orfs_clnt_wait_conn(clnt, pref, soft, deadline, &err);
 		if (!conn)
 			return err;
 		ret = orfs_conn_call(conn, msg, seq, hflags, timeo, rep);
@@ -437,7 +474,7 @@ int orfs_call_start(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 	struct orfs_conn *conn;
 	int err = 0;
 
-	conn = orfs_clnt_get_conn(clnt, &err);
+	conn = orfs_clnt_get_conn(clnt, orfs_clnt_affinity(clnt, msg), &err);
 	if (!conn)
 		return -EAGAIN;
 	st->seq = atomic64_inc_return(&clnt->seq);

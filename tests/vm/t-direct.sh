@@ -173,6 +173,18 @@ hits=$(( $(ctr regcache_hits) - h0 )) misses=$(( $(ctr regcache_misses) - m0 ))
 note "regcache: $hits hits, $misses misses, $(ctr regcache_dereg_batches) batches" \
 	"retiring $(ctr regcache_dereg_entries), $(ctr regcache_invalidations) invalidations"
 [ "$hits" -gt $((4 * misses)) ] || fail "the registration cache did not hit ($hits/$misses)"
+# The mount has two connections (the default on two CPUs), each with its
+# own cache: the requests on one buffer keep to one of them, so dd's single
+# buffer is registered once, not once per connection.
+nc=$(( $(nproc) < 2 ? 1 : 2 ))
+grep " $mnt orfs " /proc/mounts | grep -q "[ ,]nconnect=$nc[, ]" ||
+	fail "default nconnect is not $nc: $(grep " $mnt orfs " /proc/mounts)"
+h0=$(ctr regcache_hits) m0=$(ctr regcache_misses)
+dd if="$mnt/dd" of=/dev/null bs=64k count=64 iflag=direct status=none
+hits=$(( $(ctr regcache_hits) - h0 )) misses=$(( $(ctr regcache_misses) - m0 ))
+note "one buffer, $nc connection(s): $hits hits, $misses misses"
+[ "$misses" -eq 1 ] && [ "$hits" -eq 63 ] ||
+	fail "dd's one buffer: $misses registrations and $hits hits, want 1 and 63"
 # expect_unpinned WHAT: the cache's pinned pages drop to 0 within 5 s.
 expect_unpinned() {
 	for _ in $(seq 1 50); do
