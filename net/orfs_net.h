@@ -199,8 +199,7 @@ struct orfs_started {
 };
 
 #define ORFS_NCONNECT_MAX	16	/* connections per mount */
-/*
- * Default connections per mount, at most one per online CPU: the work of
+/* Default connections per mount, at most one per online CPU: the work of
  * one connection (its QP's completions, and on soft-RoCE its packets) runs
  * on one CPU at a time, so a second one lets a stream of large READs or
  * WRITEs use two (Documentation/admin-guide.md, nconnect).
