@@ -2,9 +2,10 @@
 /*
  * ORFS client: the connections of one mount, and their liveness.
  *
- * A mount has nconnect connections (struct orfs_conn), used round-robin,
- * except that the O_DIRECT requests on one user buffer keep to one of them
- * (orfs_clnt_affinity()), where the buffer's registration is cached.
+ * A mount has nconnect connections (struct orfs_conn).  A request takes
+ * the least busy one (orfs_clnt_get_conn()), except that the O_DIRECT
+ * requests on one user buffer keep to one of them (orfs_clnt_affinity()),
+ * where the buffer's registration is cached.
  * When one goes down (the server disconnected or died, the link dropped,
  * a request timed out, the device went away) the reconnect worker replaces
  * it, retrying with exponential backoff.  Requests caught by the failure
@@ -49,7 +50,6 @@ static struct workqueue_struct *orfs_wq;
  * @lock: protects @conns, @aborted, @inline_size, @read_attr and
  *	opts.busy_poll
  * @conns: the connections; NULL while one is being replaced
- * @next: round-robin cursor (requests without a preferred connection)
  * @wq: requests waiting for a live connection
  * @seq: request sequence numbers (see orfs_xid())
  * @inline_size: the smallest inline threshold any connection negotiated
@@ -76,7 +76,6 @@ struct orfs_clnt {
 	struct orfs_conn_opts	opts;
 	spinlock_t		lock;		/* see @lock above */
 	struct orfs_conn	*conns[ORFS_NCONNECT_MAX];
-	unsigned int		next;
 	wait_queue_head_t	wq;
 	atomic64_t		seq;
 	u32			inline_size;
@@ -170,14 +169,18 @@ static unsigned int orfs_clnt_affinity(const struct orfs_clnt *clnt,
 	return hash_long((unsigned long)msg->mm ^ (msg->uaddr >> PAGE_SHIFT), 16) % n;
 }
 
-/* Takes a reference on a live connection: @pref if it is up, else the
- * next live one round-robin; NULL if none.  @pref is an index from
- * orfs_clnt_affinity().
+/* Takes a live connection for a request (orfs_conn_use()); NULL if none.
+ * That is @pref if it is up, an index from orfs_clnt_affinity(); else the
+ * live one with the fewest requests, the first of them on a tie.  A
+ * request at a time (a single thread, metadata) then always takes the
+ * first connection and sees its latency, not that of whichever is next,
+ * and concurrent requests (write-back, readahead, queued O_DIRECT) spread
+ * over the others as it gets busy.
  */
 static struct orfs_conn *orfs_clnt_get_conn(struct orfs_clnt *clnt, unsigned int pref,
 					    int *err)
 {
-	struct orfs_conn *conn = NULL;
+	struct orfs_conn *conn = NULL, *c;
 	unsigned int i, n = clnt->opts.nconnect;
 
 	spin_lock(&clnt->lock);
@@ -187,19 +190,18 @@ static struct orfs_conn *orfs_clnt_get_conn(struct orfs_clnt *clnt, unsigned int
 	}
 	if (pref < n && clnt->conns[pref] && orfs_conn_is_up(clnt->conns[pref])) {
 		conn = clnt->conns[pref];
-		orfs_conn_get(conn);
-		goto out;
+		goto use;
 	}
 	for (i = 0; i < n; i++) {
-		struct orfs_conn *c = clnt->conns[(clnt->next + i) % n];
-
-		if (c && orfs_conn_is_up(c)) {
+		c = clnt->conns[i];
+		if (c && orfs_conn_is_up(c) &&
+		    (!conn || orfs_conn_users(c) < orfs_conn_users(conn)))
 			conn = c;
-			orfs_conn_get(conn);
-			clnt->next = (clnt->next + i + 1) % n;
-			break;
-		}
 	}
+	if (!conn)
+		goto out;
+use:
+	orfs_conn_use(conn);
 out:
 	spin_unlock(&clnt->lock);
 	return conn;
@@ -389,7 +391,7 @@ static bool orfs_call_again(struct orfs_conn *conn, int ret)
 		pr_warn_ratelimited("server did not reply in time; reconnecting\n");
 		orfs_conn_fail(conn, -ETIMEDOUT);
 	}
-	orfs_conn_put(conn);
+	orfs_conn_unuse(conn);
 	return ret == -ETIMEDOUT || ret == -ENOTCONN;
 }
 
@@ -480,7 +482,7 @@ int orfs_call_start(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 	st->seq = atomic64_inc_return(&clnt->seq);
 	st->deadline = orfs_call_deadline(clnt);
 	if (orfs_conn_start(conn, msg, st->seq, 0, true, st)) {
-		orfs_conn_put(conn);
+		orfs_conn_unuse(conn);
 		return -EAGAIN;
 	}
 	return 0;

@@ -256,6 +256,9 @@ void orfs_conn_fail(struct orfs_conn *conn, int err);
 void orfs_conn_set_busy_poll(struct orfs_conn *conn, u32 usecs);
 bool orfs_conn_is_up(struct orfs_conn *conn);
 unsigned long orfs_conn_last_rx(struct orfs_conn *conn);
+unsigned int orfs_conn_users(struct orfs_conn *conn);
+void orfs_conn_use(struct orfs_conn *conn);
+void orfs_conn_unuse(struct orfs_conn *conn);
 int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
 		   u16 hflags, unsigned long timeo, struct orfs_reply *rep);
 int orfs_conn_start(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,

@@ -1083,6 +1083,32 @@ unsigned long orfs_conn_last_rx(struct orfs_conn *conn)
 	return READ_ONCE(conn->last_rx);
 }
 
+/**
+ * orfs_conn_use() - count a request that chose @conn, with a reference
+ * @conn: the connection
+ *
+ * orfs_conn_unuse() undoes it and drops the reference.  The count,
+ * orfs_conn_users(), is how net/clnt.c finds the least busy connection.
+ *
+ * Context: any.
+ */
+void orfs_conn_use(struct orfs_conn *conn)
+{
+	orfs_conn_get(conn);
+	atomic_inc(&conn->users);
+}
+
+void orfs_conn_unuse(struct orfs_conn *conn)
+{
+	atomic_dec(&conn->users);
+	orfs_conn_put(conn);
+}
+
+unsigned int orfs_conn_users(struct orfs_conn *conn)
+{
+	return atomic_read(&conn->users);
+}
+
 /* Takes a free slot and gives it an xid; NULL if none or the link is down. */
 static struct orfs_slot *orfs_slot_try_get(struct orfs_conn *conn, u64 seq, int *err)
 {

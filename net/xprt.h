@@ -203,6 +203,9 @@ struct orfs_grant {
  * @stats: the mount's counters (opts.stats)
  * @ref: references: the owner's plus one per caller and per held reply
  * @last_rx: jiffies of the last completion received (keepalive)
+ * @users: requests that chose this connection and have not finished with it
+ *	(net/clnt.c sends a request without a preferred connection to the
+ *	one with the fewest)
  * @dev_node: on orfs_conn_list while @dev is set
  * @ngrants: staging buffers in use by this client (0: inline I/O only)
  * @grant_size: bytes per staging buffer, as granted
@@ -256,6 +259,7 @@ struct orfs_conn {
 	struct orfs_stats	*stats;
 	struct kref		ref;
 	unsigned long		last_rx;
+	atomic_t		users;
 	struct list_head	dev_node;
 
 	u32			ngrants;
