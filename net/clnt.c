@@ -157,7 +157,7 @@ static void orfs_clnt_conn_down(void *ctx)
  * registration cache is per connection, so the requests on one buffer go
  * where its registration is cached.  Different buffers (the slots of a
  * queue, the threads of a database) spread over the connections.
- * ORFS_NCONNECT_MAX for any other request (round-robin).
+ * ORFS_NCONNECT_MAX for any other request (the least busy one).
  */
 static unsigned int orfs_clnt_affinity(const struct orfs_clnt *clnt,
 				       const struct orfs_msg *msg)
