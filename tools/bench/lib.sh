@@ -8,8 +8,9 @@
 # status is ok, error or na; rawrefs is a comma-separated list of raw
 # metrics the value is compared with; counters is "name=delta,..." of the rxe
 # hardware counters (both devices summed) and of lo/v0/v1 tx bytes, since the
-# previous emit or the start of the job; on an ORFS system (orfs, orfstf)
-# also of the mount's own counters, as orfs_<name> (ctr_read_orfs).
+# previous emit or the start of the job, and of the host's CPU time
+# (host_total_ms, host_other_ms: ctr_read_host); on an ORFS system (orfs,
+# orfstf) also of the mount's own counters, as orfs_<name> (ctr_read_orfs).
 
 BENCH_DIR=${BENCH_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 BENCH_OUT=${BENCH_OUT:-${ORFS_VM_SHARE:-/tmp/orfs-bench}}
@@ -78,7 +79,21 @@ ctr_read() {
 		f=/sys/class/net/$dev/statistics/tx_bytes
 		[ -r "$f" ] && read -r v <"$f" && CTR_NOW[${dev}_tx_bytes]=$v
 	done
+	ctr_read_host
 	ctr_read_orfs
+}
+
+# ctr_read_host: adds host_total_ms and host_other_ms, the host's CPU time
+# that passed and the part of it that processes other than this VM used,
+# kept by run.sh's monitor (hostmon.py) in $BENCH_RAW/host_cpu.  Under TCG
+# the guest's CPUs are host threads: other work on the host slows them,
+# and nothing inside the guest can tell.
+ctr_read_host() {
+	local n v
+	[ -r "$BENCH_RAW/host_cpu" ] || return 0
+	while read -r n v; do
+		[[ $n == host_*_ms && $v =~ ^[0-9]+$ ]] && CTR_NOW[$n]=$v
+	done <"$BENCH_RAW/host_cpu"
 }
 
 # mount_dev MNT [FSTYPE]: the maj:min of the mount on MNT, nothing if

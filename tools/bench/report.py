@@ -39,6 +39,12 @@ SHORT = {
     "retry_rnr_exceeded_err": "rnr_exc",
 }
 EXTRA_COUNTERS = ["sent_pkts", "lo_tx_bytes"]
+# The host's CPU time during a measurement, and the part other processes
+# than this VM used (hostmon.py, lib.sh ctr_read_host).  The guest's vCPUs
+# are host threads: a repetition where others took more than NOISE_SHARE
+# of the host measured the host too, and is marked "~".
+HOST_TOTAL, HOST_OTHER = "host_total_ms", "host_other_ms"
+NOISE_SHARE = 0.10
 # The ORFS mount's own counter (lib.sh ctr_read_orfs): buffered data orfsd
 # moved by trusted_fabric page list; > 0 on orfstf shows the mode was used.
 PAGE_LIST = "orfs_bytes_page_list"
@@ -75,6 +81,7 @@ class Result:
         self.ok_counters = []   # each successful repetition's own deltas
         self.notes = []
         self.reps = 0
+        self.host_shares = []   # each successful repetition's, None: not recorded
 
     def add(self, status, value, unit, better, rawrefs, counters, note):
         self.reps += 1
@@ -105,6 +112,8 @@ class Result:
             self.counters[k] = self.counters.get(k, 0) + v
         if status == "ok":
             self.ok_counters.append(mine)
+            total = mine.get(HOST_TOTAL, 0)
+            self.host_shares.append(mine.get(HOST_OTHER, 0) / total if total > 0 else None)
 
     @property
     def status(self):
@@ -120,6 +129,16 @@ class Result:
 
     def retries(self):
         return {k: self.counters.get(k, 0) for k in RETRY_COUNTERS if self.counters.get(k, 0)}
+
+    def noisy(self):
+        """True if other work took more than NOISE_SHARE of the host during
+        a successful repetition."""
+        return any(x is not None and x > NOISE_SHARE for x in self.host_shares)
+
+    def host_max(self):
+        """The largest share of the host other work took, None if unknown."""
+        known = [x for x in self.host_shares if x is not None]
+        return max(known) if known else None
 
 
 def load(outdir):
@@ -158,7 +177,7 @@ def fmt_ratio(v):
 
 def shown(r):
     """A result as a table cell: the value, "error" or "n/a"; "*" marks
-    retries during the measurement."""
+    retries during the measurement, "~" a busy host."""
     if r is None:
         return "-"
     if r.status == "ok":
@@ -167,6 +186,8 @@ def shown(r):
             s += "?"       # some repetitions failed
         if r.retries():
             s += "*"
+        if r.noisy():
+            s += "~"
         return s
     return "n/a" if r.status == "na" else "error"
 
@@ -211,7 +232,8 @@ def main(argv):
     # --- CSV: one row per (job, system) ------------------------------------
     cols = ["job", "system", "value", "unit", "better", "status", "ratio_to_raw", "raw_ref",
             "ratio_to_raw_alt", "raw_ref_alt", "ratio_to_nfs", "reps", "reps_ok",
-            "retries"] + RETRY_COUNTERS + EXTRA_COUNTERS + ["ratio_to_orfs", PAGE_LIST, "note"]
+            "retries"] + RETRY_COUNTERS + EXTRA_COUNTERS + [
+                "ratio_to_orfs", PAGE_LIST, "host_other_max_pct", "note"]
     rows = []
     for job, system in order:
         r = results[(job, system)]
@@ -237,6 +259,8 @@ def main(argv):
             row[k] = r.counters.get(k, 0)
         # Empty where not measured (NFS, raw, or a module without it).
         row[PAGE_LIST] = r.counters.get(PAGE_LIST, "")
+        hm = r.host_max()
+        row["host_other_max_pct"] = "" if hm is None else "%.1f" % (100 * hm)
         notes = r.errors if r.status == "error" else (r.nas if r.status == "na" else r.notes)
         row["note"] = " | ".join(dict.fromkeys(n for n in notes if n))
         rows.append(row)
@@ -301,6 +325,9 @@ def main(argv):
     L.append("ORFS/NFS and ORFS/raw are plain quotients of the two figures: for \"better: higher\"")
     L.append("above 1 means ORFS is ahead; for \"better: lower\" (latencies) below 1 does.")
     L.append("* = rxe counted retries or losses during that measurement (it measured recovery too);")
+    L.append("~ = in some repetition, other processes used more than %d %% of the host's CPU (the" % (
+        100 * NOISE_SHARE))
+    L.append("    guest's vCPUs are host threads, so that measured the host too: see below);")
     L.append("? = some repetitions failed (median of the others).  raw_rtt_2b = 2 x ib_send_lat 2 B;")
     L.append("raw_rtt_rate_4k = 1e6 / (2 x ib_send_lat 4 KiB): ib_send_lat reports half a round trip.")
     L.append("rpc_*: an O_DIRECT 4 KiB read's or write's messages (request SEND, server RDMA WRITE or")
@@ -315,6 +342,13 @@ def main(argv):
         for (job, system), r in retried:
             L.append("  %-*s %-8s %s" % (width, job, SYSNAME.get(system, system), " ".join(
                 "%s=%d" % (SHORT.get(k, k), v) for k, v in r.retries().items())))
+    noisy = [(k, results[k]) for k in order if results[k].noisy()]
+    if noisy:
+        L.append("")
+        L.append("host CPU used by other processes during each repetition (share of all its CPU time):")
+        for (job, system), r in noisy:
+            L.append("  %-*s %-8s %s" % (width, job, SYSNAME.get(system, system), " ".join(
+                "-" if x is None else "%.0f%%" % (100 * x) for x in r.host_shares)))
     errs = [(k, results[k]) for k in order if results[k].errors or results[k].status == "na"]
     if errs:
         L.append("")

@@ -110,12 +110,20 @@ default) ;;
 esac
 echo "clocksource=${ORFS_BENCH_CLOCKSOURCE:-tsc}" >>"$out/host.txt"
 
+# What else the host runs while the VM does: hostmon.py keeps the host's
+# CPU time used by other processes where the guest's counters read it, so
+# that every result shows how much of the host it shared (report.py).
+python3 "$out/harness/hostmon.py" "$out" &
+hostmon=$!
+trap 'kill $hostmon 2>/dev/null || true' EXIT
+
 msg "results in $out"
 msg "booting the VM (timeout ${vm_timeout}s, ${mem} MB): raw rxe limits, NFS/RDMA and ORFS"
 rc=0
 ORFS_VM_SHARE=$out tools/vm/run --timeout "$vm_timeout" --mem "$mem" "$out/harness/guest.sh" \
 	2>&1 | tee "$out/console.log" || rc=${PIPESTATUS[0]}
 
+kill $hostmon 2>/dev/null || true
 echo "host_load_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/host.txt"
 echo
 if [ -s "$out/raw/results.tsv" ]; then
