@@ -8,6 +8,9 @@
  *	credits    requests the server lets us keep in flight
  *	counters   "name value" lines: stalls, timeouts, bytes by mechanism...
  *	requests   "opcode count" lines: requests sent, by opcode
+ *	connections one line per connection: "N up|down requests R
+ *		   inflight U credits C grants G", R counting the requests
+ *		   that took it since the mount
  *	ping       write N: send N NULL requests one after another; read:
  *		   "count N mean_us X median_us M min_us Y max_us Z" of the
  *		   last run
@@ -87,6 +90,22 @@ static ssize_t requests_show(struct orfs_sb_info *sbi, char *buf)
 }
 ORFS_ATTR_RO(requests);
 
+static ssize_t connections_show(struct orfs_sb_info *sbi, char *buf)
+{
+	unsigned int i, n = orfs_clnt_nconnect(sbi->clnt);
+	struct orfs_conn_info ci;
+	int len = 0;
+
+	for (i = 0; i < n; i++) {
+		orfs_clnt_conn_info(sbi->clnt, i, &ci);
+		len += sysfs_emit_at(buf, len, "%u %s requests %llu inflight %u credits %u grants %u\n",
+				     i, ci.up ? "up" : "down", ci.requests, ci.users,
+				     ci.credits, ci.grants);
+	}
+	return len;
+}
+ORFS_ATTR_RO(connections);
+
 static ssize_t ping_show(struct orfs_sb_info *sbi, char *buf)
 {
 	ssize_t len;
@@ -127,6 +146,7 @@ static struct attribute *orfs_sysfs_attrs[] = {
 	&orfs_attr_credits.attr,
 	&orfs_attr_counters.attr,
 	&orfs_attr_requests.attr,
+	&orfs_attr_connections.attr,
 	&orfs_attr_ping.attr,
 	NULL,
 };

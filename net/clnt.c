@@ -50,6 +50,7 @@ static struct workqueue_struct *orfs_wq;
  * @lock: protects @conns, @aborted, @inline_size, @read_attr and
  *	opts.busy_poll
  * @conns: the connections; NULL while one is being replaced
+ * @chosen: requests that took each connection (sysfs "connections")
  * @wq: requests waiting for a live connection
  * @seq: request sequence numbers (see orfs_xid())
  * @inline_size: the smallest inline threshold any connection negotiated
@@ -76,6 +77,7 @@ struct orfs_clnt {
 	struct orfs_conn_opts	opts;
 	spinlock_t		lock;		/* see @lock above */
 	struct orfs_conn	*conns[ORFS_NCONNECT_MAX];
+	atomic64_t		chosen[ORFS_NCONNECT_MAX];
 	wait_queue_head_t	wq;
 	atomic64_t		seq;
 	u32			inline_size;
@@ -142,6 +144,39 @@ u32 orfs_clnt_direct_pages(const struct orfs_clnt *clnt)
 	return clnt->direct_pages;
 }
 
+unsigned int orfs_clnt_nconnect(const struct orfs_clnt *clnt)
+{
+	return clnt->opts.nconnect;
+}
+
+/**
+ * orfs_clnt_conn_info() - the state of one connection, for sysfs
+ * @clnt: the client
+ * @i: which connection, below orfs_clnt_nconnect()
+ * @ci: filled in
+ *
+ * Context: any; takes @clnt->lock.
+ */
+void orfs_clnt_conn_info(struct orfs_clnt *clnt, unsigned int i,
+			 struct orfs_conn_info *ci)
+{
+	struct orfs_conn *conn;
+
+	memset(ci, 0, sizeof(*ci));
+	ci->requests = atomic64_read(&clnt->chosen[i]);
+	spin_lock(&clnt->lock);
+	conn = clnt->conns[i];
+	if (conn) {
+		ci->up = orfs_conn_is_up(conn);
+		ci->users = orfs_conn_users(conn);
+		if (ci->up) {
+			ci->credits = orfs_conn_credits(conn);
+			ci->grants = orfs_conn_grants(conn);
+		}
+	}
+	spin_unlock(&clnt->lock);
+}
+
 /* Called by a connection that went down; any context. */
 static void orfs_clnt_conn_down(void *ctx)
 {
@@ -181,7 +216,7 @@ static struct orfs_conn *orfs_clnt_get_conn(struct orfs_clnt *clnt, unsigned int
 					    int *err)
 {
 	struct orfs_conn *conn = NULL, *c;
-	unsigned int i, n = clnt->opts.nconnect;
+	unsigned int i, best, n = clnt->opts.nconnect;
 
 	spin_lock(&clnt->lock);
 	if (clnt->aborted) {
@@ -190,18 +225,22 @@ static struct orfs_conn *orfs_clnt_get_conn(struct orfs_clnt *clnt, unsigned int
 	}
 	if (pref < n && clnt->conns[pref] && orfs_conn_is_up(clnt->conns[pref])) {
 		conn = clnt->conns[pref];
+		best = pref;
 		goto use;
 	}
 	for (i = 0; i < n; i++) {
 		c = clnt->conns[i];
 		if (c && orfs_conn_is_up(c) &&
-		    (!conn || orfs_conn_users(c) < orfs_conn_users(conn)))
+		    (!conn || orfs_conn_users(c) < orfs_conn_users(conn))) {
 			conn = c;
+			best = i;
+		}
 	}
 	if (!conn)
 		goto out;
 use:
 	orfs_conn_use(conn);
+	atomic64_inc(&clnt->chosen[best]);
 out:
 	spin_unlock(&clnt->lock);
 	return conn;

@@ -223,6 +223,23 @@ struct orfs_ping_result {
 	u64	max_ns;
 };
 
+/**
+ * struct orfs_conn_info - one connection of a mount, as sysfs shows it
+ * @up: connected (false: down, or being replaced)
+ * @requests: requests that took this connection since the mount, across
+ *	reconnects
+ * @users: requests on it now
+ * @credits: requests it may have in flight (0 while down)
+ * @grants: staging buffers the server granted it (0 while down)
+ */
+struct orfs_conn_info {
+	bool	up;
+	u64	requests;
+	u32	users;
+	u16	credits;
+	u32	grants;
+};
+
 /* The client: what fs/ uses (net/clnt.c). */
 int orfs_clnt_create(const struct orfs_conn_opts *opts, struct orfs_clnt **clntp);
 void orfs_clnt_destroy(struct orfs_clnt *clnt);
@@ -241,6 +258,9 @@ u32 orfs_clnt_max_data_sge(const struct orfs_clnt *clnt);
 u16 orfs_clnt_credits(const struct orfs_clnt *clnt);
 u32 orfs_clnt_io_max(const struct orfs_clnt *clnt);
 u32 orfs_clnt_direct_pages(const struct orfs_clnt *clnt);
+unsigned int orfs_clnt_nconnect(const struct orfs_clnt *clnt);
+void orfs_clnt_conn_info(struct orfs_clnt *clnt, unsigned int i,
+			 struct orfs_conn_info *ci);
 int orfs_clnt_ping(struct orfs_clnt *clnt, u32 count, struct orfs_ping_result *res);
 void orfs_clnt_set_timeouts(struct orfs_clnt *clnt, unsigned long timeo,
 			    unsigned int retrans, bool soft);
@@ -271,6 +291,7 @@ u32 orfs_conn_max_data_sge(const struct orfs_conn *conn);
 u16 orfs_conn_credits(const struct orfs_conn *conn);
 u32 orfs_conn_io_max(const struct orfs_conn *conn);
 u32 orfs_conn_direct_pages(const struct orfs_conn *conn);
+u32 orfs_conn_grants(const struct orfs_conn *conn);
 int orfs_transport_init(void);
 void orfs_transport_exit(void);
 

@@ -97,6 +97,11 @@ u32 orfs_conn_direct_pages(const struct orfs_conn *conn)
 	return conn->ngrants ? conn->mr_pages : 0;
 }
 
+u32 orfs_conn_grants(const struct orfs_conn *conn)
+{
+	return conn->ngrants;
+}
+
 u32 orfs_conn_io_max(const struct orfs_conn *conn)
 {
 	return conn->ngrants ? min(conn->grant_size, conn->io_pages << PAGE_SHIFT) : 0;

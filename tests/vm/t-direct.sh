@@ -179,6 +179,34 @@ note "regcache: $hits hits, $misses misses, $(ctr regcache_dereg_batches) batche
 nc=$(( $(nproc) < 2 ? 1 : 2 ))
 grep " $mnt orfs " /proc/mounts | grep -q "[ ,]nconnect=$nc[, ]" ||
 	fail "default nconnect is not $nc: $(grep " $mnt orfs " /proc/mounts)"
+# A request takes the least busy connection, the first on a tie: one at a
+# time (one process, metadata) keeps to connection 0, and concurrent ones
+# spread over both.  "connections": "N up requests R inflight U ...".
+conn_reqs() { awk -v i="$1" '$1 == i { print $4 }' "$sys/connections"; }
+[ "$(grep -c '^[0-9]* up ' "$sys/connections")" -eq "$nc" ] ||
+	fail "not all $nc connections up: $(cat "$sys/connections")"
+if [ "$nc" -eq 2 ]; then
+	sync
+	a0=$(conn_reqs 0) a1=$(conn_reqs 1)
+	for i in $(seq 1 40); do
+		: >"$mnt/conn$i"
+		rm "$mnt/conn$i"
+	done
+	d0=$(( $(conn_reqs 0) - a0 )) d1=$(( $(conn_reqs 1) - a1 ))
+	note "one process, 80 creates and removes: $d0 requests on connection 0, $d1 on 1"
+	[ "$d0" -ge 80 ] && [ "$d1" -eq 0 ] ||
+		fail "requests made one at a time did not all take connection 0 ($d0 / $d1)"
+	a1=$(conn_reqs 1)
+	# Buffered, so that no O_DIRECT affinity is involved: four readers
+	# missing the page cache at once.
+	echo 3 >/proc/sys/vm/drop_caches
+	fio --name=spread --filename="$mnt/dd" --rw=randread --bs=4k --size=6m \
+		--ioengine=psync --numjobs=4 --eta=never \
+		--output="$ORFS_WORK/fio-spread.log" || { cat "$ORFS_WORK/fio-spread.log"; fail "fio spread"; }
+	d1=$(( $(conn_reqs 1) - a1 ))
+	note "four readers at once: $d1 requests took connection 1"
+	[ "$d1" -gt 0 ] || fail "concurrent requests never took connection 1: $(cat "$sys/connections")"
+fi
 h0=$(ctr regcache_hits) m0=$(ctr regcache_misses)
 dd if="$mnt/dd" of=/dev/null bs=64k count=64 iflag=direct status=none
 hits=$(( $(ctr regcache_hits) - h0 )) misses=$(( $(ctr regcache_misses) - m0 ))
