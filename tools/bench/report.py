@@ -277,9 +277,12 @@ def main(argv):
              % (info.get("started", "?"), info.get("kernel", "?"), info.get("cpus", "?"),
                 info.get("mem_mb", "?"), info.get("clocksource", "?")))
     size = int(info.get("size_bytes", "0") or 0)
+    reps = info.get("repeat", "?")
+    if info.get("boots", "1") != "1":
+        reps = "%s (%s boots of %s)" % (reps, info["boots"], info.get("passes", "?"))
     L.append("file %d MiB, %s files, tar of %s (%s entries), %s repetition(s), medians"
              % (size >> 20, info.get("files", "?"), info.get("tar_dir", "?"),
-                info.get("tar_entries", "?"), info.get("repeat", "?")))
+                info.get("tar_entries", "?"), reps))
     L.append("host: %s CPUs, load average %s at the start, %s at the end, %s other VM(s) running"
              % (info.get("host_cpus", "?"), info.get("host_load_start", "?"),
                 info.get("host_load_end", "?"), info.get("host_other_vms", "?")))
