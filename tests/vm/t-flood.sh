@@ -9,7 +9,9 @@ mkdir -p "$exp/d"
 for i in $(seq 1 64); do echo "$i" >"$exp/d/f$i"; done
 orfs_insmod
 orfs_server_start "$exp"
-orfs_mount "$mnt" / credits=4,actimeo=0
+# One connection: its 4 credits are all there is (the default of two
+# connections would double them, and the flood could then fit).
+orfs_mount "$mnt" / credits=4,nconnect=1,actimeo=0
 rnr() { cat /sys/class/infiniband/rxe*/ports/1/hw_counters/*rnr* 2>/dev/null | paste -sd+ | bc; }
 before=$(rnr)
 pids=()
