@@ -338,29 +338,29 @@ def main(argv):
     L.extend(tf_table(fs_jobs, get, raw, refs_of))
 
     width = max([len(job) for job, _ in order] + [12])
-    retried = [(k, results[k]) for k in order if results[k].retries()]
-    if retried:
-        L.append("")
-        L.append("rxe retry/loss counters that moved (summed over both devices and repetitions):")
-        for (job, system), r in retried:
-            L.append("  %-*s %-8s %s" % (width, job, SYSNAME.get(system, system), " ".join(
-                "%s=%d" % (SHORT.get(k, k), v) for k, v in r.retries().items())))
-    noisy = [(k, results[k]) for k in order if results[k].noisy()]
-    if noisy:
-        L.append("")
-        L.append("host CPU used by other processes during each repetition (share of all its CPU time):")
-        for (job, system), r in noisy:
-            L.append("  %-*s %-8s %s" % (width, job, SYSNAME.get(system, system), " ".join(
-                "-" if x is None else "%.0f%%" % (100 * x) for x in r.host_shares)))
-    errs = [(k, results[k]) for k in order if results[k].errors or results[k].status == "na"]
-    if errs:
-        L.append("")
-        L.append("errors and n/a:")
-        for (job, system), r in errs:
-            why = r.errors if r.errors else r.nas
-            tag = "error" if r.errors else "n/a"
-            msg = " | ".join(dict.fromkeys(w for w in why if w)) or "(no reason recorded)"
-            L.append("  %-*s %-8s %-5s %s" % (width, job, SYSNAME.get(system, system), tag, msg[:160]))
+
+    def listing(title, pred, cells):
+        """Under TITLE, a line per result PRED picks: job, system, CELLS(r)."""
+        picked = [(k, results[k]) for k in order if pred(results[k])]
+        if picked:
+            L.append("")
+            L.append(title)
+            for (job, system), r in picked:
+                L.append("  %-*s %-8s %s" % (width, job, SYSNAME.get(system, system), cells(r)))
+
+    listing("rxe retry/loss counters that moved (summed over both devices and repetitions):",
+            lambda r: r.retries(),
+            lambda r: " ".join("%s=%d" % (SHORT.get(k, k), v) for k, v in r.retries().items()))
+    listing("host CPU used by other processes during each repetition (share of all its CPU time):",
+            Result.noisy,
+            lambda r: " ".join("-" if x is None else "%.0f%%" % (100 * x) for x in r.host_shares))
+
+    def error_cells(r):
+        why = r.errors if r.errors else r.nas
+        msg = " | ".join(dict.fromkeys(w for w in why if w)) or "(no reason recorded)"
+        return "%-5s %s" % ("error" if r.errors else "n/a", msg[:160])
+
+    listing("errors and n/a:", lambda r: r.errors or r.status == "na", error_cells)
     if info.get("kernel_warnings", "0") not in ("0", ""):
         L.append("")
         L.append("kernel log: %s warning line(s) during the jobs, see raw/logs/dmesg.txt"
