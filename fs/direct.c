@@ -35,7 +35,7 @@
  *  - Memory that is not user memory (kernel iterators), and servers or
  *    devices without staging buffers or fast registration, fall back to
  *    buffered I/O followed by a flush: the result is the same, only slower.
- *  - An asynchronous request (libaio, io_uring) runs on orfs_io_wq and
+ *  - An asynchronous request (libaio, io_uring) runs on the mount's io_wq and
  *    completes through ki_complete; at most ORFS_DIO_WINDOW bytes are
  *    pinned per request, and an asynchronous request larger than that
  *    completes short, as O_DIRECT allows.  When it is one READ or WRITE
@@ -98,7 +98,7 @@ MODULE_PARM_DESC(direct_push,
  * @mm: the address space the pages belong to, with a user reference held
  *	(the registration cache keys on it and watches it)
  * @max_pages: entries in @pages, @frags and @fva
- * @work: runs an asynchronous request on orfs_io_wq
+ * @work: runs an asynchronous request on the mount's io_wq
  * @early: an asynchronous READ that may complete early: the mount, whose
  *	dio_early count it holds until the worker is done with it
  * @completed: an asynchronous request was completed (ki_complete), by
@@ -166,7 +166,7 @@ static struct orfs_dio *orfs_dio_alloc(struct kiocb *iocb, bool write, u32 max_p
 	dio->iocb = iocb;
 	dio->inode = file_inode(iocb->ki_filp);
 	dio->write = write;
-	/* Also on orfs_io_wq: the opener's identity, not the kworker's. */
+	/* Also on the io_wq: the opener's identity, not the kworker's. */
 	dio->cred = get_cred(iocb->ki_filp->f_cred);
 	dio->sbi = ORFS_SB(dio->inode->i_sb);
 	return dio;
@@ -495,7 +495,7 @@ static u32 orfs_dio_max_bytes(const struct orfs_dio *dio)
  *
  * When the pinned window is one piece (one READ or WRITE) and a credit,
  * a staging buffer and a connection are free, the request is posted here,
- * so that it does not wait for a worker of orfs_io_wq to be scheduled
+ * so that it does not wait for a worker of the io_wq to be scheduled
  * first; the worker then only waits for the reply (orfs_call_finish()).
  * Otherwise the worker does it all.  Once this has posted, the request may
  * complete (orfs_dio_early_done()) at any time: the caller must not touch
@@ -673,7 +673,7 @@ int orfs_sync_cache_range(struct inode *inode, loff_t pos, u64 count, bool write
  * @iter: the user's buffer
  *
  * Synchronous requests run here, window by window; asynchronous ones are
- * pinned here and run on orfs_io_wq.  The caller holds i_rwsem for a
+ * pinned here and run on the mount's io_wq.  The caller holds i_rwsem for a
  * write and has done the write checks.
  *
  * Context: process; sleeps.
@@ -716,7 +716,7 @@ ssize_t orfs_direct_io(struct kiocb *iocb, struct iov_iter *iter)
 		INIT_WORK(&dio->work, orfs_dio_work);
 		/* After this, @iocb may be completed and gone. */
 		orfs_dio_start(dio);
-		queue_work(orfs_io_wq, &dio->work);
+		queue_work(ORFS_SB(inode->i_sb)->io_wq, &dio->work);
 		return -EIOCBQUEUED;
 	}
 

@@ -164,14 +164,9 @@ static u32 orfs_batch_pages(struct inode *inode, bool write)
 	return bytes >> PAGE_SHIFT;
 }
 
-/* Runs read and write batches, and asynchronous O_DIRECT; may be needed
- * to finish write-back, hence WQ_MEM_RECLAIM.
- */
-struct workqueue_struct *orfs_io_wq;
-
 /**
  * struct orfs_batch - consecutive pages moved by one READ or WRITE, run
- *	asynchronously on orfs_io_wq
+ *	asynchronously on the mount's io_wq
  * @work: runs the request
  * @inode: the file
  * @nr: pages in use
@@ -302,7 +297,7 @@ static void orfs_read_work(struct work_struct *work)
 static void orfs_batch_submit(struct orfs_batch *b, work_func_t fn)
 {
 	INIT_WORK(&b->work, fn);
-	queue_work(orfs_io_wq, &b->work);
+	queue_work(ORFS_SB(b->inode->i_sb)->io_wq, &b->work);
 }
 
 /*
@@ -311,7 +306,7 @@ static void orfs_batch_submit(struct orfs_batch *b, work_func_t fn)
  */
 #define ORFS_RA_SYNC_PAGES	16
 
-/* Run a full read batch: here, or on orfs_io_wq. */
+/* Run a full read batch: here, or on the mount's io_wq. */
 static void orfs_read_batch(struct orfs_batch *b, bool here)
 {
 	if (here)
@@ -325,7 +320,7 @@ static void orfs_read_batch(struct orfs_batch *b, bool here)
  * @rac: the window; its size follows rsize through the BDI
  *
  * Each request's folios stay locked until its batch has run on
- * orfs_io_wq, like a block device's bios, so that the reader goes on with
+ * the mount's io_wq, like a block device's bios, so that the reader goes on with
  * the pages it has while the next window arrives.  A small window (at
  * most ORFS_RA_SYNC_PAGES, one request) is read right here instead: it is
  * what a random read or a small file brings in, and its caller waits for
@@ -624,7 +619,7 @@ static int orfs_writepage_one(struct page *page, struct writeback_control *wbc,
  * Consecutive dirty pages are gathered into one WRITE of up to wsize (or
  * what one inline message carries, if the server granted no staging
  * buffers): the transport RDMA-writes them into a staging buffer, or
- * gathers them into the SEND.  Each WRITE runs on orfs_io_wq, so several
+ * gathers them into the SEND.  Each WRITE runs on the mount's io_wq, so several
  * are in flight; the pages stay under write-back until theirs completes,
  * which is what fsync and sync wait for.  The last batch of such a
  * data-integrity write-back runs in the caller (orfs_wb_submit_last()).
@@ -1086,15 +1081,32 @@ static ssize_t orfs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	return ret;
 }
 
-int orfs_io_init(void)
+/**
+ * orfs_io_wq_alloc() - create the workqueue of a mount's I/O requests
+ * @sb: the mount, whose options are final
+ *
+ * Read and write batches and asynchronous O_DIRECT run on it.  It may be
+ * needed to finish write-back, hence WQ_MEM_RECLAIM.  At most as many of
+ * them run at once as the mount's connections have credits: a write-back
+ * that queues hundreds of batches then keeps the rest queued rather than
+ * hundreds of workers asleep on a credit, and a mount whose server is gone
+ * holds up its own requests only, not other mounts'.  It shows (and an
+ * admin may tune its max_active and cpumask) in
+ * /sys/devices/virtual/workqueue/orfs_io-<major>:<minor>/.
+ *
+ * Context: process (mount); sleeps.
+ * Return: 0 or -ENOMEM.
+ */
+int orfs_io_wq_alloc(struct super_block *sb)
 {
-	orfs_io_wq = alloc_workqueue("orfs_io", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	return orfs_io_wq ? 0 : -ENOMEM;
-}
+	struct orfs_sb_info *sbi = ORFS_SB(sb);
+	int active = min_t(int, sbi->opts.nconnect * sbi->opts.credits,
+			   WQ_UNBOUND_MAX_ACTIVE);
 
-void orfs_io_exit(void)
-{
-	destroy_workqueue(orfs_io_wq);
+	sbi->io_wq = alloc_workqueue("orfs_io-%u:%u",
+				     WQ_UNBOUND | WQ_MEM_RECLAIM | WQ_SYSFS, active,
+				     MAJOR(sb->s_dev), MINOR(sb->s_dev));
+	return sbi->io_wq ? 0 : -ENOMEM;
 }
 
 /* Context: process; the ioctl's own (see include/orfs_ioctl.h). */

@@ -124,6 +124,8 @@ struct orfs_mount_opts {
  * @dio_early: asynchronous O_DIRECT READs that may complete before their
  *	worker is done with the connection (fs/direct.c); unmounting waits
  *	for it to drop to 0 before the connections go
+ * @io_wq: runs the mount's read and write batches and asynchronous
+ *	O_DIRECT, at most nconnect * credits at once (orfs_io_wq_alloc())
  */
 struct orfs_sb_info {
 	struct orfs_mount_opts	opts;
@@ -136,6 +138,7 @@ struct orfs_sb_info {
 	struct mutex		ping_mutex;
 	struct orfs_ping_result	ping;
 	atomic_t		dio_early;
+	struct workqueue_struct	*io_wq;
 };
 
 /* orfs_inode_info.flags */
@@ -215,13 +218,11 @@ extern const struct inode_operations orfs_special_inode_operations;
 /* file.c */
 extern const struct file_operations orfs_file_operations;
 
-extern struct workqueue_struct *orfs_io_wq;
+int orfs_io_wq_alloc(struct super_block *sb);
 int orfs_write_call(struct inode *inode, const struct orfs_msg *msg);
 int orfs_write_reply(struct inode *inode, const struct orfs_msg *msg,
 		     struct orfs_reply *rep);
 void orfs_wb_cred_drop(struct inode *inode);
-int orfs_io_init(void);
-void orfs_io_exit(void);
 
 /* fileops.c */
 loff_t orfs_file_llseek(struct file *file, loff_t offset, int whence);

@@ -546,6 +546,9 @@ static int orfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	ret = orfs_stats_init(&sbi->stats);
 	if (ret)
 		return ret;
+	ret = orfs_io_wq_alloc(sb);
+	if (ret)
+		return ret;
 	ret = orfs_clnt_create(&copts, &sbi->clnt);
 	if (ret) {
 		errorfc(fc, "cannot connect to %s port %u: error %d", sbi->opts.host,
@@ -595,6 +598,9 @@ static void orfs_free_sbi(struct orfs_sb_info *sbi)
 	if (!sbi)
 		return;
 	orfs_sysfs_unregister(sbi);
+	/* Its last workers may still be using the client. */
+	if (sbi->io_wq)
+		destroy_workqueue(sbi->io_wq);
 	if (sbi->clnt)
 		orfs_clnt_destroy(sbi->clnt);
 	orfs_stats_destroy(&sbi->stats);
@@ -748,17 +754,12 @@ static int __init orfs_init(void)
 	ret = orfs_sysfs_init();
 	if (ret)
 		goto out_net;
-	ret = orfs_io_init();
-	if (ret)
-		goto out_sysfs;
 	ret = register_filesystem(&orfs_fs_type);
 	if (ret)
-		goto out_io;
+		goto out_sysfs;
 	pr_info("ORFS client loaded (protocol %u)\n", ORFS_PROTO_VERSION);
 	return 0;
 
-out_io:
-	orfs_io_exit();
 out_sysfs:
 	orfs_sysfs_exit();
 out_net:
@@ -771,7 +772,6 @@ out_cache:
 static void __exit orfs_exit(void)
 {
 	unregister_filesystem(&orfs_fs_type);
-	orfs_io_exit();
 	orfs_sysfs_exit();
 	orfs_net_exit();
 	orfs_inode_cache_exit();

@@ -158,6 +158,7 @@ void orfs_conn_fail(struct orfs_conn *conn, int err)
 	}
 	spin_unlock_irqrestore(&conn->lock, flags);
 	wake_up_all(&conn->slot_wq);
+	wake_up_all(&conn->grant_wq);
 	/* Flush whatever is still posted; not needed (nor possible) once
 	 * the last reference is gone, since release disconnects itself.
 	 */
@@ -999,6 +1000,7 @@ int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp)
 	conn->last_rx = jiffies;
 	spin_lock_init(&conn->lock);
 	init_waitqueue_head(&conn->slot_wq);
+	init_waitqueue_head(&conn->grant_wq);
 	init_completion(&conn->cm_done);
 	INIT_WORK(&conn->disc_work, orfs_conn_disc_work);
 
@@ -1141,6 +1143,39 @@ static struct orfs_slot *orfs_slot_try_get(struct orfs_conn *conn, u64 seq, int 
 	return slot;
 }
 
+/**
+ * orfs_slot_get() - take a free slot (a credit), waiting for one if need be
+ * @conn: the connection
+ * @seq: the request's sequence number, for the xid
+ * @nowait: fail with -EAGAIN rather than wait
+ * @slotp: filled with the slot
+ *
+ * Waiters queue exclusively, as for staging buffers (orfs_grant_get()).
+ *
+ * Context: process; sleeps unless @nowait, killable.
+ * Return: 0, -EAGAIN, -ENOTCONN or -EINTR.
+ */
+static int orfs_slot_get(struct orfs_conn *conn, u64 seq, bool nowait,
+			 struct orfs_slot **slotp)
+{
+	struct orfs_slot *slot;
+	int err = 0, ret;
+
+	slot = orfs_slot_try_get(conn, seq, &err);
+	if (!slot && !err) {
+		if (nowait)
+			return -EAGAIN;
+		orfs_stat_add(conn->stats, ORFS_CTR_CREDIT_STALLS, 1);
+		ret = wait_event_killable_exclusive(conn->slot_wq,
+						    (slot = orfs_slot_try_get(conn, seq, &err)) ||
+						    err);
+		if (ret)
+			return -EINTR;
+	}
+	*slotp = slot;
+	return slot ? 0 : err;
+}
+
 static void orfs_slot_put(struct orfs_conn *conn, struct orfs_slot *slot)
 {
 	unsigned long flags;
@@ -1214,23 +1249,33 @@ static struct orfs_grant *orfs_grant_try_get(struct orfs_conn *conn, int *err)
 }
 
 /**
- * orfs_grant_get() - wait for a free staging buffer
+ * orfs_grant_get() - take a free staging buffer, waiting for one if need be
  * @conn: the connection, which has staging buffers
+ * @nowait: fail with -EAGAIN rather than wait
  * @gp: filled with the buffer
  *
- * Context: process; sleeps, killable.
- * Return: 0, -ENOTCONN or -EINTR.
+ * Waiters queue exclusively, and orfs_grant_put() wakes one of them: a
+ * write-back that queued a hundred batches must not wake a hundred
+ * workers for each buffer freed, only for all but one to sleep again (on
+ * a small client that herd took the writer's CPU).  A waiter that is
+ * woken and then killed takes the buffer anyway if it is there, so no
+ * wakeup is lost; orfs_conn_fail() wakes them all.
+ *
+ * Context: process; sleeps unless @nowait, killable.
+ * Return: 0, -EAGAIN, -ENOTCONN or -EINTR.
  */
-static int orfs_grant_get(struct orfs_conn *conn, struct orfs_grant **gp)
+static int orfs_grant_get(struct orfs_conn *conn, bool nowait, struct orfs_grant **gp)
 {
 	struct orfs_grant *g;
 	int err = 0, ret;
 
 	g = orfs_grant_try_get(conn, &err);
 	if (!g && !err) {
+		if (nowait)
+			return -EAGAIN;
 		orfs_stat_add(conn->stats, ORFS_CTR_GRANT_STALLS, 1);
-		ret = wait_event_killable(conn->slot_wq,
-					  (g = orfs_grant_try_get(conn, &err)) || err);
+		ret = wait_event_killable_exclusive(conn->grant_wq,
+						    (g = orfs_grant_try_get(conn, &err)) || err);
 		if (ret)
 			return -EINTR;
 	}
@@ -1245,7 +1290,7 @@ static void orfs_grant_put(struct orfs_conn *conn, struct orfs_grant *g)
 	spin_lock_irqsave(&conn->lock, flags);
 	set_bit(g->idx, conn->grant_free);
 	spin_unlock_irqrestore(&conn->lock, flags);
-	wake_up(&conn->slot_wq);
+	wake_up(&conn->grant_wq);
 }
 
 static void orfs_grant_unmap(struct orfs_conn *conn, struct orfs_grant *g)
@@ -1909,9 +1954,9 @@ static int orfs_needs_grant(struct orfs_conn *conn, const struct orfs_msg *msg,
  * @nowait: do not wait for a credit or a staging buffer: -EAGAIN instead
  * @st: filled with the request in flight, for orfs_conn_finish()
  *
- * Waits for a credit (a free slot) first, so no more requests are in flight
- * than the server has posted receives for, and for a staging buffer when
- * the data moves by RDMA.
+ * Waits for a staging buffer when the data moves by RDMA, then for a credit
+ * (a free slot), so that no more requests are in flight than the server
+ * has posted receives for.
  *
  * Context: process; sleeps unless @nowait.  Fatal signals interrupt the
  * waits.
@@ -1923,8 +1968,8 @@ int orfs_conn_start(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
 {
 	struct orfs_grant *g = NULL;
 	struct orfs_slot *slot = NULL;
-	int err = 0, ret;
 	bool need;
+	int ret;
 
 	if (orfs_data_offset(msg->body_len + msg->tail_len) > ORFS_META_MAX)
 		return -EMSGSIZE;
@@ -1932,33 +1977,13 @@ int orfs_conn_start(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
 	if (ret)
 		return ret;
 	if (need) {
-		if (nowait) {
-			g = orfs_grant_try_get(conn, &err);
-			if (!g)
-				return err ? err : -EAGAIN;
-		} else {
-			ret = orfs_grant_get(conn, &g);
-			if (ret)
-				return ret;
-		}
-	}
-
-	slot = orfs_slot_try_get(conn, seq, &err);
-	if (!slot && !err) {
-		if (nowait) {
-			ret = -EAGAIN;
-			goto out_grant;
-		}
-		orfs_stat_add(conn->stats, ORFS_CTR_CREDIT_STALLS, 1);
-		ret = wait_event_killable(conn->slot_wq,
-					  (slot = orfs_slot_try_get(conn, seq, &err)) || err);
+		ret = orfs_grant_get(conn, nowait, &g);
 		if (ret)
-			err = -EINTR;
+			return ret;
 	}
-	if (!slot) {
-		ret = err;
+	ret = orfs_slot_get(conn, seq, nowait, &slot);
+	if (ret)
 		goto out_grant;
-	}
 
 	ret = orfs_post_request(conn, slot, msg, hflags, g);
 	if (ret) {

@@ -183,8 +183,9 @@ struct orfs_grant {
  *	@xid, @rx and @error
  * @state: enum orfs_conn_state
  * @slot_free: bitmap of free slots
- * @slot_wq: callers waiting for a free slot or staging buffer, or for the
- *	connection to die
+ * @slot_wq: callers waiting for a free slot or for the connection to die,
+ *	exclusively: one is woken per slot freed
+ * @grant_wq: the same for a staging buffer
  * @cm_done: completed when connection set-up has succeeded or failed
  * @cm_error: set-up result
  * @opened: orfs_conn_open() has returned this connection to its owner:
@@ -242,6 +243,7 @@ struct orfs_conn {
 	enum orfs_conn_state	state;
 	unsigned long		*slot_free;
 	wait_queue_head_t	slot_wq;
+	wait_queue_head_t	grant_wq;
 
 	struct completion	cm_done;
 	int			cm_error;
