@@ -319,9 +319,9 @@ static void orfs_read_batch(struct orfs_batch *b, bool here)
  * orfs_readahead() - read a readahead window in as few requests as possible
  * @rac: the window; its size follows rsize through the BDI
  *
- * Each request's folios stay locked until its batch has run on
- * the mount's io_wq, like a block device's bios, so that the reader goes on with
- * the pages it has while the next window arrives.  A small window (at
+ * Each request's folios stay locked until its batch has run on the
+ * mount's io_wq, like a block device's bios, so that the reader goes on
+ * with the pages it has while the next window arrives.  A small window (at
  * most ORFS_RA_SYNC_PAGES, one request) is read right here instead: it is
  * what a random read or a small file brings in, and its caller waits for
  * it at once, so a worker would only add a wakeup to its latency.  If no
@@ -619,10 +619,11 @@ static int orfs_writepage_one(struct page *page, struct writeback_control *wbc,
  * Consecutive dirty pages are gathered into one WRITE of up to wsize (or
  * what one inline message carries, if the server granted no staging
  * buffers): the transport RDMA-writes them into a staging buffer, or
- * gathers them into the SEND.  Each WRITE runs on the mount's io_wq, so several
- * are in flight; the pages stay under write-back until theirs completes,
- * which is what fsync and sync wait for.  The last batch of such a
- * data-integrity write-back runs in the caller (orfs_wb_submit_last()).
+ * gathers them into the SEND.  Each WRITE runs on the mount's io_wq, so
+ * several are in flight; the pages stay under write-back until theirs
+ * completes, which is what fsync and sync wait for.  The last batch of
+ * such a data-integrity write-back runs in the caller
+ * (orfs_wb_submit_last()).
  *
  * Context: process; may sleep.
  */

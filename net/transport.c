@@ -1256,8 +1256,8 @@ static struct orfs_grant *orfs_grant_try_get(struct orfs_conn *conn, int *err)
  *
  * Waiters queue exclusively, and orfs_grant_put() wakes one of them: a
  * write-back that queued a hundred batches must not wake a hundred
- * workers for each buffer freed, only for all but one to sleep again (on
- * a small client that herd took the writer's CPU).  A waiter that is
+ * workers for each buffer freed, only for all but one to sleep again, and
+ * the buffers go in the order they were asked for.  A waiter that is
  * woken and then killed takes the buffer anyway if it is there, so no
  * wakeup is lost; orfs_conn_fail() wakes them all.
  *
