@@ -716,7 +716,7 @@ ssize_t orfs_direct_io(struct kiocb *iocb, struct iov_iter *iter)
 		INIT_WORK(&dio->work, orfs_dio_work);
 		/* After this, @iocb may be completed and gone. */
 		orfs_dio_start(dio);
-		queue_work(ORFS_SB(inode->i_sb)->io_wq, &dio->work);
+		queue_work(dio->sbi->io_wq, &dio->work);
 		return -EIOCBQUEUED;
 	}
 

@@ -40,9 +40,9 @@ note "credit stalls: $stalls; rxe RNR counters: $before -> $after"
 wq=/sys/devices/virtual/workqueue/orfs_io-$(stat -c '%Hd:%Ld' "$mnt")
 [ "$(cat "$wq/max_active")" -eq 4 ] || fail "$wq/max_active: $(cat "$wq/max_active" 2>&1), not 4"
 
-grep -q "grants 2" "$(dirname "$dir")/connections" ||
-	fail "connections: $(cat "$(dirname "$dir")/connections"), not 2 staging buffers"
-g0=$(awk '$1 == "grant_stalls" { print $2 }' "$dir")
+conns=$(dirname "$dir")/connections
+grep -q "grants 2" "$conns" || fail "connections: $(cat "$conns"), not 2 staging buffers"
+g0=$(orfs_sysfs "$mnt" counters grant_stalls)
 head -c $((6 << 20)) /dev/urandom >"$ORFS_WORK/src"
 pids=()
 for p in $(seq 1 6); do
@@ -50,7 +50,7 @@ for p in $(seq 1 6); do
 	pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p" || fail "a buffered writer failed"; done
-g=$(( $(awk '$1 == "grant_stalls" { print $2 }' "$dir") - g0 ))
+g=$(( $(orfs_sysfs "$mnt" counters grant_stalls) - g0 ))
 note "6 writers of 6 MiB with 2 staging buffers: $g waits for one"
 [ "$g" -gt 0 ] || fail "the writers never waited for a staging buffer"
 for p in $(seq 1 6); do cmp "$ORFS_WORK/src" "$exp/w$p" || fail "w$p differs on the server"; done
