@@ -31,7 +31,6 @@
 #define ORFS_DEF_CONNECT_MS	15000
 #define ORFS_DEF_RETRANS	3
 #define ORFS_DEF_KEEPALIVE	10	/* seconds */
-#define ORFS_BUSY_POLL_MAX	1000	/* microseconds */
 #define ORFS_RC_DEFAULT_ENTRIES	64	/* regcache_entries */
 #define ORFS_RC_DEFAULT_BATCH	16	/* regcache_batch */
 #define ORFS_RC_ENTRIES_MAX	4096
@@ -55,7 +54,8 @@
  * @nconnect: connections per mount
  * @retrans: attempts before a soft mount fails a request
  * @keepalive: idle seconds before a connection is probed, 0 for never
- * @busy_poll: microseconds a caller spins for its reply before sleeping
+ * @busy_poll: microseconds a caller spins for its reply before sleeping,
+ *	or ORFS_BUSY_POLL_AUTO (the default; net/busypoll.h)
  * @soft: fail requests with EIO after timeo * retrans instead of retrying
  * @rc_mode: O_DIRECT registration: dynamic, pindown or fmrd
  * @rc_entries: registrations kept per process

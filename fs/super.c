@@ -85,7 +85,7 @@ static const struct fs_parameter_spec orfs_fs_parameters[] = {
 	fsparam_u32("nconnect",	Opt_nconnect),
 	fsparam_u32("retrans",	Opt_retrans),
 	fsparam_u32("keepalive", Opt_keepalive),
-	fsparam_u32("busy_poll", Opt_busy_poll),
+	fsparam_string("busy_poll", Opt_busy_poll),
 	fsparam_flag("soft",	Opt_soft),
 	fsparam_flag("hard",	Opt_hard),
 	fsparam_string("addr",	Opt_addr),
@@ -140,6 +140,29 @@ static int orfs_parse_secret(struct fs_context *fc, struct fs_parameter *param,
 	kfree_sensitive(o->secret);
 	o->secret = secret;
 	o->secret_len = len;
+	return 0;
+}
+
+/**
+ * orfs_parse_busy_poll() - parse busy_poll=auto|N
+ * @fc: the context, for error reporting
+ * @val: the value
+ * @out: gets ORFS_BUSY_POLL_AUTO or N microseconds
+ *
+ * Return: 0 or -EINVAL with a message in the context's log.
+ */
+static int orfs_parse_busy_poll(struct fs_context *fc, const char *val, u32 *out)
+{
+	u32 us;
+
+	if (!strcmp(val, "auto")) {
+		*out = ORFS_BUSY_POLL_AUTO;
+		return 0;
+	}
+	if (kstrtou32(val, 10, &us) || us > ORFS_BUSY_POLL_MAX_US)
+		return invalfc(fc, "busy_poll=%s: must be auto or 0..%u microseconds",
+			       val, ORFS_BUSY_POLL_MAX_US);
+	*out = us;
 	return 0;
 }
 
@@ -298,11 +321,7 @@ static int orfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		o->keepalive = result.uint_32;
 		break;
 	case Opt_busy_poll:
-		if (result.uint_32 > ORFS_BUSY_POLL_MAX)
-			return invalfc(fc, "busy_poll=%u: must be 0..%u microseconds",
-				       result.uint_32, ORFS_BUSY_POLL_MAX);
-		o->busy_poll = result.uint_32;
-		break;
+		return orfs_parse_busy_poll(fc, param->string, &o->busy_poll);
 	case Opt_soft:
 		o->soft = true;
 		break;
@@ -395,9 +414,13 @@ static int orfs_show_options(struct seq_file *m, struct dentry *root)
 	seq_printf(m, ",addr=%s,port=%u,inline=%u,credits=%u,nconnect=%u,rsize=%u,wsize=%u",
 		   o->host, o->port, o->inline_size, o->credits, o->nconnect,
 		   o->rsize, o->wsize);
-	seq_printf(m, ",%s,timeo=%u,retrans=%u,keepalive=%u,busy_poll=%u,%s",
-		   o->soft ? "soft" : "hard", o->timeo, o->retrans, o->keepalive,
-		   o->busy_poll, o->cto ? "cto" : "nocto");
+	seq_printf(m, ",%s,timeo=%u,retrans=%u,keepalive=%u",
+		   o->soft ? "soft" : "hard", o->timeo, o->retrans, o->keepalive);
+	if (o->busy_poll == ORFS_BUSY_POLL_AUTO)
+		seq_puts(m, ",busy_poll=auto");
+	else
+		seq_printf(m, ",busy_poll=%u", o->busy_poll);
+	seq_printf(m, ",%s", o->cto ? "cto" : "nocto");
 	seq_printf(m, ",acregmin=%u,acregmax=%u,acdirmin=%u,acdirmax=%u",
 		   o->acregmin, o->acregmax, o->acdirmin, o->acdirmax);
 	seq_printf(m, ",regcache=%s,regcache_entries=%u,regcache_pages=%u,regcache_batch=%u",
@@ -711,6 +734,7 @@ static int orfs_init_fs_context(struct fs_context *fc)
 		o->nconnect = min_t(unsigned int, ORFS_NCONNECT_DEFAULT, num_online_cpus());
 		o->retrans = ORFS_DEF_RETRANS;
 		o->keepalive = ORFS_DEF_KEEPALIVE;
+		o->busy_poll = ORFS_BUSY_POLL_AUTO;
 		o->rc_mode = ORFS_RC_FMRD;
 		o->rc_entries = ORFS_RC_DEFAULT_ENTRIES;
 		o->rc_pages = ORFS_RC_DEFAULT_MAX_PAGES;

@@ -161,6 +161,7 @@ void orfs_clnt_conn_info(struct orfs_clnt *clnt, unsigned int i,
 			 struct orfs_conn_info *ci)
 {
 	struct orfs_conn *conn;
+	u32 srtt;
 
 	memset(ci, 0, sizeof(*ci));
 	ci->requests = atomic64_read(&clnt->chosen[i]);
@@ -173,6 +174,9 @@ void orfs_clnt_conn_info(struct orfs_clnt *clnt, unsigned int i,
 			ci->credits = orfs_conn_credits(conn);
 			ci->grants = orfs_conn_grants(conn);
 		}
+		srtt = orfs_conn_srtt_ns(conn);
+		ci->srtt_us = DIV_ROUND_UP(srtt, NSEC_PER_USEC);
+		ci->spin_us = orfs_busypoll_budget_us(READ_ONCE(clnt->opts.busy_poll), srtt, true);
 	}
 	spin_unlock(&clnt->lock);
 }

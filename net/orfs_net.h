@@ -15,6 +15,7 @@
 #include <linux/socket.h>
 #include <linux/bvec.h>
 #include "orfs_proto.h"
+#include "busypoll.h"
 #include "orfs_stats.h"
 #include "regcache_tree.h"
 
@@ -50,8 +51,9 @@ struct crypto_shash;
  *	retrying forever
  * @keepalive: client only: idle seconds before a NULL probe, 0 for none
  * @busy_poll: microseconds a caller spins waiting for its reply (and for
- *	an RDMA READ of its data) before it sleeps, 0 to sleep at once; see
- *	orfs_wait_spin().  Read with READ_ONCE: it changes on remount
+ *	an RDMA READ of its data) before it sleeps, 0 to sleep at once, or
+ *	ORFS_BUSY_POLL_AUTO (net/busypoll.h); see orfs_wait_spin().  Read
+ *	with READ_ONCE: it changes on remount
  * @secret: client only, for orfs_clnt_create(): the shared secret
  *	(secret=), or NULL; it keys @auth_tfm and the client keeps no pointer
  * @secret_len: its length
@@ -231,6 +233,10 @@ struct orfs_ping_result {
  * @users: requests on it now
  * @credits: requests it may have in flight (0 while down)
  * @grants: staging buffers the server granted it (0 while down)
+ * @srtt_us: smoothed reply time of its small requests, microseconds (0:
+ *	no sample yet)
+ * @spin_us: how long a caller now spins for a small request's reply
+ *	(orfs_busypoll_budget_us())
  */
 struct orfs_conn_info {
 	bool	up;
@@ -238,6 +244,8 @@ struct orfs_conn_info {
 	u32	users;
 	u16	credits;
 	u32	grants;
+	u32	srtt_us;
+	u32	spin_us;
 };
 
 /* The client: what fs/ uses (net/clnt.c). */
@@ -292,6 +300,7 @@ u16 orfs_conn_credits(const struct orfs_conn *conn);
 u32 orfs_conn_io_max(const struct orfs_conn *conn);
 u32 orfs_conn_direct_pages(const struct orfs_conn *conn);
 u32 orfs_conn_grants(const struct orfs_conn *conn);
+u32 orfs_conn_srtt_ns(const struct orfs_conn *conn);
 int orfs_transport_init(void);
 void orfs_transport_exit(void);
 

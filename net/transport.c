@@ -102,6 +102,12 @@ u32 orfs_conn_grants(const struct orfs_conn *conn)
 	return conn->ngrants;
 }
 
+/* The smoothed reply time of small requests (busy_poll=auto), ns; 0: none. */
+u32 orfs_conn_srtt_ns(const struct orfs_conn *conn)
+{
+	return READ_ONCE(conn->bp.srtt_ns);
+}
+
 u32 orfs_conn_io_max(const struct orfs_conn *conn)
 {
 	return conn->ngrants ? min(conn->grant_size, conn->io_pages << PAGE_SHIFT) : 0;
@@ -184,6 +190,7 @@ void orfs_conn_set_busy_poll(struct orfs_conn *conn, u32 usecs)
  * orfs_wait_spin() - spin briefly for a completion before sleeping on it
  * @conn: the connection, whose opts.busy_poll says for how long
  * @done: completed from the CQ's softirq handler
+ * @small: the wait is for a small request's reply (net/busypoll.h)
  *
  * A reply that comes back while the caller spins costs no wakeup: no
  * inter-processor interrupt, no idle exit, no context switch.  On an
@@ -191,21 +198,30 @@ void orfs_conn_set_busy_poll(struct orfs_conn *conn, u32 usecs)
  * itself.  The spin ends early when the task should reschedule or has a
  * signal pending; the caller then sleeps as usual, so this changes
  * latency and CPU use, never the result.  Completions still arrive from
- * softirq context, which interrupts the spinning task.
+ * softirq context, which interrupts the spinning task.  With
+ * busy_poll=auto, orfs_busypoll_budget_us() decides the length, and only
+ * one caller per connection spins at a time.
  *
  * Context: process, preemptible.
  */
-static void orfs_wait_spin(struct orfs_conn *conn, struct completion *done)
+static void orfs_wait_spin(struct orfs_conn *conn, struct completion *done, bool small)
 {
-	u32 usecs = READ_ONCE(conn->opts.busy_poll);
+	u32 mode = READ_ONCE(conn->opts.busy_poll);
+	bool excl = mode == ORFS_BUSY_POLL_AUTO;
+	u32 usecs;
 	u64 end;
 
+	usecs = orfs_busypoll_budget_us(mode, READ_ONCE(conn->bp.srtt_ns), small);
 	if (!usecs)
+		return;
+	if (excl && atomic_cmpxchg(&conn->bp.spinning, 0, 1))
 		return;
 	end = ktime_get_ns() + (u64)usecs * NSEC_PER_USEC;
 	while (!completion_done(done) && ktime_get_ns() < end &&
 	       !need_resched() && !signal_pending(current))
 		cpu_relax();
+	if (excl)
+		atomic_set(&conn->bp.spinning, 0);
 	orfs_stat_add(conn->stats, completion_done(done) ?
 		      ORFS_CTR_POLL_HITS : ORFS_CTR_POLL_MISSES, 1);
 }
@@ -372,6 +388,7 @@ static void orfs_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (slot && !slot->rx && !slot->error &&
 	    le16_to_cpu(h->opcode) == le16_to_cpu(((struct orfs_hdr *)slot->buf)->opcode)) {
 		slot->rx = rx;
+		slot->replied_ns = ktime_get_ns();
 		orfs_early_done(slot, h);
 		complete(&slot->reply_done);
 		rx = NULL;
@@ -1492,7 +1509,7 @@ static int orfs_grant_read(struct orfs_conn *conn, struct orfs_grant *g,
 		orfs_conn_fail(conn, -ENOTCONN);
 		return -ENOTCONN;
 	}
-	orfs_wait_spin(conn, &g->done);
+	orfs_wait_spin(conn, &g->done, false);
 	if (!wait_for_completion_timeout(&g->done, timeo)) {
 		orfs_stat_add(conn->stats, ORFS_CTR_TIMEOUTS, 1);
 		orfs_conn_fail(conn, -ETIMEDOUT);
@@ -1771,6 +1788,7 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 	trace_orfs_send(conn, slot->xid, msg->opcode, body_len, data_len);
 	if (rdma_write)
 		trace_orfs_rdma(conn, "write", g->idx, bytes);
+	slot->posted_ns = ktime_get_ns();
 	ret = orfs_post_send(conn, first);
 	if (ret) {
 		if (msg->direct)
@@ -1795,19 +1813,26 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 	return 0;
 }
 
-/* Waits for the reply; returns 0 with slot->rx set, or a negative errno. */
+/* Waits for the reply; returns 0 with slot->rx set, or a negative errno.
+ * @small: the request has no staging buffer; its reply time is a sample
+ * for busy_poll=auto: from its post to its reply's receive completion, not
+ * to this caller running again, which would count the wakeup that spinning
+ * is there to avoid (and, once spinning stopped, keep it stopped).
+ */
 static int orfs_wait_reply(struct orfs_conn *conn, struct orfs_slot *slot,
-			   unsigned long timeo)
+			   unsigned long timeo, bool small)
 {
 	unsigned long flags;
 	long left;
 	int ret = 0;
 
-	orfs_wait_spin(conn, &slot->reply_done);
+	orfs_wait_spin(conn, &slot->reply_done, small);
 	left = wait_for_completion_killable_timeout(&slot->reply_done, timeo);
 	spin_lock_irqsave(&conn->lock, flags);
 	if (slot->rx) {
 		ret = 0;
+		if (small)
+			orfs_busypoll_sample(&conn->bp, slot->replied_ns - slot->posted_ns);
 	} else if (slot->error) {
 		ret = slot->error;
 	} else {
@@ -2028,7 +2053,7 @@ int orfs_conn_finish(struct orfs_started *st, const struct orfs_msg *msg,
 	u64 xid = slot->xid;
 	int ret;
 
-	ret = orfs_wait_reply(conn, slot, timeo);
+	ret = orfs_wait_reply(conn, slot, timeo, !g);
 	if (ret)
 		trace_orfs_request_error(conn, xid, msg->opcode, ret);
 	/* The send buffer and the pages it gathered are ours again only when

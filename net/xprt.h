@@ -65,6 +65,9 @@ struct orfs_recv {
  *	when its registration is a cached one; cleared when a reply matches
  * @early_arg: its argument
  * @early_want: the bytes the READ asked for
+ * @posted_ns: ktime_get_ns() when the request was posted
+ * @replied_ns: ktime_get_ns() when its reply was matched to it; these two
+ *	give busy_poll=auto its reply-time samples
  */
 struct orfs_slot {
 	struct ib_cqe		send_cqe;
@@ -82,6 +85,8 @@ struct orfs_slot {
 	void			(*early_done)(void *arg, u32 bytes);
 	void			*early_arg;
 	u32			early_want;
+	u64			posted_ns;
+	u64			replied_ns;
 };
 
 /**
@@ -230,6 +235,7 @@ struct orfs_grant {
  * @disc_work: moves the QP to the error state after a failure, so every
  *	posted work request completes (flushed) and nobody waits forever
  * @disc_queued: @disc_work has been queued
+ * @bp: adaptive busy polling (busy_poll=auto): small requests' reply time
  */
 struct orfs_conn {
 	struct orfs_conn_opts	opts;
@@ -281,6 +287,7 @@ struct orfs_conn {
 	struct orfs_regcache	*rc;
 	struct work_struct	disc_work;
 	atomic_t		disc_queued;
+	struct orfs_busypoll	bp;
 };
 
 /**

@@ -25,7 +25,7 @@ orfs_server_start "$exp"
 for o in port=0 port=70000 port=abc inline=100 inline=1000000 credits=0 credits=100000 \
 	 timeo=0 timeo=x actimeo=99999 acregmin=4000 acregmax=-1 acdirmin=x acdirmax=99999 \
 	 rsize=100 rsize=8000000 wsize=5000 cto=1 nocto=yes writebehind=1 openread=1 rdirplus=1 statahead=1000001 statahead=-1 nconnect=0 nconnect=17 retrans=0 \
-	 keepalive=99999 busy_poll=1001 busy_poll=x soft=1 hard=yes bogus=1; do
+	 keepalive=99999 busy_poll=1001 busy_poll=x busy_poll=autox busy_poll=-5 soft=1 hard=yes bogus=1; do
 	expect_fail "" mount -t orfs -o "$o" "$ORFS_SRV_ADDR:/" "$mnt"
 	key=${o%%=*}
 	dmesg | tail -n 2 | grep -q "orfs: .*$key" || fail "no kernel log line for $o"
@@ -49,7 +49,7 @@ dmesg | tail -n 1 | grep -q "acregmin=10 is above acregmax=5" || fail "no log fo
 orfs_mount "$mnt" / nconnect=2,soft,timeo=20,retrans=4,actimeo=7,keepalive=0,nocto,rsize=65536
 opts() { grep " $mnt orfs " /proc/mounts; }
 for want in nconnect=2 soft timeo=20 retrans=4 keepalive=0 nocto rsize=65536 wsize=1048576 statahead=16384 \
-	    acregmin=7 acregmax=7 acdirmin=7 acdirmax=7; do
+	    busy_poll=auto acregmin=7 acregmax=7 acdirmin=7 acdirmax=7; do
 	opts | grep -q "[ ,]$want[, ]" || fail "option $want not shown: $(opts)"
 done
 # The readahead window follows rsize; the BDI is named after the mount's
@@ -58,6 +58,39 @@ bdi=/sys/class/bdi/orfs-$(mountpoint -d "$mnt")
 [ -e "$bdi/read_ahead_kb" ] || fail "no $bdi: $(ls /sys/class/bdi)"
 ra=$(cat "$bdi/read_ahead_kb")
 [ "$ra" = 64 ] || fail "readahead window ${ra} KiB, want 64 (rsize=65536)"
+
+# busy_poll=auto (the default): small requests' reply times are sampled
+# (srtt_us), and a caller spins for 1.5 x that, unless that would pass
+# 1000 us; connections shows both.
+dev=$(mountpoint -d "$mnt")
+spins() {
+	awk '$1 == "poll_hits" || $1 == "poll_misses" { n += $2 } END { print n + 0 }' \
+		"/sys/fs/orfs/$dev/counters"
+}
+conn_field() { awk -v f="$1" '{ for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }' \
+	"/sys/fs/orfs/$dev/connections"; }
+echo 20 >"/sys/fs/orfs/$dev/ping"
+srtt=$(conn_field srtt_us | sort -n | tail -n 1)
+spin=$(conn_field spin_us | sort -n | tail -n 1)
+[ "${srtt:-0}" -gt 0 ] || fail "busy_poll=auto: no reply time sampled: $(cat "/sys/fs/orfs/$dev/connections")"
+s0=$(spins)
+echo 20 >"/sys/fs/orfs/$dev/ping"
+s1=$(spins)
+if [ "$spin" -gt 0 ]; then
+	[ "$spin" -le 1000 ] || fail "busy_poll=auto: spins $spin us, more than 1000"
+	[ "$s1" -gt "$s0" ] || fail "busy_poll=auto, spin_us $spin: 20 pings did not spin"
+else
+	# A slow machine: auto must then be sleeping, for the right reason.
+	[ "$srtt" -gt 666 ] || fail "busy_poll=auto: srtt $srtt us but no spin"
+	[ "$s1" = "$s0" ] || fail "busy_poll=auto, spin_us 0: pings spun"
+fi
+echo "busy_poll=auto: srtt ${srtt} us, spin ${spin} us, $((s1 - s0)) spins for 20 pings"
+mount -o remount,busy_poll=0 "$mnt"
+opts | grep -q ",busy_poll=0," || fail "busy_poll=0 not shown: $(opts)"
+s0=$(spins)
+echo 20 >"/sys/fs/orfs/$dev/ping"
+[ "$(spins)" = "$s0" ] || fail "busy_poll=0: pings spun"
+[ "$(conn_field spin_us | sort -n | tail -n 1)" = 0 ] || fail "busy_poll=0: spin_us not 0"
 
 # Remount: caching and timeouts change; the connection's shape cannot.
 mount -o remount,acregmax=30,hard,timeo=50,cto,busy_poll=40,statahead=64 "$mnt"
