@@ -736,9 +736,10 @@ job_prim() {
 }
 
 # null_rtt: ORFS's NULL request, N synchronous round trips, against 2 x
-# ib_send_lat 2 B: null_rtt as mounted (the client sleeps until its reply,
-# as perftest -e does), null_rtt_poll remounted with busy_poll=200 (the
-# client spins for its reply, as ib_send_lat does by default).
+# ib_send_lat 2 B: null_rtt remounted with busy_poll=0 (the client sleeps
+# until its reply, as perftest -e does), null_rtt_poll with busy_poll=200
+# (the client spins for its reply, as ib_send_lat does by default); the
+# mount's own busy_poll (auto by default) is restored afterwards.
 job_null_rtt() {
 	local sys=$1 mnt=$2 dev f bp
 	if [ "$sys" != orfs ]; then
@@ -757,14 +758,18 @@ job_null_rtt() {
 		emit_na null_rtt_poll "this orfs.ko has no $f"
 		return
 	fi
-	ping_median null_rtt "$f" raw_rtt_2b_ev raw_rtt_2b
 	bp=$(awk -v m="$mnt" '$2 == m { print $4 }' /proc/mounts | tr ',' '\n' |
 		sed -n 's/^busy_poll=//p')
+	if mount -o remount,busy_poll=0 "$mnt" 2>"$BENCH_TMP/remount.err"; then
+		ping_median null_rtt "$f" raw_rtt_2b_ev raw_rtt_2b
+	else
+		emit_error null_rtt "remount busy_poll=0: $(cat "$BENCH_TMP/remount.err")"
+	fi
 	if ! mount -o remount,busy_poll=200 "$mnt" 2>"$BENCH_TMP/remount.err"; then
 		emit_error null_rtt_poll "remount busy_poll=200: $(cat "$BENCH_TMP/remount.err")"
-		return
+	else
+		ping_median null_rtt_poll "$f" raw_rtt_2b raw_rtt_2b_ev
 	fi
-	ping_median null_rtt_poll "$f" raw_rtt_2b raw_rtt_2b_ev
-	mount -o remount,busy_poll="${bp:-0}" "$mnt" ||
-		bench_warn "could not restore busy_poll=${bp:-0} on $mnt"
+	mount -o remount,busy_poll="${bp:-auto}" "$mnt" ||
+		bench_warn "could not restore busy_poll=${bp:-auto} on $mnt"
 }

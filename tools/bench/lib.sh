@@ -80,7 +80,31 @@ ctr_read() {
 		[ -r "$f" ] && read -r v <"$f" && CTR_NOW[${dev}_tx_bytes]=$v
 	done
 	ctr_read_host
+	ctr_read_guest
 	ctr_read_orfs
+}
+
+# ctr_read_guest: adds the guest's CPU time (cpu_user, cpu_sys, cpu_softirq,
+# cpu_idle: USER_HZ ticks of /proc/stat, all vCPUs) and the memory
+# manager's reclaim and compaction work (vm_*, from /proc/vmstat).  A
+# figure that cost more CPU than its like, or ran while memory was being
+# reclaimed, shows it in its deltas in raw/results.tsv.
+ctr_read_guest() {
+	local n u ni s i io irq sirq rest
+	read -r n u ni s i io irq sirq rest </proc/stat
+	CTR_NOW[cpu_user]=$((u + ni))
+	CTR_NOW[cpu_sys]=$((s + irq))
+	CTR_NOW[cpu_softirq]=$sirq
+	CTR_NOW[cpu_idle]=$((i + io))
+	while read -r n u; do
+		case $n in
+		pgscan_kswapd | pgscan_direct | pgsteal_kswapd | pgsteal_direct | \
+			compact_stall | compact_migrate_scanned | allocstall_normal | \
+			allocstall_movable | pgfault | pgalloc_normal | pgfree | \
+			nr_free_pages)
+			CTR_NOW[vm_$n]=$u ;;
+		esac
+	done </proc/vmstat
 }
 
 # ctr_read_host: adds host_total_ms and host_other_ms, the host's CPU time
