@@ -80,9 +80,9 @@ if [ "$spin" -gt 0 ]; then
 	[ "$spin" -le 1000 ] || fail "busy_poll=auto: spins $spin us, more than 1000"
 	[ "$s1" -gt "$s0" ] || fail "busy_poll=auto, spin_us $spin: 20 pings did not spin"
 else
-	# A slow machine: auto must then be sleeping, for the right reason.
+	# A machine too slow for it: auto must be sleeping for the right
+	# reason (it may start spinning during the pings, as srtt comes down).
 	[ "$srtt" -gt 666 ] || fail "busy_poll=auto: srtt $srtt us but no spin"
-	[ "$s1" = "$s0" ] || fail "busy_poll=auto, spin_us 0: pings spun"
 fi
 echo "busy_poll=auto: srtt ${srtt} us, spin ${spin} us, $((s1 - s0)) spins for 20 pings"
 mount -o remount,busy_poll=0 "$mnt"
