@@ -64,8 +64,7 @@ ra=$(cat "$bdi/read_ahead_kb")
 # 1000 us; connections shows both.
 dev=$(mountpoint -d "$mnt")
 spins() {
-	awk '$1 == "poll_hits" || $1 == "poll_misses" { n += $2 } END { print n + 0 }' \
-		"/sys/fs/orfs/$dev/counters"
+	echo $(( $(orfs_sysfs "$mnt" counters poll_hits) + $(orfs_sysfs "$mnt" counters poll_misses) ))
 }
 conn_field() { awk -v f="$1" '{ for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }' \
 	"/sys/fs/orfs/$dev/connections"; }
