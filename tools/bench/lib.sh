@@ -100,8 +100,8 @@ ctr_read_guest() {
 		case $n in
 		pgscan_kswapd | pgscan_direct | pgsteal_kswapd | pgsteal_direct | \
 			compact_stall | compact_migrate_scanned | allocstall_normal | \
-			allocstall_movable | pgfault | pgalloc_dma32 | pgalloc_normal | pgfree | \
-			nr_free_pages)
+			allocstall_movable | pgfault | pgalloc_dma32 | pgalloc_normal | \
+			pgfree | nr_free_pages)
 			CTR_NOW[vm_$n]=$u ;;
 		esac
 	done </proc/vmstat
