@@ -76,6 +76,8 @@
  *	into the caches (fs/dir.c, orfs_readdir())
  * @statahead: most entries a statahead pass over a directory brings into
  *	the caches, 0 for no statahead (fs/statahead.c); needs @rdirplus
+ * @bareread: inline READs ask for bare replies, their data alone in one
+ *	SEND without header (ORFS_IO_BARE), where the server takes them
  */
 struct orfs_mount_opts {
 	struct sockaddr_storage	addr;
@@ -108,6 +110,7 @@ struct orfs_mount_opts {
 	bool			openread;
 	bool			rdirplus;
 	u32			statahead;
+	bool			bareread;
 };
 
 /**

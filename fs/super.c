@@ -49,6 +49,7 @@ enum orfs_param {
 	Opt_openread,
 	Opt_rdirplus,
 	Opt_statahead,
+	Opt_bareread,
 };
 
 /* regcache=: how O_DIRECT buffers are registered (net/regcache.c). */
@@ -99,6 +100,7 @@ static const struct fs_parameter_spec orfs_fs_parameters[] = {
 	fsparam_flag_no("openread", Opt_openread),
 	fsparam_flag_no("rdirplus", Opt_rdirplus),
 	fsparam_u32("statahead", Opt_statahead),
+	fsparam_flag_no("bareread", Opt_bareread),
 	{}
 };
 
@@ -360,6 +362,9 @@ static int orfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	case Opt_openread:
 		o->openread = !result.negated;
 		break;
+	case Opt_bareread:
+		o->bareread = !result.negated;
+		break;
 	case Opt_rdirplus:
 		o->rdirplus = !result.negated;
 		break;
@@ -430,6 +435,7 @@ static int orfs_show_options(struct seq_file *m, struct dentry *root)
 	seq_puts(m, o->openread ? ",openread" : ",noopenread");
 	seq_puts(m, o->rdirplus ? ",rdirplus" : ",nordirplus");
 	seq_printf(m, ",statahead=%u", o->statahead);
+	seq_puts(m, o->bareread ? ",bareread" : ",nobareread");
 	if (o->trusted_fabric)
 		seq_puts(m, ",trusted_fabric");
 	return 0;
@@ -555,6 +561,7 @@ static int orfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	copts.soft = sbi->opts.soft;
 	copts.keepalive = sbi->opts.keepalive;
 	copts.busy_poll = sbi->opts.busy_poll;
+	copts.bare_read = sbi->opts.bareread;
 	copts.trusted_fabric = sbi->opts.trusted_fabric;
 	if (copts.trusted_fabric)
 		pr_warn("%s: trusted_fabric: the server may read and write all of this host's memory\n",
@@ -687,10 +694,12 @@ static int orfs_reconfigure(struct fs_context *fc)
 	o->rsize = n->rsize;
 	o->wsize = n->wsize;
 	o->busy_poll = n->busy_poll;
+	o->bareread = n->bareread;
 	orfs_apply_iosize(sb);
 	orfs_clnt_set_timeouts(sbi->clnt, msecs_to_jiffies(o->timeo * 100), o->retrans,
 			       o->soft);
 	orfs_clnt_set_busy_poll(sbi->clnt, o->busy_poll);
+	orfs_clnt_set_bare_read(sbi->clnt, o->bareread);
 	return 0;
 }
 
@@ -729,6 +738,7 @@ static int orfs_init_fs_context(struct fs_context *fc)
 		o->cto = true;
 		o->writebehind = true;
 		o->openread = true;
+		o->bareread = true;
 		o->rdirplus = true;
 		o->statahead = ORFS_SA_DEFAULT;
 		o->nconnect = min_t(unsigned int, ORFS_NCONNECT_DEFAULT, num_online_cpus());

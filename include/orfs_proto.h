@@ -265,13 +265,18 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_attr) == 96);
  * ORFS_CF_READ_ATTR: request: the client may ask an inline READ for the
  * file's attributes too (ORFS_IO_ATTR); accept: the server answers such
  * READs.  Without it in the accept, ORFS_IO_ATTR is refused.
+ *
+ * ORFS_CF_BARE: request: the client takes bare READ replies (ORFS_IO_BARE,
+ * orfs_bare_imm()); accept: the server may send them.  Without it in the
+ * accept, ORFS_IO_BARE is refused.
  */
 #define ORFS_CF_AUTH		0x1
 #define ORFS_CF_WINDOWS		0x2
 #define ORFS_CF_PAGES		0x4
 #define ORFS_CF_READ_ATTR	0x8
+#define ORFS_CF_BARE		0x10
 #define ORFS_CF_KNOWN		(ORFS_CF_AUTH | ORFS_CF_WINDOWS | ORFS_CF_PAGES | \
-				 ORFS_CF_READ_ATTR)
+				 ORFS_CF_READ_ATTR | ORFS_CF_BARE)
 
 /*
  * The shared-secret handshake (Documentation/protocol.md, "Shared-secret
@@ -660,8 +665,23 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_readlink_rep) == 8);
  * in one round trip.
  */
 #define ORFS_IO_ATTR		0x20
+/*
+ * An inline READ (no other ORFS_IO_* flag), on a connection that agreed
+ * on ORFS_CF_BARE: if the read succeeds with all @count bytes (and @count
+ * is not 0), the server may answer with a bare reply instead of a normal
+ * one: a SEND with immediate data whose payload is exactly the @count
+ * bytes, with no header and no body, and whose immediate value is
+ * orfs_bare_imm() of the request's xid.  A bare reply stands for status 0,
+ * count @count, no ORFS_RF_* flag and cache version 0 (the data cannot be
+ * demoted).  Any other outcome gets a normal reply.
+ *
+ * Why: a 4 KiB page behind a header does not fit one 4096-byte RoCE path
+ * MTU packet; alone it does.  On a software device every packet costs
+ * more than its bytes, so a cold random 4 KiB read saves a packet.
+ */
+#define ORFS_IO_BARE		0x40
 #define ORFS_IO_KNOWN		(ORFS_IO_STABLE | ORFS_IO_GRANT | ORFS_IO_REMOTE | \
-				 ORFS_IO_PAGES | ORFS_IO_ATTR)
+				 ORFS_IO_PAGES | ORFS_IO_ATTR | ORFS_IO_BARE)
 /*
  * DEMOTE_META and DEMOTE, always with ORFS_IO_GRANT, on a connection that
  * agreed on ORFS_CF_WINDOWS: zero-copy DEMOTE.  DEMOTE_META reserves a
@@ -1889,6 +1909,51 @@ static inline void orfs_hdr_init(struct orfs_hdr *h, uint16_t opcode, uint64_t x
 	h->flags = orfs_le16(flags);
 	h->body_len = orfs_le32(body_len);
 	h->data_len = orfs_le32(data_len);
+}
+
+/*
+ * Bare READ replies (ORFS_IO_BARE).  The 32-bit immediate value names the
+ * request: its slot index (the xid's low 16 bits, below ORFS_CREDITS_MAX,
+ * so 8 bits suffice) and the low 24 bits of its sequence number (xid >>
+ * 16), which the client compares with the request in that slot so that a
+ * late reply cannot complete a later request in the same slot.  It goes
+ * on the wire in network byte order, as verbs carry immediate data.
+ */
+#define ORFS_BARE_SLOT_BITS	8
+#define ORFS_BARE_SLOT_MASK	((1U << ORFS_BARE_SLOT_BITS) - 1)
+#define ORFS_BARE_SEQ_MASK	((1U << (32 - ORFS_BARE_SLOT_BITS)) - 1)
+ORFS_STATIC_ASSERT(ORFS_BARE_SLOT_MASK + 1 >= ORFS_CREDITS_MAX);
+
+/**
+ * orfs_bare_imm() - the immediate value of a bare reply to request @xid
+ * @xid: the request's xid (sequence number << 16 | slot index)
+ * @imm: filled with the value, in host byte order
+ *
+ * Return: 0, or -EINVAL if the slot index does not fit (the server then
+ * sends a normal reply).
+ */
+static inline int orfs_bare_imm(uint64_t xid, uint32_t *imm)
+{
+	uint32_t slot = (uint32_t)(xid & 0xffff);
+
+	if (slot > ORFS_BARE_SLOT_MASK)
+		return -EINVAL;
+	*imm = ((uint32_t)(xid >> 16) & ORFS_BARE_SEQ_MASK) << ORFS_BARE_SLOT_BITS | slot;
+	return 0;
+}
+
+/* The slot index a bare reply's immediate value names. */
+static inline uint32_t orfs_bare_slot(uint32_t imm)
+{
+	return imm & ORFS_BARE_SLOT_MASK;
+}
+
+/* Whether immediate value @imm answers request @xid (0: no request). */
+static inline int orfs_bare_match(uint32_t imm, uint64_t xid)
+{
+	uint32_t want;
+
+	return xid && !orfs_bare_imm(xid, &want) && want == imm;
 }
 
 /**

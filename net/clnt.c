@@ -47,8 +47,8 @@ static struct workqueue_struct *orfs_wq;
 /**
  * struct orfs_clnt - the connections of one mount
  * @opts: how to connect; @opts.down points back here
- * @lock: protects @conns, @aborted, @inline_size, @read_attr and
- *	opts.busy_poll
+ * @lock: protects @conns, @aborted, @inline_size, @read_attr,
+ *	opts.busy_poll and opts.bare_read
  * @conns: the connections; NULL while one is being replaced
  * @chosen: requests that took each connection (sysfs "connections")
  * @wq: requests waiting for a live connection
@@ -257,6 +257,7 @@ static int orfs_clnt_install(struct orfs_clnt *clnt, unsigned int i,
 	clnt->conns[i] = conn;
 	/* busy_poll may have changed since the connection copied opts. */
 	orfs_conn_set_busy_poll(conn, clnt->opts.busy_poll);
+	orfs_conn_set_bare_read(conn, clnt->opts.bare_read);
 	clnt->inline_size = min(clnt->inline_size, orfs_conn_inline_size(conn));
 	if (!orfs_conn_read_attr(conn))
 		WRITE_ONCE(clnt->read_attr, false);
@@ -594,6 +595,27 @@ void orfs_clnt_set_busy_poll(struct orfs_clnt *clnt, u32 usecs)
 	for (i = 0; i < clnt->opts.nconnect; i++)
 		if (clnt->conns[i])
 			orfs_conn_set_busy_poll(clnt->conns[i], usecs);
+	spin_unlock(&clnt->lock);
+}
+
+/**
+ * orfs_clnt_set_bare_read() - change bare_read on a live client
+ * @clnt: the client
+ * @on: see struct orfs_conn_opts
+ *
+ * Applies to the live connections and to those a reconnect opens later.
+ *
+ * Context: process.
+ */
+void orfs_clnt_set_bare_read(struct orfs_clnt *clnt, bool on)
+{
+	unsigned int i;
+
+	spin_lock(&clnt->lock);
+	WRITE_ONCE(clnt->opts.bare_read, on);
+	for (i = 0; i < clnt->opts.nconnect; i++)
+		if (clnt->conns[i])
+			orfs_conn_set_bare_read(clnt->conns[i], on);
 	spin_unlock(&clnt->lock);
 }
 

@@ -54,6 +54,8 @@ struct crypto_shash;
  *	an RDMA READ of its data) before it sleeps, 0 to sleep at once, or
  *	ORFS_BUSY_POLL_AUTO (net/busypoll.h); see orfs_wait_spin().  Read
  *	with READ_ONCE: it changes on remount
+ * @bare_read: ask inline READs for bare replies (ORFS_IO_BARE) where the
+ *	server takes them.  Read with READ_ONCE: it changes on remount
  * @secret: client only, for orfs_clnt_create(): the shared secret
  *	(secret=), or NULL; it keys @auth_tfm and the client keeps no pointer
  * @secret_len: its length
@@ -85,6 +87,7 @@ struct orfs_conn_opts {
 	bool			soft;
 	unsigned int		keepalive;
 	u32			busy_poll;
+	bool			bare_read;
 	const u8		*secret;
 	u32			secret_len;
 	struct crypto_shash	*auth_tfm;
@@ -273,6 +276,7 @@ int orfs_clnt_ping(struct orfs_clnt *clnt, u32 count, struct orfs_ping_result *r
 void orfs_clnt_set_timeouts(struct orfs_clnt *clnt, unsigned long timeo,
 			    unsigned int retrans, bool soft);
 void orfs_clnt_set_busy_poll(struct orfs_clnt *clnt, u32 usecs);
+void orfs_clnt_set_bare_read(struct orfs_clnt *clnt, bool on);
 int orfs_net_init(void);
 void orfs_net_exit(void);
 
@@ -282,6 +286,7 @@ void orfs_conn_get(struct orfs_conn *conn);
 void orfs_conn_put(struct orfs_conn *conn);
 void orfs_conn_fail(struct orfs_conn *conn, int err);
 void orfs_conn_set_busy_poll(struct orfs_conn *conn, u32 usecs);
+void orfs_conn_set_bare_read(struct orfs_conn *conn, bool on);
 bool orfs_conn_is_up(struct orfs_conn *conn);
 unsigned long orfs_conn_last_rx(struct orfs_conn *conn);
 unsigned int orfs_conn_users(struct orfs_conn *conn);

@@ -42,6 +42,7 @@ enum orfs_counter {
 	ORFS_CTR_SA_PRIMED,		/* entries statahead brought into the caches */
 	ORFS_CTR_SA_FOUND,		/* lookups statahead answered without a LOOKUP */
 	ORFS_CTR_OPEN_READS,		/* opens whose READ brought the attributes and the data */
+	ORFS_CTR_BARE_REPLIES,		/* inline READs answered with their data alone */
 	ORFS_CTR_NR
 };
 

@@ -187,6 +187,18 @@ void orfs_conn_set_busy_poll(struct orfs_conn *conn, u32 usecs)
 }
 
 /**
+ * orfs_conn_set_bare_read() - change whether inline READs ask for bare replies
+ * @conn: the connection
+ * @on: see struct orfs_conn_opts, @bare_read
+ *
+ * Context: any.
+ */
+void orfs_conn_set_bare_read(struct orfs_conn *conn, bool on)
+{
+	WRITE_ONCE(conn->opts.bare_read, on);
+}
+
+/**
  * orfs_wait_spin() - spin briefly for a completion before sleeping on it
  * @conn: the connection, whose opts.busy_poll says for how long
  * @done: completed from the CQ's softirq handler
@@ -323,6 +335,59 @@ static void orfs_early_done(struct orfs_slot *slot, const struct orfs_hdr *h)
 }
 
 /**
+ * orfs_recv_bare() - a bare READ reply arrived (ORFS_IO_BARE)
+ * @conn: the connection
+ * @rx: its receive buffer, holding nothing but the data
+ * @imm: its immediate value, in host byte order (orfs_bare_imm())
+ *
+ * The immediate value names the slot and the low bits of the request's
+ * sequence number.  A match whose request did not ask for a bare reply,
+ * or asked for a different number of bytes, is a malformed reply: the
+ * request fails with -EIO, as for a normal reply that does not validate.
+ * No match is a stale reply, dropped.
+ *
+ * Context: softirq, from orfs_recv_done().
+ */
+static void orfs_recv_bare(struct orfs_conn *conn, struct orfs_recv *rx, u32 imm)
+{
+	u32 idx = orfs_bare_slot(imm);
+	struct orfs_slot *slot = NULL;
+	unsigned long flags;
+	bool bad = false;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	if (idx < conn->nslots && orfs_bare_match(imm, conn->slots[idx].xid))
+		slot = &conn->slots[idx];
+	if (slot && !slot->rx && !slot->error) {
+		trace_orfs_recv(conn, slot->xid, ORFS_OP_READ, 0, rx->len);
+		if (conn->bare && slot->bare_len && rx->len == slot->bare_len) {
+			rx->bare = true;
+			slot->rx = rx;
+			slot->replied_ns = ktime_get_ns();
+			rx = NULL;
+		} else {
+			slot->error = -EIO;
+			bad = true;
+		}
+		complete(&slot->reply_done);
+	}
+	spin_unlock_irqrestore(&conn->lock, flags);
+
+	if (!rx) {
+		orfs_stat_add(conn->stats, ORFS_CTR_BARE_REPLIES, 1);
+		return;
+	}
+	if (bad) {
+		orfs_stat_add(conn->stats, ORFS_CTR_BAD_REPLIES, 1);
+		pr_warn_ratelimited("malformed bare reply (%u bytes)\n", rx->len);
+	} else {
+		orfs_stat_add(conn->stats, ORFS_CTR_STALE_REPLIES, 1);
+		pr_debug("dropping bare reply with unknown immediate %#x\n", imm);
+	}
+	orfs_repost(conn, rx);
+}
+
+/**
  * orfs_recv_done() - a reply (or an error) arrived
  * @cq: the CQ
  * @wc: its work completion
@@ -331,6 +396,7 @@ static void orfs_early_done(struct orfs_slot *slot, const struct orfs_hdr *h)
  * the slot whose xid it carries.  Replies that do not validate fail their
  * request with -EIO when the xid can still be trusted; replies that match
  * no request are dropped.  Either way the buffer is re-posted at once.
+ * A SEND with immediate data is a bare READ reply (orfs_recv_bare()).
  *
  * Context: softirq (IB_POLL_SOFTIRQ).
  */
@@ -357,6 +423,11 @@ static void orfs_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				   DMA_FROM_DEVICE);
 	WRITE_ONCE(conn->last_rx, jiffies);
 	rx->len = wc->byte_len;
+	rx->bare = false;
+	if (wc->wc_flags & IB_WC_WITH_IMM) {
+		orfs_recv_bare(conn, rx, be32_to_cpu(wc->ex.imm_data));
+		return;
+	}
 	err = orfs_hdr_check(h, rx->len, 1);
 	if (rx->len >= sizeof(*h))
 		trace_orfs_recv(conn, le64_to_cpu(h->xid), le16_to_cpu(h->opcode),
@@ -679,7 +750,7 @@ static int orfs_connect(struct orfs_conn *conn)
 		req->flags |= cpu_to_le32(ORFS_CF_WINDOWS);
 	if (conn->io_pages && conn->opts.trusted_fabric)
 		req->flags |= cpu_to_le32(ORFS_CF_PAGES);
-	req->flags |= cpu_to_le32(ORFS_CF_READ_ATTR);
+	req->flags |= cpu_to_le32(ORFS_CF_READ_ATTR | ORFS_CF_BARE);
 	if (conn->opts.auth_tfm) {
 		req->flags |= cpu_to_le32(ORFS_CF_AUTH);
 		get_random_bytes(req->nonce, sizeof(req->nonce));
@@ -813,6 +884,7 @@ static int orfs_established(struct orfs_conn *conn, const struct rdma_cm_event *
 		return ret;
 	conn->windows = le32_to_cpu(conn->rep.flags) & ORFS_CF_WINDOWS;
 	conn->read_attr = le32_to_cpu(conn->rep.flags) & ORFS_CF_READ_ATTR;
+	conn->bare = le32_to_cpu(conn->rep.flags) & ORFS_CF_BARE;
 	conn->inline_size = le32_to_cpu(conn->rep.inline_size);
 	granted = le16_to_cpu(conn->rep.credits);
 	if (orfs_alloc_grants(conn) || orfs_rc_init(conn))
@@ -1648,6 +1720,21 @@ static int orfs_pages_map(struct orfs_conn *conn, struct orfs_grant *g,
 	return ret;
 }
 
+/* Whether @msg, about to go on @conn with staging buffer @g (or inline),
+ * asks for a bare reply (ORFS_IO_BARE): an inline READ with no other flag,
+ * on a connection whose server takes it, with bare_read on.
+ */
+static bool orfs_bare_ok(const struct orfs_conn *conn, const struct orfs_msg *msg,
+			 const struct orfs_grant *g)
+{
+	const struct orfs_io_req *q = msg->body;
+
+	return conn->bare && READ_ONCE(conn->opts.bare_read) && !g && !msg->direct &&
+	       msg->opcode == ORFS_OP_READ && msg->body_len == sizeof(*q) &&
+	       !msg->tail_len && !q->flags && q->count &&
+	       le32_to_cpu(q->count) <= conn->inline_size;
+}
+
 /**
  * orfs_post_request() - post a request's SEND, after an RDMA WRITE chain
  * @conn: the connection
@@ -1746,6 +1833,13 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 	memcpy(h + 1, msg->body, msg->body_len);
 	if (msg->tail_len)
 		memcpy((u8 *)(h + 1) + msg->body_len, msg->tail, msg->tail_len);
+	slot->bare_len = 0;
+	if (orfs_bare_ok(conn, msg, g)) {
+		struct orfs_io_req *q = (struct orfs_io_req *)(h + 1);
+
+		q->flags = cpu_to_le32(ORFS_IO_BARE);
+		slot->bare_len = le32_to_cpu(q->count);
+	}
 	if (g) {
 		struct orfs_io_req *q = (struct orfs_io_req *)(h + 1);
 
@@ -1857,6 +1951,26 @@ static void orfs_copy_to_bvec(const struct orfs_msg *msg, const u8 *data, u32 n)
 		data += len;
 		n -= len;
 	}
+}
+
+/* Fill @rep for the bare READ reply in rep->rx (ORFS_IO_BARE) to request
+ * @xid: the header and body it stands for (status 0, count its length, no
+ * ORFS_RF_* flag, cache version 0), its data at the start of the buffer.
+ */
+static void orfs_bare_reply(struct orfs_reply *rep, u64 xid)
+{
+	struct orfs_recv *rx = rep->rx;
+	struct orfs_read_rep *rr = &rx->bare_rep.rr;
+
+	orfs_hdr_init(&rx->bare_rep.hdr, ORFS_OP_READ, xid, ORFS_HF_REPLY,
+		      sizeof(*rr), rx->len);
+	memset(rr, 0, sizeof(*rr));
+	rr->count = cpu_to_le32(rx->len);
+	rep->hdr = &rx->bare_rep.hdr;
+	rep->body = rr;
+	rep->body_len = sizeof(*rr);
+	rep->data = rx->buf;
+	rep->data_len = rx->len;
 }
 
 /**
@@ -2082,6 +2196,10 @@ int orfs_conn_finish(struct orfs_started *st, const struct orfs_msg *msg,
 	rep->rx = slot->rx;
 	orfs_slot_put(conn, slot);
 	orfs_conn_get(conn);		/* dropped by orfs_reply_put() */
+	if (rep->rx->bare) {
+		orfs_bare_reply(rep, xid);
+		goto landed;
+	}
 	h = rep->rx->buf;
 	rep->hdr = h;
 	ret = -(int)le32_to_cpu(h->status);
@@ -2098,6 +2216,7 @@ int orfs_conn_finish(struct orfs_started *st, const struct orfs_msg *msg,
 	if (msg->direct && msg->opcode == ORFS_OP_WRITE)
 		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_SERVER_RDMA,
 			      le32_to_cpu(((const struct orfs_io_req *)msg->body)->count));
+landed:
 	if (msg->opcode == ORFS_OP_READ && msg->nr_bvec) {
 		ret = orfs_read_land(conn, msg, g, rep, timeo);
 		if (ret)

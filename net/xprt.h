@@ -38,6 +38,10 @@ enum orfs_conn_state {
  * @buf: ORFS_META_MAX + inline bytes, DMA-mapped for the device
  * @dma: its DMA address
  * @len: bytes received in the last completion
+ * @bare: the last completion was a bare READ reply (ORFS_IO_BARE): @buf
+ *	holds @len bytes of data and nothing else
+ * @bare_rep: the header and body a bare reply stands for, filled in for
+ *	the waiter (orfs_bare_reply())
  */
 struct orfs_recv {
 	struct ib_cqe		cqe;
@@ -45,6 +49,11 @@ struct orfs_recv {
 	void			*buf;
 	u64			dma;
 	u32			len;
+	bool			bare;
+	struct {
+		struct orfs_hdr		hdr;
+		struct orfs_read_rep	rr;
+	} bare_rep;
 };
 
 /**
@@ -65,6 +74,8 @@ struct orfs_recv {
  *	when its registration is a cached one; cleared when a reply matches
  * @early_arg: its argument
  * @early_want: the bytes the READ asked for
+ * @bare_len: the request is an inline READ of this many bytes with
+ *	ORFS_IO_BARE, which may be answered by a bare reply; 0 otherwise
  * @posted_ns: ktime_get_ns() when the request was posted
  * @replied_ns: ktime_get_ns() when its reply was matched to it; these two
  *	give busy_poll=auto its reply-time samples
@@ -85,6 +96,7 @@ struct orfs_slot {
 	void			(*early_done)(void *arg, u32 bytes);
 	void			*early_arg;
 	u32			early_want;
+	u32			bare_len;
 	u64			posted_ns;
 	u64			replied_ns;
 };
@@ -224,6 +236,7 @@ struct orfs_grant {
  *	WRITEs name their page-cache pages and the server moves the data
  * @read_attr: the server answers inline READs with ORFS_IO_ATTR
  *	(ORFS_CF_READ_ATTR in the accept)
+ * @bare: the server takes ORFS_IO_BARE (ORFS_CF_BARE in the accept)
  * @grant_free: bitmap of staging buffers not in use
  * @grants: @ngrants staging buffers
  * @io_pages: page fragments one transfer may carry
@@ -277,6 +290,7 @@ struct orfs_conn {
 	bool			windows;
 	bool			pages;
 	bool			read_attr;
+	bool			bare;
 	unsigned long		*grant_free;
 	struct orfs_grant	*grants;
 	u32			io_pages;

@@ -846,24 +846,10 @@ uint32_t orfs_handle_request(const struct orfs_req_ctx *ctx, const void *req,
 	return orfs_handle_request_rdata(ctx, req, len, rep, rep_size, NULL);
 }
 
-/**
- * orfs_handle_request_rdata() - orfs_handle_request(), keeping the cache blocks
- * @ctx: the connection's context
- * @req: the request
- * @len: its length
- * @rep: the reply buffer
- * @rep_size: its size
- * @rdata: if not NULL, gets the cache blocks the op handed the transport
- *	(struct orfs_areq's rdata; the caller releases them), else they are
- *	released here
- *
- * For tests that play the transport (memory windows).
- *
- * Return: as orfs_handle_request().
- */
-uint32_t orfs_handle_request_rdata(const struct orfs_req_ctx *ctx,
-				   const void *req, uint32_t len, void *rep,
-				   uint32_t rep_size, struct orfs_rdata **rdata)
+/* The request run to completion; what the op left for the transport. */
+static uint32_t handle_sync(const struct orfs_req_ctx *ctx, const void *req,
+			    uint32_t len, void *rep, uint32_t rep_size,
+			    struct orfs_rdata **rdata, bool *bare)
 {
 	struct orfs_areq a = {
 		.ctx = ctx, .req = req, .len = len, .rep = rep,
@@ -885,5 +871,50 @@ uint32_t orfs_handle_request_rdata(const struct orfs_req_ctx *ctx,
 		*rdata = a.rdata;
 	else if (a.rdata)	/* nobody here to move its data */
 		a.rdata->release(a.rdata);
+	if (bare)
+		*bare = a.bare;
 	return pending ? a.result : n;
+}
+
+/**
+ * orfs_handle_request_rdata() - orfs_handle_request(), keeping the cache blocks
+ * @ctx: the connection's context
+ * @req: the request
+ * @len: its length
+ * @rep: the reply buffer
+ * @rep_size: its size
+ * @rdata: if not NULL, gets the cache blocks the op handed the transport
+ *	(struct orfs_areq's rdata; the caller releases them), else they are
+ *	released here
+ *
+ * For tests that play the transport (memory windows).
+ *
+ * Return: as orfs_handle_request().
+ */
+uint32_t orfs_handle_request_rdata(const struct orfs_req_ctx *ctx,
+				   const void *req, uint32_t len, void *rep,
+				   uint32_t rep_size, struct orfs_rdata **rdata)
+{
+	return handle_sync(ctx, req, len, rep, rep_size, rdata, NULL);
+}
+
+/**
+ * orfs_handle_request_bare() - orfs_handle_request(), saying whether the
+ *	transport may send the reply bare
+ * @ctx: the connection's context
+ * @req: the request
+ * @len: its length
+ * @rep: the reply buffer
+ * @rep_size: its size
+ * @bare: set to struct orfs_areq's bare (ORFS_IO_BARE)
+ *
+ * For tests of the READ op's side of bare replies.
+ *
+ * Return: as orfs_handle_request().
+ */
+uint32_t orfs_handle_request_bare(const struct orfs_req_ctx *ctx,
+				  const void *req, uint32_t len, void *rep,
+				  uint32_t rep_size, bool *bare)
+{
+	return handle_sync(ctx, req, len, rep, rep_size, NULL, bare);
 }

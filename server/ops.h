@@ -57,6 +57,9 @@
  *	copy it into the reply buffer
  * @read_attr: the connection agreed on ORFS_CF_READ_ATTR: inline READs
  *	with ORFS_IO_ATTR are answered.  If false, they get EOPNOTSUPP
+ * @bare: the connection agreed on ORFS_CF_BARE: READs with ORFS_IO_BARE
+ *	are answered (bare when they read all they asked for).  If false,
+ *	they get EOPNOTSUPP
  * @auth: the connection's shared-secret handshake (auth.c), or NULL when
  *	the server has no secret.  Until it is ORFS_AUTH_OK only AUTH is
  *	answered (orfs_auth_check()); orfs_req_start() updates it
@@ -83,6 +86,7 @@ struct orfs_req_ctx {
 	uint32_t			win_per_set;
 	bool				gather;
 	bool				read_attr;
+	bool				bare;
 	struct orfs_auth		*auth;
 };
 
@@ -218,6 +222,9 @@ typedef void (*orfs_areq_done_fn)(struct orfs_areq *a, uint32_t rep_len);
  *	@win_grant in: invalidate that set's windows (and release its data
  *	once they are) with the reply
  * @win_grant: the staging buffer of @win_write or @win_end
+ * @bare: a READ with ORFS_IO_BARE read all @count bytes it asked for: the
+ *	transport may send them as a bare reply (ORFS_IO_BARE) rather than
+ *	the reply built in @rep
  * @finished: orfs_handle_request(): the pending request ended
  * @result: orfs_handle_request(): its reply length
  */
@@ -238,6 +245,7 @@ struct orfs_areq {
 	bool				win_write;
 	bool				win_end;
 	uint32_t			win_grant;
+	bool				bare;
 	bool				finished;
 	uint32_t			result;
 	uint64_t			start_us;
@@ -249,6 +257,9 @@ uint32_t orfs_handle_request_rdata(const struct orfs_req_ctx *ctx,
 				   uint32_t rep_size, struct orfs_rdata **rdata);
 uint32_t orfs_handle_request(const struct orfs_req_ctx *ctx, const void *req,
 			     uint32_t len, void *rep, uint32_t rep_size);
+uint32_t orfs_handle_request_bare(const struct orfs_req_ctx *ctx,
+				  const void *req, uint32_t len, void *rep,
+				  uint32_t rep_size, bool *bare);
 const char *orfs_op_name(uint16_t opcode);
 
 #endif /* ORFSD_OPS_H */

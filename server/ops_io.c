@@ -89,8 +89,10 @@ static int io_check(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		return -EINVAL;
 	if ((flags & ORFS_IO_PAGES) && !(flags & ORFS_IO_REMOTE))
 		return -EINVAL;
-	/* Attributes with the data: inline READs only (read_check()). */
+	/* Attributes with the data, bare replies: inline READs only. */
 	if ((flags & ORFS_IO_ATTR) && flags != ORFS_IO_ATTR)
+		return -EINVAL;
+	if ((flags & ORFS_IO_BARE) && flags != ORFS_IO_BARE)
 		return -EINVAL;
 	if (flags & ORFS_IO_REMOTE) {
 		if (!(flags & ORFS_IO_GRANT))
@@ -115,6 +117,8 @@ static int io_check(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	if ((flags & ORFS_IO_PAGES) && !ctx->pages)
 		return -EOPNOTSUPP;
 	if ((flags & ORFS_IO_ATTR) && !ctx->read_attr)
+		return -EOPNOTSUPP;
+	if ((flags & ORFS_IO_BARE) && !ctx->bare)
 		return -EOPNOTSUPP;
 	return 0;
 }
@@ -151,7 +155,7 @@ static int write_check(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	const struct orfs_io_req *q = orfs_body(h);
 	int err;
 
-	if (orfs_cpu32(q->flags) & ORFS_IO_ATTR)
+	if (orfs_cpu32(q->flags) & (ORFS_IO_ATTR | ORFS_IO_BARE))
 		return -EINVAL;		/* a READ flag */
 	err = io_check(ctx, h, buf, nseg);
 	if (err)
@@ -734,6 +738,8 @@ static int read_reply(struct io_state *s, int err, uint32_t n)
 	r->body_len = read_body_len(s->flags);
 	/* Held inline data: the transport gathers it from the blocks. */
 	r->data_len = s->granted ? 0 : n;
+	/* All that was asked: the transport may send the data alone. */
+	s->a->bare = (s->flags & ORFS_IO_BARE) && n && n == s->count;
 	if (!s->granted) {
 		ORFS_STAT_ADD(stats, read_inline, n);
 		if (s->ur.rdata)

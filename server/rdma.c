@@ -556,6 +556,9 @@ static int conn_chain(struct orfs_conn *conn, const struct orfs_remote_io *rio,
  *	through the extended API (orfs_windows_post()) before the SEND
  * @sg: the SEND's gather list; NULL: the reply buffer's first @len bytes
  * @nsg: entries in @sg
+ * @bare: a bare READ reply (conn_reply_bare()): SEND with immediate @imm
+ * @imm: the immediate value, in network byte order
+ * @bare_sge: the gather list of a bare reply whose data is in its buffer
  */
 struct reply_post {
 	struct ibv_send_wr	*chain;
@@ -563,6 +566,9 @@ struct reply_post {
 	bool			windows;
 	struct ibv_sge		*sg;
 	int			nsg;
+	bool			bare;
+	__be32			imm;
+	struct ibv_sge		bare_sge;
 };
 
 /**
@@ -592,7 +598,8 @@ static int conn_post_send(struct orfs_conn *conn, struct msgbuf *b,
 		.wr_id = (uintptr_t)b,
 		.sg_list = p->sg ? p->sg : &sge,
 		.num_sge = p->sg ? p->nsg : 1,
-		.opcode = IBV_WR_SEND,
+		.opcode = p->bare ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND,
+		.imm_data = p->imm,
 		.send_flags = IBV_SEND_SIGNALED,
 	}, *first = &wr, *bad;
 	int err;
@@ -749,6 +756,7 @@ static void conn_release(struct orfs_conn *conn)
 	conn->ctx.win_per_set = 0;
 	conn->ctx.gather = false;
 	conn->ctx.read_attr = false;
+	conn->ctx.bare = false;
 	conn->ctx.grants = 0;
 	conn->ctx.grant_base = NULL;
 	conn->dev = NULL;
@@ -1097,6 +1105,54 @@ static void conn_reply_gather(struct orfs_conn *conn, struct msgbuf *sb,
 }
 
 /**
+ * conn_reply_bare() - send a READ's data alone (ORFS_IO_BARE)
+ * @conn: the connection
+ * @sb: the send buffer holding the reply
+ * @n: the reply's length
+ * @p: its gather list (conn_reply_gather()), or none: the data follows the
+ *	body in @sb
+ *
+ * For a READ whose op said it may (areq.bare: it asked for ORFS_IO_BARE
+ * and read every byte it asked for), and only if the reply built is what
+ * that promises: status 0, inline data, no flag but EOF (which a bare
+ * reply drops: the client knows the size it asked for), and nothing
+ * posted ahead of it.  The SEND then carries the data without the header
+ * and body in front of it, and the request's xid in its immediate value.
+ *
+ * Return: whether the reply goes bare.
+ */
+static bool conn_reply_bare(struct orfs_conn *conn, struct msgbuf *sb,
+			    uint32_t n, struct reply_post *p)
+{
+	const struct orfs_hdr *h = (const struct orfs_hdr *)sb->data;
+	const struct orfs_read_rep *rr = read_rep_of(sb, n);
+	uint32_t count, off, imm;
+
+	if (!rr || (orfs_cpu32(rr->flags) & ~ORFS_RF_EOF) || p->nchain || p->windows)
+		return false;
+	count = orfs_cpu32(rr->count);
+	off = orfs_data_offset(orfs_cpu32(h->body_len));
+	if (!count || orfs_cpu32(h->data_len) != count || n != off + count ||
+	    orfs_bare_imm(orfs_cpu64(h->xid), &imm))
+		return false;
+	if (p->sg) {
+		/* Gathered from cache blocks: leave the header entry out. */
+		p->sg++;
+		p->nsg--;
+	} else {
+		p->bare_sge.addr = (uintptr_t)(sb->data + off);
+		p->bare_sge.length = count;
+		p->bare_sge.lkey = conn->mr->lkey;
+		p->sg = &p->bare_sge;
+		p->nsg = 1;
+	}
+	p->bare = true;
+	p->imm = htobe32(imm);
+	conn->srv->cfg.stats->read_bare += count;
+	return true;
+}
+
+/**
  * conn_reply() - a request's reply is ready: re-post its receive, send it
  * @conn: the connection
  * @rb: the receive buffer holding the request (@rb->reply: the send buffer
@@ -1112,7 +1168,8 @@ static void conn_reply_gather(struct orfs_conn *conn, struct msgbuf *sb,
  *  - granted: shown through memory windows (conn_reply_windows());
  *  - inline: gathered into the reply SEND (conn_reply_gather()).
  * A REMOTE READ's data not held in blocks (left in its staging buffer by
- * the op) is RDMA-written from there.
+ * the op) is RDMA-written from there.  An inline READ's reply may go bare
+ * (conn_reply_bare()).
  */
 static void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 {
@@ -1121,6 +1178,7 @@ static void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 	struct reply_post post = { 0 };
 	struct msgbuf *sb = rb->reply;
 	bool win_write = rb->areq.win_write, win_end = rb->areq.win_end;
+	bool bare = rb->areq.bare;
 	uint32_t bytes = 0, grant = 0, win_grant = rb->areq.win_grant;
 	struct orfs_read_rep *rr;
 	int err, nchain = 0;
@@ -1129,6 +1187,7 @@ static void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 	rb->areq.rdata = NULL;
 	rb->areq.win_write = false;
 	rb->areq.win_end = false;
+	rb->areq.bare = false;
 	/*
 	 * The chain is built before the receive buffer is re-posted: a page
 	 * list (ORFS_IO_PAGES) is read from it.
@@ -1189,6 +1248,8 @@ static void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 	} else {
 		rdata_release(rd);
 	}
+	if (bare)
+		conn_reply_bare(conn, sb, n, &post);
 	if (conn->srv->stopping)
 		conn->srv->cfg.stats->drained++;
 	err = conn_post_send(conn, sb, n, &post);
@@ -1748,6 +1809,7 @@ static int conn_size(struct orfs_server *srv, struct orfs_conn *conn,
 	conn->ctx.remote = conn->remote_max > 0;
 	conn->ctx.pages = conn->ctx.remote && pages;
 	conn->ctx.read_attr = orfs_cpu32(req->flags) & ORFS_CF_READ_ATTR;
+	conn->ctx.bare = orfs_cpu32(req->flags) & ORFS_CF_BARE;
 	conn->ctx.zero_copy = conn->ctx.remote && conn->span_max > 0;
 	conn->sq_size = conn->nsend + conn->remote_max * conn->wr_max;
 	conn_size_zero_copy(srv, conn, req, attr);
@@ -2036,6 +2098,8 @@ static int conn_accept(struct orfs_conn *conn, uint16_t version,
 		rep->flags = orfs_le32(orfs_cpu32(rep->flags) | ORFS_CF_PAGES);
 	if (conn->ctx.read_attr)
 		rep->flags = orfs_le32(orfs_cpu32(rep->flags) | ORFS_CF_READ_ATTR);
+	if (conn->ctx.bare)
+		rep->flags = orfs_le32(orfs_cpu32(rep->flags) | ORFS_CF_BARE);
 
 	memset(&p, 0, sizeof(p));
 	p.private_data = rep;

@@ -158,6 +158,7 @@ static void put_bytes(struct stats_out *o, const struct orfs_stats *st)
 	put(o, "bytes_read_zero_copy", st->read_zero_copy);
 	put(o, "bytes_read_window", st->read_window);
 	put(o, "bytes_read_gather", st->read_gather);
+	put(o, "bytes_read_bare", st->read_bare);
 	put(o, "bytes_cache_copied", st->cache_copied);
 	put(o, "bytes_write_server_rdma", st->write_remote);
 	put(o, "bytes_read_cached", st->read_cached);

@@ -46,6 +46,8 @@ struct orfs_files;
  *	cache blocks through memory windows (ORFS_RF_WINDOW)
  * @read_gather: bytes of inline READs whose reply SEND gathered them
  *	straight from cache blocks
+ * @read_bare: bytes of inline READs sent as bare replies (ORFS_IO_BARE:
+ *	the data alone, without header or body)
  * @cache_copied: bytes copied between cache blocks and message or staging
  *	buffers (READs and DEMOTEs on a device or connection without memory
  *	windows); 0 when every transfer is zero copy
@@ -103,6 +105,7 @@ struct orfs_stats {
 	uint64_t	read_zero_copy;
 	uint64_t	read_window;
 	uint64_t	read_gather;
+	uint64_t	read_bare;
 	uint64_t	cache_copied;
 	uint64_t	write_remote;
 	uint64_t	read_cached;

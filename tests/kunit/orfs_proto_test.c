@@ -1837,6 +1837,35 @@ static void orfs_demote_test_reply(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct orfs_read_rep, version), (size_t)8);
 }
 
+/*
+ * A bare reply's immediate value names the slot and the low 24 bits of
+ * the sequence number; it matches its own request only: not the same slot's
+ * next request, not another slot, not a slot index that does not fit.
+ */
+static void orfs_bare_imm_test(struct kunit *test)
+{
+	u64 xid = (0x123456789aULL << 16) | 37;
+	u32 imm;
+
+	KUNIT_ASSERT_EQ(test, orfs_bare_imm(xid, &imm), 0);
+	KUNIT_EXPECT_EQ(test, imm, (0x56789aU << 8) | 37);
+	KUNIT_EXPECT_EQ(test, orfs_bare_slot(imm), 37U);
+	KUNIT_EXPECT_TRUE(test, orfs_bare_match(imm, xid));
+	/* The same slot's next request, another slot, no request. */
+	KUNIT_EXPECT_FALSE(test, orfs_bare_match(imm, xid + (1ULL << 16)));
+	KUNIT_EXPECT_FALSE(test, orfs_bare_match(imm, xid + 1));
+	KUNIT_EXPECT_FALSE(test, orfs_bare_match(imm, 0));
+	/* Sequence numbers 2^24 apart share the value: the slot is reused
+	 * that many requests later at the soonest, long after any reply.
+	 */
+	KUNIT_EXPECT_TRUE(test, orfs_bare_match(imm, xid + (1ULL << 40)));
+	/* The highest slot index fits; one above does not. */
+	KUNIT_EXPECT_EQ(test, orfs_bare_imm((5ULL << 16) | (ORFS_CREDITS_MAX - 1), &imm), 0);
+	KUNIT_EXPECT_EQ(test, orfs_bare_slot(imm), ORFS_CREDITS_MAX - 1);
+	KUNIT_EXPECT_EQ(test, orfs_bare_imm((5ULL << 16) | ORFS_CREDITS_MAX, &imm), -EINVAL);
+	KUNIT_EXPECT_FALSE(test, orfs_bare_match(0, (5ULL << 16) | ORFS_CREDITS_MAX));
+}
+
 static struct kunit_case orfs_proto_test_cases[] = {
 	KUNIT_CASE(orfs_layout_test),
 	KUNIT_CASE(orfs_hdr_test_valid_request),
@@ -1893,6 +1922,7 @@ static struct kunit_case orfs_proto_test_cases[] = {
 	KUNIT_CASE(orfs_demote_test_keep),
 	KUNIT_CASE(orfs_demote_test_rejects),
 	KUNIT_CASE(orfs_demote_test_reply),
+	KUNIT_CASE(orfs_bare_imm_test),
 	{}
 };
 

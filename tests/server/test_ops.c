@@ -272,6 +272,7 @@ static int reset_ctx(void **state)
 	ctx.grant_size = 0;
 	ctx.remote = false;
 	ctx.read_attr = false;
+	ctx.bare = false;
 	ctx.uni = uni;
 	ctx.stats = uni ? &test_stats : NULL;
 	memset(&test_cred, 0, sizeof(test_cred));
@@ -366,12 +367,15 @@ static void check_reply(const struct orfs_hdr *r, uint32_t n)
  * Run the request in reqbuf (@len bytes) and check the reply's envelope.
  * Return: the reply status.
  */
+/* Whether the last request's reply may go bare (ORFS_IO_BARE). */
+static bool last_bare;
+
 static int run_len(uint32_t len)
 {
 	uint32_t n;
 
 	memset(repbuf, 0x5a, REP_SIZE);
-	n = orfs_handle_request(&ctx, reqbuf, len, repbuf, REP_SIZE);
+	n = orfs_handle_request_bare(&ctx, reqbuf, len, repbuf, REP_SIZE, &last_bare);
 	assert_true(n >= sizeof(struct orfs_hdr));
 	assert_true(n <= REP_SIZE);
 	check_reply(REP, n);
@@ -1693,6 +1697,72 @@ static void test_read_attr(void **state)
 	/* A directory: as for any READ. */
 	build_io(ORFS_OP_READ, &dir, 0, 4096, ORFS_IO_ATTR);
 	assert_int_equal(run(), EISDIR);
+}
+
+/*
+ * READ with ORFS_IO_BARE: the reply is built as for a plain READ, and the
+ * transport is told it may send the data alone exactly when every byte
+ * asked for was read.  Refused where the connection did not agree on it,
+ * with any other flag, and on a WRITE.
+ */
+static void test_read_bare(void **state)
+{
+	struct orfs_fh dir = scratch("rbare"), fh = new_file(&dir, "f");
+	const struct orfs_read_rep *r;
+
+	fill_pattern();
+	assert_int_equal(do_write(&fh, 0, pattern, 3000, 0, NULL), 0);
+
+	build_io(ORFS_OP_READ, &fh, 0, 1000, ORFS_IO_BARE);
+	assert_int_equal(run(), EOPNOTSUPP);
+	assert_false(last_bare);
+
+	ctx.bare = true;
+	/* All that was asked, up to the last byte: bare (EOF is dropped). */
+	build_io(ORFS_OP_READ, &fh, 2000, 1000, ORFS_IO_BARE);
+	assert_int_equal(run(), 0);
+	assert_true(last_bare);
+	r = rep_body();
+	assert_int_equal(orfs_cpu32(REP->body_len), sizeof(*r));
+	assert_int_equal(orfs_cpu32(r->count), 1000);
+	assert_int_equal(orfs_cpu32(r->flags), ORFS_RF_EOF);
+	assert_int_equal(orfs_cpu32(REP->data_len), 1000);
+	assert_memory_equal(orfs_data(REP), pattern + 2000, 1000);
+	/* Inside the file. */
+	build_io(ORFS_OP_READ, &fh, 100, 200, ORFS_IO_BARE);
+	assert_int_equal(run(), 0);
+	assert_true(last_bare);
+	assert_memory_equal(orfs_data(REP), pattern + 100, 200);
+	/* Short at end of file, past it, nothing asked: a normal reply. */
+	build_io(ORFS_OP_READ, &fh, 0, 4096, ORFS_IO_BARE);
+	assert_int_equal(run(), 0);
+	assert_false(last_bare);
+	assert_int_equal(orfs_cpu32(((const struct orfs_read_rep *)rep_body())->count), 3000);
+	build_io(ORFS_OP_READ, &fh, 5000, 100, ORFS_IO_BARE);
+	assert_int_equal(run(), 0);
+	assert_false(last_bare);
+	build_io(ORFS_OP_READ, &fh, 0, 0, ORFS_IO_BARE);
+	assert_int_equal(run(), 0);
+	assert_false(last_bare);
+	/* Without the flag, never. */
+	build_io(ORFS_OP_READ, &fh, 0, 1000, 0);
+	assert_int_equal(run(), 0);
+	assert_false(last_bare);
+	/* An error: a normal (error) reply. */
+	build_io(ORFS_OP_READ, &dir, 0, 1000, ORFS_IO_BARE);
+	assert_int_equal(run(), EISDIR);
+	assert_false(last_bare);
+
+	/* Only alone, and only on READ. */
+	build_io(ORFS_OP_READ, &fh, 0, 1000, ORFS_IO_BARE | ORFS_IO_ATTR);
+	assert_int_equal(run(), EINVAL);
+	build_io(ORFS_OP_READ, &fh, 0, 1000, ORFS_IO_BARE | ORFS_IO_STABLE);
+	assert_int_equal(run(), EINVAL);
+	build_io(ORFS_OP_READ, &fh, 0, 1000, ORFS_IO_BARE | ORFS_IO_GRANT);
+	assert_int_equal(run(), EINVAL);
+	build_write(&fh, 0, pattern, 10, ORFS_IO_BARE);
+	assert_int_equal(run(), EINVAL);
+	assert_false(last_bare);
 }
 
 static void test_write_inline_sizes(void **state)
@@ -5530,6 +5600,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_reply_buffer_bound, reset_ctx),
 		cmocka_unit_test_teardown(test_write_read, reset_ctx),
 		cmocka_unit_test_teardown(test_read_attr, reset_ctx),
+		cmocka_unit_test_teardown(test_read_bare, reset_ctx),
 		cmocka_unit_test_teardown(test_write_inline_sizes, reset_ctx),
 		cmocka_unit_test_teardown(test_write_stable_and_flags, reset_ctx),
 		cmocka_unit_test_teardown(test_io_granted, reset_ctx),

@@ -172,6 +172,63 @@ g=$(( $(count getattr) - g0 )) r=$(( $(count read) - r0 ))
 [ "$r" -eq 4 ] && [ "$g" -eq 4 ] || fail "noopenread: $r READs and $g GETATTRs for 4 files"
 mount -o remount,openread "$mnt"
 
+# Bare READ replies (bareread, the default): an inline READ that gets all
+# it asked for comes back as its data alone, one SEND with immediate data;
+# one that ends short at end of file gets a normal reply.  Random 4 KiB
+# reads must see the server's bytes either way, and with nobareread no
+# READ asks for a bare reply.
+bare_check() {	# on|off
+	local b0 r0 bad0 b r
+	echo 3 >/proc/sys/vm/drop_caches
+	b0=$(orfs_sysfs "$mnt" counters bare_replies) r0=$(count read)
+	bad0=$(orfs_sysfs "$mnt" counters bad_replies)
+	python3 - "$mnt/seq" "$ORFS_WORK/src" <<'PY' || fail "bare ($1): random reads differ"
+import os, random, sys
+f = os.open(sys.argv[1], os.O_RDONLY)
+os.posix_fadvise(f, 0, 0, os.POSIX_FADV_RANDOM)
+ref = open(sys.argv[2], "rb").read()
+for _ in range(200):
+    off = random.randrange(len(ref) // 4096) * 4096
+    if os.pread(f, 4096, off) != ref[off:off + 4096]:
+        sys.exit("differs at %d" % off)
+PY
+	b=$(( $(orfs_sysfs "$mnt" counters bare_replies) - b0 )) r=$(( $(count read) - r0 ))
+	note "bareread $1: $r READs for 200 random 4 KiB reads, $b bare replies"
+	[ "$r" -ge 100 ] || fail "bare ($1): random reads took only $r READs"
+	case $1 in
+	on) [ "$b" -eq "$r" ] || fail "bare: $b of $r full inline READs came back bare" ;;
+	off) [ "$b" -eq 0 ] || fail "nobareread: $b bare replies" ;;
+	esac
+	[ "$(orfs_sysfs "$mnt" counters bad_replies)" -eq "$bad0" ] ||
+		fail "bare ($1): malformed replies"
+}
+grep -q " $mnt orfs .*,bareread[, ]" /proc/mounts || fail "bareread not shown"
+bare_check on
+# The last page of a file: short (a normal reply) or exactly full (bare).
+# Files above a page, so that openread does not read them at open.
+head -c 7000 /dev/urandom >"$exp/tail7000"
+head -c 8192 /dev/urandom >"$exp/exact8k"
+last_page() {	# NAME: read its second page alone, compare with the server
+	python3 - "$mnt/$1" "$exp/$1" <<'PY' || fail "bare: the last page of $1 differs"
+import os, sys
+f = os.open(sys.argv[1], os.O_RDONLY)
+os.posix_fadvise(f, 0, 0, os.POSIX_FADV_RANDOM)
+sys.exit(os.pread(f, 4096, 4096) != open(sys.argv[2], "rb").read()[4096:])
+PY
+}
+echo 3 >/proc/sys/vm/drop_caches
+b0=$(orfs_sysfs "$mnt" counters bare_replies)
+last_page tail7000
+[ "$(orfs_sysfs "$mnt" counters bare_replies)" -eq "$b0" ] ||
+	fail "bare: a READ that ended short at end of file came back bare"
+last_page exact8k
+[ "$(orfs_sysfs "$mnt" counters bare_replies)" -eq $((b0 + 1)) ] ||
+	fail "bare: a READ that ended exactly at end of file did not come back bare"
+mount -o remount,nobareread "$mnt"
+grep -q " $mnt orfs .*,nobareread[, ]" /proc/mounts || fail "nobareread not shown"
+bare_check off
+mount -o remount,bareread "$mnt"
+
 # tar x's order: write, then futimens, fchown and fchmod through the open
 # file, then close.  The dirty data goes out before the SETATTRs, so the
 # server keeps the times and the mode set, and every byte; also for a user
