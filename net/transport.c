@@ -1834,7 +1834,7 @@ static int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 	if (msg->tail_len)
 		memcpy((u8 *)(h + 1) + msg->body_len, msg->tail, msg->tail_len);
 	slot->bare_len = 0;
-	if (orfs_bare_ok(conn, msg, g)) {
+	if (!slot->bare_off && orfs_bare_ok(conn, msg, g)) {
 		struct orfs_io_req *q = (struct orfs_io_req *)(h + 1);
 
 		q->flags = cpu_to_le32(ORFS_IO_BARE);
@@ -1931,8 +1931,12 @@ static int orfs_wait_reply(struct orfs_conn *conn, struct orfs_slot *slot,
 		ret = slot->error;
 	} else {
 		ret = left < 0 ? (int)left : -ETIMEDOUT;
-		/* A late reply must not match this slot once it is reused. */
+		/* A late reply must not match this slot once it is reused.
+		 * A bare one carries only 24 bits of the sequence number: no
+		 * request in this slot asks for one again on this connection.
+		 */
 		slot->xid = 0;
+		slot->bare_off = true;
 		if (ret == -ETIMEDOUT)
 			orfs_stat_add(conn->stats, ORFS_CTR_TIMEOUTS, 1);
 	}

@@ -76,6 +76,10 @@ struct orfs_recv {
  * @early_want: the bytes the READ asked for
  * @bare_len: the request is an inline READ of this many bytes with
  *	ORFS_IO_BARE, which may be answered by a bare reply; 0 otherwise
+ * @bare_off: a request in this slot ended without its reply (timeout,
+ *	signal), which may still come: no request in it asks for a bare
+ *	reply again, since a bare reply's immediate value holds only the low
+ *	24 bits of the sequence number
  * @posted_ns: ktime_get_ns() when the request was posted
  * @replied_ns: ktime_get_ns() when its reply was matched to it; these two
  *	give busy_poll=auto its reply-time samples
@@ -97,6 +101,7 @@ struct orfs_slot {
 	void			*early_arg;
 	u32			early_want;
 	u32			bare_len;
+	bool			bare_off;
 	u64			posted_ns;
 	u64			replied_ns;
 };
