@@ -1962,6 +1962,12 @@ static inline int orfs_bare_match(uint32_t imm, uint64_t xid)
  * @len: bytes received (rdma_cm may pad with zeros)
  * @version: filled with the version to use
  *
+ * The request's ORFS_CF_* bits are what the client offers: bits this
+ * server does not know are ignored (never echoed in the accept), so a
+ * client that offers a newer capability still connects and goes without
+ * it.  The client, for its part, refuses an accept with bits it does not
+ * know (orfs_conn_rep_check()), as it never offered them.
+ *
  * Return: 0, or a positive enum orfs_rej_reason to send in the reject.
  */
 static inline int orfs_conn_req_check(const struct orfs_conn_req *r, uint32_t len,
@@ -1974,8 +1980,6 @@ static inline int orfs_conn_req_check(const struct orfs_conn_req *r, uint32_t le
 	lo = orfs_cpu16(r->min_version);
 	hi = orfs_cpu16(r->max_version);
 	if (lo > hi)
-		return ORFS_REJ_MALFORMED;
-	if (orfs_cpu32(r->flags) & ~ORFS_CF_KNOWN)
 		return ORFS_REJ_MALFORMED;
 	if (orfs_cpu32(r->io_size) > ORFS_IO_MAX)
 		return ORFS_REJ_MALFORMED;
