@@ -698,8 +698,7 @@ static int orfs_reconfigure(struct fs_context *fc)
 	orfs_apply_iosize(sb);
 	orfs_clnt_set_timeouts(sbi->clnt, msecs_to_jiffies(o->timeo * 100), o->retrans,
 			       o->soft);
-	orfs_clnt_set_busy_poll(sbi->clnt, o->busy_poll);
-	orfs_clnt_set_bare_read(sbi->clnt, o->bareread);
+	orfs_clnt_set_live_opts(sbi->clnt, o->busy_poll, o->bareread);
 	return 0;
 }
 

@@ -255,9 +255,8 @@ static int orfs_clnt_install(struct orfs_clnt *clnt, unsigned int i,
 {
 	spin_lock(&clnt->lock);
 	clnt->conns[i] = conn;
-	/* busy_poll may have changed since the connection copied opts. */
-	orfs_conn_set_busy_poll(conn, clnt->opts.busy_poll);
-	orfs_conn_set_bare_read(conn, clnt->opts.bare_read);
+	/* A remount may have changed them since the connection copied opts. */
+	orfs_conn_set_live_opts(conn, &clnt->opts);
 	clnt->inline_size = min(clnt->inline_size, orfs_conn_inline_size(conn));
 	if (!orfs_conn_read_attr(conn))
 		WRITE_ONCE(clnt->read_attr, false);
@@ -578,44 +577,25 @@ void orfs_clnt_set_timeouts(struct orfs_clnt *clnt, unsigned long timeo,
 }
 
 /**
- * orfs_clnt_set_busy_poll() - change busy_poll on a live client
+ * orfs_clnt_set_live_opts() - change busy_poll and bare_read on a live client
  * @clnt: the client
- * @usecs: see struct orfs_conn_opts
+ * @busy_poll: see struct orfs_conn_opts
+ * @bare_read: see struct orfs_conn_opts
  *
  * Applies to the live connections and to those a reconnect opens later.
  *
  * Context: process.
  */
-void orfs_clnt_set_busy_poll(struct orfs_clnt *clnt, u32 usecs)
+void orfs_clnt_set_live_opts(struct orfs_clnt *clnt, u32 busy_poll, bool bare_read)
 {
 	unsigned int i;
 
 	spin_lock(&clnt->lock);
-	WRITE_ONCE(clnt->opts.busy_poll, usecs);
+	WRITE_ONCE(clnt->opts.busy_poll, busy_poll);
+	WRITE_ONCE(clnt->opts.bare_read, bare_read);
 	for (i = 0; i < clnt->opts.nconnect; i++)
 		if (clnt->conns[i])
-			orfs_conn_set_busy_poll(clnt->conns[i], usecs);
-	spin_unlock(&clnt->lock);
-}
-
-/**
- * orfs_clnt_set_bare_read() - change bare_read on a live client
- * @clnt: the client
- * @on: see struct orfs_conn_opts
- *
- * Applies to the live connections and to those a reconnect opens later.
- *
- * Context: process.
- */
-void orfs_clnt_set_bare_read(struct orfs_clnt *clnt, bool on)
-{
-	unsigned int i;
-
-	spin_lock(&clnt->lock);
-	WRITE_ONCE(clnt->opts.bare_read, on);
-	for (i = 0; i < clnt->opts.nconnect; i++)
-		if (clnt->conns[i])
-			orfs_conn_set_bare_read(clnt->conns[i], on);
+			orfs_conn_set_live_opts(clnt->conns[i], &clnt->opts);
 	spin_unlock(&clnt->lock);
 }
 

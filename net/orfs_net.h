@@ -275,8 +275,7 @@ void orfs_clnt_conn_info(struct orfs_clnt *clnt, unsigned int i,
 int orfs_clnt_ping(struct orfs_clnt *clnt, u32 count, struct orfs_ping_result *res);
 void orfs_clnt_set_timeouts(struct orfs_clnt *clnt, unsigned long timeo,
 			    unsigned int retrans, bool soft);
-void orfs_clnt_set_busy_poll(struct orfs_clnt *clnt, u32 usecs);
-void orfs_clnt_set_bare_read(struct orfs_clnt *clnt, bool on);
+void orfs_clnt_set_live_opts(struct orfs_clnt *clnt, u32 busy_poll, bool bare_read);
 int orfs_net_init(void);
 void orfs_net_exit(void);
 
@@ -285,8 +284,7 @@ int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp);
 void orfs_conn_get(struct orfs_conn *conn);
 void orfs_conn_put(struct orfs_conn *conn);
 void orfs_conn_fail(struct orfs_conn *conn, int err);
-void orfs_conn_set_busy_poll(struct orfs_conn *conn, u32 usecs);
-void orfs_conn_set_bare_read(struct orfs_conn *conn, bool on);
+void orfs_conn_set_live_opts(struct orfs_conn *conn, const struct orfs_conn_opts *from);
 bool orfs_conn_is_up(struct orfs_conn *conn);
 unsigned long orfs_conn_last_rx(struct orfs_conn *conn);
 unsigned int orfs_conn_users(struct orfs_conn *conn);

@@ -175,27 +175,17 @@ void orfs_conn_fail(struct orfs_conn *conn, int err)
 }
 
 /**
- * orfs_conn_set_busy_poll() - change how long callers spin for a reply
+ * orfs_conn_set_live_opts() - take the options a remount may change
  * @conn: the connection
- * @usecs: see struct orfs_conn_opts, @busy_poll
+ * @from: the client's options: @busy_poll (how long callers spin for a
+ *	reply) and @bare_read (whether inline READs ask for bare replies)
  *
  * Context: any.
  */
-void orfs_conn_set_busy_poll(struct orfs_conn *conn, u32 usecs)
+void orfs_conn_set_live_opts(struct orfs_conn *conn, const struct orfs_conn_opts *from)
 {
-	WRITE_ONCE(conn->opts.busy_poll, usecs);
-}
-
-/**
- * orfs_conn_set_bare_read() - change whether inline READs ask for bare replies
- * @conn: the connection
- * @on: see struct orfs_conn_opts, @bare_read
- *
- * Context: any.
- */
-void orfs_conn_set_bare_read(struct orfs_conn *conn, bool on)
-{
-	WRITE_ONCE(conn->opts.bare_read, on);
+	WRITE_ONCE(conn->opts.busy_poll, from->busy_poll);
+	WRITE_ONCE(conn->opts.bare_read, from->bare_read);
 }
 
 /**
@@ -1722,17 +1712,18 @@ static int orfs_pages_map(struct orfs_conn *conn, struct orfs_grant *g,
 
 /* Whether @msg, about to go on @conn with staging buffer @g (or inline),
  * asks for a bare reply (ORFS_IO_BARE): an inline READ with no other flag,
- * on a connection whose server takes it, with bare_read on.
+ * on a connection whose server takes it, with bare_read on.  Without @g
+ * the READ is inline: orfs_needs_grant() gives O_DIRECT and anything above
+ * the inline threshold a staging buffer.
  */
 static bool orfs_bare_ok(const struct orfs_conn *conn, const struct orfs_msg *msg,
 			 const struct orfs_grant *g)
 {
 	const struct orfs_io_req *q = msg->body;
 
-	return conn->bare && READ_ONCE(conn->opts.bare_read) && !g && !msg->direct &&
+	return conn->bare && READ_ONCE(conn->opts.bare_read) && !g &&
 	       msg->opcode == ORFS_OP_READ && msg->body_len == sizeof(*q) &&
-	       !msg->tail_len && !q->flags && q->count &&
-	       le32_to_cpu(q->count) <= conn->inline_size;
+	       !msg->tail_len && !q->flags && q->count;
 }
 
 /**

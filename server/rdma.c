@@ -1118,10 +1118,9 @@ static void conn_reply_gather(struct orfs_conn *conn, struct msgbuf *sb,
  * reply drops: the client knows the size it asked for), and nothing
  * posted ahead of it.  The SEND then carries the data without the header
  * and body in front of it, and the request's xid in its immediate value.
- *
- * Return: whether the reply goes bare.
+ * Otherwise @p is left as it was and the reply goes as built.
  */
-static bool conn_reply_bare(struct orfs_conn *conn, struct msgbuf *sb,
+static void conn_reply_bare(struct orfs_conn *conn, struct msgbuf *sb,
 			    uint32_t n, struct reply_post *p)
 {
 	const struct orfs_hdr *h = (const struct orfs_hdr *)sb->data;
@@ -1129,12 +1128,12 @@ static bool conn_reply_bare(struct orfs_conn *conn, struct msgbuf *sb,
 	uint32_t count, off, imm;
 
 	if (!rr || (orfs_cpu32(rr->flags) & ~ORFS_RF_EOF) || p->nchain || p->windows)
-		return false;
+		return;
 	count = orfs_cpu32(rr->count);
 	off = orfs_data_offset(orfs_cpu32(h->body_len));
 	if (!count || orfs_cpu32(h->data_len) != count || n != off + count ||
 	    orfs_bare_imm(orfs_cpu64(h->xid), &imm))
-		return false;
+		return;
 	if (p->sg) {
 		/* Gathered from cache blocks: leave the header entry out. */
 		p->sg++;
@@ -1149,7 +1148,6 @@ static bool conn_reply_bare(struct orfs_conn *conn, struct msgbuf *sb,
 	p->bare = true;
 	p->imm = htobe32(imm);
 	conn->srv->cfg.stats->read_bare += count;
-	return true;
 }
 
 /**
