@@ -304,6 +304,28 @@ static const char *poll_window_text(const struct orfs_config *cfg, char *buf)
 	return buf;
 }
 
+/*
+ * ORFSD_FAULT (fault.h): for tests only, so read from the environment and
+ * not the command line.  An unknown value is a startup error; a known one
+ * is logged, since it makes orfsd damage replies on purpose.
+ */
+static int fault_setup(struct orfs_fault *f, struct orfs_server_cfg *scfg)
+{
+	const char *spec = getenv(ORFS_FAULT_ENV);
+
+	if (orfs_fault_parse(spec, f)) {
+		log_err("%s=%s: not a fault (read-short or read-garbage, then optionally :COUNT, 1..%u)",
+			ORFS_FAULT_ENV, spec, ORFS_FAULT_COUNT_MAX);
+		return -EINVAL;
+	}
+	if (f->kind == ORFS_FAULT_NONE)
+		return 0;
+	log_warn("%s=%s: fault injection for testing: the next %u READ replies with data are damaged (%s)",
+		 ORFS_FAULT_ENV, spec, f->left, orfs_fault_name(f->kind));
+	scfg->fault = f;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct orfs_server_cfg scfg;
@@ -317,6 +339,7 @@ int main(int argc, char **argv)
 	struct orfs_stats stats;
 	struct orfs_export exp;
 	struct orfs_config cfg;
+	struct orfs_fault fault;
 	char *pidfile = NULL, window[32];
 	int notify_fd = -1, ret = 1;
 
@@ -339,6 +362,8 @@ int main(int argc, char **argv)
 	setup_signals();
 
 	memset(&scfg, 0, sizeof(scfg));
+	if (fault_setup(&fault, &scfg))
+		goto out_config;
 	if (orfs_config_addr(&cfg, &scfg.addr, &scfg.addr_len, scfg.addr_str,
 			     sizeof(scfg.addr_str)))
 		goto out_config;

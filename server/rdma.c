@@ -1151,6 +1151,49 @@ static void conn_reply_bare(struct orfs_conn *conn, struct msgbuf *sb,
 }
 
 /**
+ * conn_fault() - damage a READ reply as ORFSD_FAULT asks (fault.h)
+ * @conn: the connection
+ * @sb: the send buffer holding the reply
+ * @n: the reply's length; may be cut
+ * @p: its gather list and SEND (conn_reply_bare()); may be changed
+ *
+ * Only a successful READ's reply that carries data (inline, gathered or
+ * bare) is damaged, so that a client can still mount and look up the
+ * file it reads.
+ */
+static void conn_fault(struct orfs_conn *conn, struct msgbuf *sb,
+		       uint32_t *n, struct reply_post *p)
+{
+	struct orfs_fault *f = conn->srv->cfg.fault;
+	struct orfs_hdr *h = (struct orfs_hdr *)sb->data;
+	const struct orfs_read_rep *rr = read_rep_of(sb, *n);
+	const char *what;
+
+	if (!rr || !orfs_cpu32(rr->count) || !orfs_cpu32(h->data_len))
+		return;
+	if (orfs_fault_take(f, ORFS_FAULT_READ_SHORT)) {
+		what = "one byte short";
+		if (!p->sg)
+			(*n)--;
+		else if (p->sg[p->nsg - 1].length > 1)
+			p->sg[p->nsg - 1].length--;
+		else
+			p->nsg--;
+	} else if (orfs_fault_take(f, ORFS_FAULT_READ_GARBAGE)) {
+		what = "unmatchable";
+		if (p->bare)
+			p->imm ^= htobe32(1U << ORFS_BARE_SLOT_BITS);
+		else
+			h->magic = ~h->magic;
+	} else {
+		return;
+	}
+	log_warn("%s: fault injection: %s READ reply %s (xid %llu; %u more to damage)",
+		 conn->peer, p->bare ? "bare" : "normal", what,
+		 (unsigned long long)orfs_cpu64(h->xid), f->left);
+}
+
+/**
  * conn_reply() - a request's reply is ready: re-post its receive, send it
  * @conn: the connection
  * @rb: the receive buffer holding the request (@rb->reply: the send buffer
@@ -1248,6 +1291,8 @@ static void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 	}
 	if (bare)
 		conn_reply_bare(conn, sb, n, &post);
+	if (conn->srv->cfg.fault)
+		conn_fault(conn, sb, &n, &post);
 	if (conn->srv->stopping)
 		conn->srv->cfg.stats->drained++;
 	err = conn_post_send(conn, sb, n, &post);

@@ -14,6 +14,7 @@
 #include "auth.h"
 #include "drc.h"
 #include "export.h"
+#include "fault.h"
 #include "stats.h"
 #include "unifier.h"
 
@@ -65,6 +66,7 @@ enum orfs_poll_mode {
  *	loop keeps polling after the last completion before it sleeps
  * @control_path: --control: the unix socket that hands out the
  *	statistics, or NULL
+ * @fault: ORFSD_FAULT: the replies to damage (fault.h), or NULL
  */
 struct orfs_server_cfg {
 	const struct orfs_export	*exp;
@@ -84,6 +86,7 @@ struct orfs_server_cfg {
 	enum orfs_poll_mode		poll_mode;
 	uint32_t			poll_window_us;
 	const char			*control_path;
+	struct orfs_fault		*fault;
 };
 
 struct orfs_server;

@@ -118,6 +118,12 @@ check "bad --io-engine" 1 "invalid --io-engine 'aio'" -- --export /tmp --io-engi
 check "bad --staging-size" 1 "invalid --staging-size '1Q'" -- --export /tmp --staging-size 1Q
 check "bad --poll" 1 "invalid --poll 'spin'" -- --export /tmp --poll spin
 check "bad --direct-io" 1 "invalid --direct-io 'maybe'" -- --export /tmp --direct-io=maybe
+# Fault injection (tests only) is named in the environment; a bad name is
+# refused before anything else starts.
+ORFSD_FAULT=read-long check "bad ORFSD_FAULT" 1 \
+	"orfsd: ORFSD_FAULT=read-long: not a fault" -- --export /tmp -f
+ORFSD_FAULT=read-short:0 check "bad ORFSD_FAULT count" 1 \
+	"orfsd: ORFSD_FAULT=read-short:0: not a fault" -- --export /tmp -f
 mkdir "$T/export"
 printf '0123456789abcdef0123\n' >"$T/secret"
 chmod 644 "$T/secret"

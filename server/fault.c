@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * orfsd fault injection (fault.h): parsing ORFSD_FAULT and counting the
+ * replies still to damage.  The damage itself is done where replies are
+ * posted (rdma.c, conn_fault()).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
+#include "fault.h"
+
+static const char *const fault_names[] = {
+	[ORFS_FAULT_NONE]		= "none",
+	[ORFS_FAULT_READ_SHORT]		= "read-short",
+	[ORFS_FAULT_READ_GARBAGE]	= "read-garbage",
+};
+#define FAULT_KINDS	(sizeof(fault_names) / sizeof(fault_names[0]))
+
+/* The name of @kind, as ORFSD_FAULT spells it. */
+const char *orfs_fault_name(enum orfs_fault_kind kind)
+{
+	if ((unsigned int)kind >= FAULT_KINDS)
+		return "?";
+	return fault_names[kind];
+}
+
+/* Parse a count "1".."ORFS_FAULT_COUNT_MAX": plain decimal, no sign. */
+static int parse_count(const char *s, uint32_t *out)
+{
+	uint32_t v = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = v * 10 + (uint32_t)(*s - '0');
+		if (v > ORFS_FAULT_COUNT_MAX)
+			return -EINVAL;
+	}
+	if (!v)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/**
+ * orfs_fault_parse() - parse the value of ORFSD_FAULT
+ * @spec: "KIND" or "KIND:COUNT"; NULL or "" for no fault
+ * @f: filled in (cleared if @spec names no fault)
+ *
+ * Return: 0, or -EINVAL for an unknown kind or a count outside
+ * 1..ORFS_FAULT_COUNT_MAX (then @f is cleared).
+ */
+int orfs_fault_parse(const char *spec, struct orfs_fault *f)
+{
+	const char *colon;
+	size_t len, i;
+
+	memset(f, 0, sizeof(*f));
+	if (!spec || !*spec)
+		return 0;
+	colon = strchr(spec, ':');
+	len = colon ? (size_t)(colon - spec) : strlen(spec);
+	for (i = ORFS_FAULT_NONE + 1; i < FAULT_KINDS; i++) {
+		if (strlen(fault_names[i]) == len && !strncmp(spec, fault_names[i], len))
+			break;
+	}
+	if (i == FAULT_KINDS)
+		return -EINVAL;
+	f->left = 1;
+	if (colon && parse_count(colon + 1, &f->left)) {
+		memset(f, 0, sizeof(*f));
+		return -EINVAL;
+	}
+	f->kind = (enum orfs_fault_kind)i;
+	return 0;
+}
+
+/**
+ * orfs_fault_take() - should this reply get fault @kind?
+ * @f: the server's fault, or NULL
+ * @kind: the fault the caller could apply to the reply at hand
+ *
+ * Return: true (and one fewer left) if @f is @kind and has replies left.
+ */
+bool orfs_fault_take(struct orfs_fault *f, enum orfs_fault_kind kind)
+{
+	if (!f || f->kind != kind || !f->left)
+		return false;
+	f->left--;
+	return true;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * orfsd fault injection, for testing clients against a server that sends
+ * malformed replies.
+ *
+ * Off unless the environment variable ORFSD_FAULT names a fault when orfsd
+ * starts (there is no option or config key for it: an admin cannot turn
+ * it on by accident).  The value is KIND or KIND:COUNT; the next COUNT
+ * (default 1) replies the fault applies to are damaged, and every one is
+ * logged as a warning.  Kinds:
+ *
+ *  - read-short: the reply to a READ that carries data (a normal reply or
+ *    a bare one) goes out one byte short.  A client must fail that request
+ *    with EIO (the ORFS client also replaces the connection).
+ *  - read-garbage: the reply to such a READ cannot be matched to its
+ *    request: a normal reply loses its header's magic, a bare one has a
+ *    bit of its sequence number flipped.  A client must drop it; the
+ *    request gets no reply and the client's timeout handles it.
+ *
+ * No locking: only the event-loop thread uses it.
+ */
+#ifndef ORFSD_FAULT_H
+#define ORFSD_FAULT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define ORFS_FAULT_ENV		"ORFSD_FAULT"
+#define ORFS_FAULT_COUNT_MAX	1000000U
+
+/**
+ * enum orfs_fault_kind - what a fault does
+ * @ORFS_FAULT_NONE: nothing (the default)
+ * @ORFS_FAULT_READ_SHORT: a READ reply with data one byte short
+ * @ORFS_FAULT_READ_GARBAGE: a READ reply with data its client cannot match
+ */
+enum orfs_fault_kind {
+	ORFS_FAULT_NONE = 0,
+	ORFS_FAULT_READ_SHORT,
+	ORFS_FAULT_READ_GARBAGE,
+};
+
+/**
+ * struct orfs_fault - the fault orfsd injects
+ * @kind: enum orfs_fault_kind
+ * @left: replies still to damage
+ */
+struct orfs_fault {
+	enum orfs_fault_kind	kind;
+	uint32_t		left;
+};
+
+int orfs_fault_parse(const char *spec, struct orfs_fault *f);
+const char *orfs_fault_name(enum orfs_fault_kind kind);
+bool orfs_fault_take(struct orfs_fault *f, enum orfs_fault_kind kind);
+
+#endif /* ORFSD_FAULT_H */

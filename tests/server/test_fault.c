@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Unit tests for orfsd's fault injection (server/fault.c): what ORFSD_FAULT
+ * accepts, and that a fault damages exactly the replies it counts.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fault.h"
+
+static void test_none(void **state)
+{
+	struct orfs_fault f = { .kind = ORFS_FAULT_READ_SHORT, .left = 3 };
+
+	assert_int_equal(orfs_fault_parse(NULL, &f), 0);
+	assert_int_equal(f.kind, ORFS_FAULT_NONE);
+	assert_int_equal(f.left, 0);
+	assert_int_equal(orfs_fault_parse("", &f), 0);
+	assert_int_equal(f.kind, ORFS_FAULT_NONE);
+	assert_false(orfs_fault_take(&f, ORFS_FAULT_NONE));
+	assert_false(orfs_fault_take(NULL, ORFS_FAULT_READ_SHORT));
+}
+
+static void test_kinds(void **state)
+{
+	struct orfs_fault f;
+
+	assert_int_equal(orfs_fault_parse("read-short", &f), 0);
+	assert_int_equal(f.kind, ORFS_FAULT_READ_SHORT);
+	assert_int_equal(f.left, 1);
+	assert_string_equal(orfs_fault_name(f.kind), "read-short");
+	assert_int_equal(orfs_fault_parse("read-garbage:7", &f), 0);
+	assert_int_equal(f.kind, ORFS_FAULT_READ_GARBAGE);
+	assert_int_equal(f.left, 7);
+	assert_string_equal(orfs_fault_name(f.kind), "read-garbage");
+	assert_int_equal(orfs_fault_parse("read-short:1000000", &f), 0);
+	assert_int_equal(f.left, ORFS_FAULT_COUNT_MAX);
+	assert_string_equal(orfs_fault_name((enum orfs_fault_kind)99), "?");
+}
+
+static void test_malformed(void **state)
+{
+	static const char *const bad[] = {
+		"read", "read-shorter", "READ-SHORT", "read-short:", "read-short:0",
+		"read-short:-1", "read-short:+1", "read-short:1x", "read-short: 1",
+		"read-short:1000001", "read-short:99999999999999999999", ":1",
+		"none", "read-short:1:2",
+	};
+	struct orfs_fault f;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		f.kind = ORFS_FAULT_READ_SHORT;
+		f.left = 5;
+		assert_int_equal(orfs_fault_parse(bad[i], &f), -EINVAL);
+		/* Refused values leave no fault behind. */
+		assert_int_equal(f.kind, ORFS_FAULT_NONE);
+		assert_int_equal(f.left, 0);
+	}
+}
+
+static void test_take_counts(void **state)
+{
+	struct orfs_fault f;
+
+	assert_int_equal(orfs_fault_parse("read-garbage:2", &f), 0);
+	/* Another kind takes nothing and leaves the count alone. */
+	assert_false(orfs_fault_take(&f, ORFS_FAULT_READ_SHORT));
+	assert_int_equal(f.left, 2);
+	assert_true(orfs_fault_take(&f, ORFS_FAULT_READ_GARBAGE));
+	assert_true(orfs_fault_take(&f, ORFS_FAULT_READ_GARBAGE));
+	assert_int_equal(f.left, 0);
+	assert_false(orfs_fault_take(&f, ORFS_FAULT_READ_GARBAGE));
+	assert_int_equal(f.left, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_none),
+		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_take_counts),
+	};
+
+	return cmocka_run_group_tests_name("orfsd_fault", tests, NULL, NULL);
+}
