@@ -45,6 +45,10 @@ BENCH_STEP_TIMEOUT=${ORFS_BENCH_STEP_TIMEOUT:-600}
 BENCH_TAR_DIR=${ORFS_BENCH_TAR_DIR:-/usr/include}
 BENCH_SYSTEMS=${ORFS_BENCH_SYSTEMS:-orfs orfstf nfs}
 BENCH_JOBS=${ORFS_BENCH_JOBS:-}
+BENCH_ORDER=${ORFS_BENCH_ORDER:-rotate}
+BENCH_BOOT_INDEX=${ORFS_BENCH_BOOT_INDEX:-0}
+case $BENCH_ORDER in rotate | fixed) ;; *) die "ORFS_BENCH_ORDER=$BENCH_ORDER: rotate or fixed" ;; esac
+[[ $BENCH_BOOT_INDEX =~ ^[0-9]+$ ]] || die "ORFS_BENCH_BOOT_INDEX=$BENCH_BOOT_INDEX: not a number"
 for v in BENCH_FILES BENCH_REPEAT BENCH_RUNTIME BENCH_RAND_RUNTIME BENCH_PINGS BENCH_STEP_TIMEOUT; do
 	posint "ORFS_$v" "${!v}"
 done
@@ -65,6 +69,7 @@ info rand_runtime_s "$BENCH_RAND_RUNTIME"
 info pings "$BENCH_PINGS"
 info step_timeout_s "$BENCH_STEP_TIMEOUT"
 info systems "$BENCH_SYSTEMS"
+info order "$BENCH_ORDER"
 info jobs "${BENCH_JOBS:-all}"
 
 # selected JOBNAME: true if ORFS_BENCH_JOBS is empty or names it.
@@ -156,11 +161,29 @@ if [ "${ORFS_BENCH_RAW:-1}" != 0 ]; then
 		done
 	done
 fi
+# rotated_systems N: $BENCH_SYSTEMS rotated left by N places.
+rotated_systems() {
+	local -a s r
+	read -r -a s <<<"$BENCH_SYSTEMS"
+	local k=$(($1 % ${#s[@]}))
+	r=("${s[@]:k}" "${s[@]:0:k}")
+	echo "${r[*]}"
+}
+# Whichever system runs a job first after the previous job pays more for
+# it on this emulated VM (see "seqwrite" under Caveats in
+# Documentation/benchmarks.md), so by default each pass (numbered on
+# across boots) starts with the next system, and each system comes first
+# equally often over a number of passes that is a multiple of their count.
 for rep in $(seq 1 "$BENCH_REPEAT"); do
+	order=$BENCH_SYSTEMS
+	[ "$BENCH_ORDER" = fixed ] ||
+		order=$(rotated_systems $((BENCH_BOOT_INDEX * BENCH_REPEAT + rep - 1)))
+	info "order_$rep" "$order"
+	bench_note "pass $rep: systems in the order $order"
 	for spec in "${FS_JOBS[@]}"; do
 		read -r name _ <<<"$spec"
 		selected "$name" || continue
-		for sys in $BENCH_SYSTEMS; do
+		for sys in $order; do
 			system_runs "$sys" "$name" || continue
 			run_job "$rep" "$sys" "$spec"
 		done

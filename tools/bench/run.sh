@@ -113,17 +113,18 @@ echo "clocksource=${ORFS_BENCH_CLOCKSOURCE:-tsc}" >>"$out/host.txt"
 boots=${ORFS_BENCH_BOOTS:-1}
 [[ $boots =~ ^[1-9][0-9]*$ ]] || fail "ORFS_BENCH_BOOTS=$boots: not a positive number"
 
-# boot_once DIR: one boot of the VM running every job, its results in
+# boot_once DIR INDEX: boot INDEX (0, 1, ...) of the VM, running every
+# job (INDEX shifts the order of the systems: see guest.sh), its results in
 # DIR/raw/ and its console in DIR/console.log.  While it runs,
 # hostmon.py keeps the host's CPU time used by other processes where the
 # guest's counters read it (DIR/raw/host_cpu), so that every result shows
 # how much of the host it shared (report.py).  Returns tools/vm/run's
 # status.
 boot_once() {
-	local dir=$1 rc=0
+	local dir=$1 boot_index=$2 rc=0
 	python3 "$out/harness/hostmon.py" "$dir" &
 	hostmon=$!
-	ORFS_VM_SHARE=$dir tools/vm/run --timeout "$vm_timeout" --mem "$mem" "$out/harness/guest.sh" \
+	ORFS_BENCH_BOOT_INDEX=$boot_index ORFS_VM_SHARE=$dir tools/vm/run --timeout "$vm_timeout" --mem "$mem" "$out/harness/guest.sh" \
 		2>&1 | tee "$dir/console.log" || rc=${PIPESTATUS[0]}
 	kill $hostmon 2>/dev/null || true
 	hostmon=
@@ -163,7 +164,7 @@ msg "results in $out"
 rc=0
 if [ "$boots" = 1 ]; then
 	msg "booting the VM (timeout ${vm_timeout}s, ${mem} MB): raw rxe limits, NFS/RDMA and ORFS"
-	boot_once "$out" || rc=$?
+	boot_once "$out" 0 || rc=$?
 else
 	# Each boot draws its own vCPUs for each connection's packets (RPS,
 	# see Caveats): medians over boots, as well as over passes.
@@ -171,7 +172,7 @@ else
 		mkdir -p "$out/boot-$b"
 		msg "boot $b of $boots (timeout ${vm_timeout}s, ${mem} MB): raw rxe limits, NFS/RDMA and ORFS"
 		brc=0
-		boot_once "$out/boot-$b" || brc=$?
+		boot_once "$out/boot-$b" $((b - 1)) || brc=$?
 		[ "$brc" = 0 ] || { msg "boot $b: status $brc"; [ "$rc" != 0 ] || rc=$brc; }
 	done
 	merge_boots
