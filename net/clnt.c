@@ -41,6 +41,11 @@
 #define ORFS_BACKOFF_MIN_MS	100
 #define ORFS_BACKOFF_MAX_MS	5000
 
+/* Retransmissions of one request whose replies did not validate, before
+ * it fails with EIO (SunRPC allows two for garbage replies, tk_garb_retry).
+ */
+#define ORFS_BAD_REPLY_RETRIES	2
+
 /* Reconnects and keepalives may be needed to finish write-back. */
 static struct workqueue_struct *orfs_wq;
 
@@ -423,27 +428,53 @@ static struct orfs_conn *orfs_clnt_wait_conn(struct orfs_clnt *clnt, unsigned in
 	return conn;
 }
 
-/* The result @ret of one attempt on @conn, which the caller is done with:
- * a lost reply fails the connection, as xprtrdma does (a new connection
- * then replays the request).  Returns whether to try again, on another or
- * a new connection, as a retransmission.
+/**
+ * orfs_call_again() - should a request be retransmitted?
+ * @clnt: the mount's client
+ * @conn: the connection the attempt used; the caller is done with it
+ * @ret: the attempt's result; a malformed reply's -EBADMSG becomes -EIO
+ *	once @bad is used up
+ * @bad: retransmissions after malformed replies left to this request
+ *
+ * A lost reply fails the connection, as xprtrdma does (a new connection
+ * then replays the request).  A reply that did not validate has failed it
+ * already (orfs_conn_finish()): such a server cannot be trusted with the
+ * connection's state, but the damage may have been in transit, so the
+ * request is sent again, up to ORFS_BAD_REPLY_RETRIES times.  A
+ * non-idempotent request that ran is answered by the server's duplicate
+ * request cache, as after any retransmission.
+ *
+ * Context: process.
+ * Return: whether to try again, on another or a new connection, as a
+ * retransmission.
  */
-static bool orfs_call_again(struct orfs_conn *conn, int ret)
+static bool orfs_call_again(struct orfs_clnt *clnt, struct orfs_conn *conn, int *ret,
+			    unsigned int *bad)
 {
-	if (ret == -ETIMEDOUT) {
+	if (*ret == -ETIMEDOUT) {
 		pr_warn_ratelimited("server did not reply in time; reconnecting\n");
 		orfs_conn_fail(conn, -ETIMEDOUT);
 	}
+	if (*ret == -EBADMSG) {
+		if (!*bad) {
+			*ret = -EIO;
+		} else {
+			(*bad)--;
+			orfs_stat_add(clnt->opts.stats, ORFS_CTR_BAD_REPLY_RETRIES, 1);
+			pr_warn_ratelimited("retransmitting a request after a malformed reply\n");
+		}
+	}
 	orfs_conn_unuse(conn);
-	return ret == -ETIMEDOUT || ret == -ENOTCONN;
+	return *ret == -ETIMEDOUT || *ret == -ENOTCONN || *ret == -EBADMSG;
 }
 
 /* Attempts of a request, from a first one with @hflags, until one gets an
- * answer or the mount's rules say stop (see orfs_call()).
+ * answer or the mount's rules say stop (see orfs_call()); @bad is what is
+ * left of the request's ORFS_BAD_REPLY_RETRIES.
  */
 static int orfs_call_loop(struct orfs_clnt *clnt, const struct orfs_msg *msg,
-			  u64 seq, u16 hflags, unsigned long deadline,
-			  struct orfs_reply *rep)
+			  u64 seq, u16 hflags, unsigned int bad,
+			  unsigned long deadline, struct orfs_reply *rep)
 {
 	unsigned int pref = orfs_clnt_affinity(clnt, msg);
 	unsigned long timeo = READ_ONCE(clnt->opts.timeo);
@@ -462,7 +493,7 @@ static int orfs_call_loop(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 		if (!conn)
 			return err;
 		ret = orfs_conn_call(conn, msg, seq, hflags, timeo, rep);
-		if (!orfs_call_again(conn, ret))
+		if (!orfs_call_again(clnt, conn, &ret, &bad))
 			return ret;
 		hflags = ORFS_HF_RETRANSMIT;
 	}
@@ -480,10 +511,12 @@ static unsigned long orfs_call_deadline(struct orfs_clnt *clnt)
  * @rep: filled with the reply on success; release with orfs_reply_put()
  *
  * Transport failures (a connection that went down, a request that got no
- * reply within timeo) are retried on a live connection as retransmissions.
- * A soft mount gives up with -EIO after timeo * retrans; a hard mount
- * keeps trying until a fatal signal (-EINTR).  An aborted client (umount
- * -f) fails at once with -EIO.
+ * reply within timeo) are retried on a live connection as retransmissions,
+ * and so, up to ORFS_BAD_REPLY_RETRIES times, are replies that did not
+ * validate (after which the request fails with -EIO).  A soft mount gives
+ * up with -EIO after timeo * retrans; a hard mount keeps trying until a
+ * fatal signal (-EINTR).  An aborted client (umount -f) fails at once with
+ * -EIO.
  *
  * Context: process; sleeps.
  * Return: 0, the server's negative errno, -EIO, -EINTR, -EMSGSIZE.
@@ -492,7 +525,7 @@ int orfs_call(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 	      struct orfs_reply *rep)
 {
 	return orfs_call_loop(clnt, msg, atomic64_inc_return(&clnt->seq), 0,
-			      orfs_call_deadline(clnt), rep);
+			      ORFS_BAD_REPLY_RETRIES, orfs_call_deadline(clnt), rep);
 }
 
 /**
@@ -547,14 +580,15 @@ int orfs_call_start(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 int orfs_call_finish(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 		     struct orfs_started *st, struct orfs_reply *rep)
 {
+	unsigned int bad = ORFS_BAD_REPLY_RETRIES;
 	struct orfs_conn *conn = st->conn;
 	int ret;
 
 	ret = orfs_conn_finish(st, msg, READ_ONCE(clnt->opts.timeo), rep);
-	if (!orfs_call_again(conn, ret))
+	if (!orfs_call_again(clnt, conn, &ret, &bad))
 		return ret;
-	return orfs_call_loop(clnt, msg, st->seq, ORFS_HF_RETRANSMIT, st->deadline,
-			      rep);
+	return orfs_call_loop(clnt, msg, st->seq, ORFS_HF_RETRANSMIT, bad,
+			      st->deadline, rep);
 }
 
 /**

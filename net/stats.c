@@ -40,6 +40,7 @@ static const char * const orfs_counter_names[ORFS_CTR_NR] = {
 	[ORFS_CTR_SA_FOUND]		= "statahead_found",
 	[ORFS_CTR_OPEN_READS]		= "open_reads",
 	[ORFS_CTR_BARE_REPLIES]		= "bare_replies",
+	[ORFS_CTR_BAD_REPLY_RETRIES]	= "bad_reply_retries",
 };
 
 static const char * const orfs_op_names[ORFS_OP_MAX] = {

@@ -333,8 +333,9 @@ static void orfs_early_done(struct orfs_slot *slot, const struct orfs_hdr *h)
  * The immediate value names the slot and the low bits of the request's
  * sequence number.  A match whose request did not ask for a bare reply,
  * or asked for a different number of bytes, is a malformed reply: the
- * request fails with -EIO, as for a normal reply that does not validate.
- * No match is a stale reply, dropped.
+ * request fails with -EBADMSG, as for a normal reply that does not
+ * validate (orfs_call() retransmits it).  No match is a stale reply,
+ * dropped.
  *
  * Context: softirq, from orfs_recv_done().
  */
@@ -356,7 +357,7 @@ static void orfs_recv_bare(struct orfs_conn *conn, struct orfs_recv *rx, u32 imm
 			slot->replied_ns = ktime_get_ns();
 			rx = NULL;
 		} else {
-			slot->error = -EIO;
+			slot->error = -EBADMSG;
 			bad = true;
 		}
 		complete(&slot->reply_done);
@@ -384,8 +385,8 @@ static void orfs_recv_bare(struct orfs_conn *conn, struct orfs_recv *rx, u32 imm
  *
  * Validates the reply before anything else looks at it, then hands it to
  * the slot whose xid it carries.  Replies that do not validate fail their
- * request with -EIO when the xid can still be trusted; replies that match
- * no request are dropped.  Either way the buffer is re-posted at once.
+ * request with -EBADMSG when the xid can still be trusted; replies that
+ * match no request are dropped.  Either way the buffer is re-posted at once.
  * A SEND with immediate data is a bare READ reply (orfs_recv_bare()).
  *
  * Context: softirq (IB_POLL_SOFTIRQ).
@@ -430,7 +431,7 @@ static void orfs_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			spin_lock_irqsave(&conn->lock, flags);
 			slot = orfs_slot_by_xid(conn, le64_to_cpu(h->xid));
 			if (slot && !slot->rx && !slot->error) {
-				slot->error = -EIO;
+				slot->error = -EBADMSG;
 				complete(&slot->reply_done);
 			}
 			spin_unlock_irqrestore(&conn->lock, flags);
@@ -2200,8 +2201,10 @@ int orfs_conn_finish(struct orfs_started *st, const struct orfs_msg *msg,
 	ret = -(int)le32_to_cpu(h->status);
 	if (ret) {
 		orfs_reply_put(rep);
-		/* Only plausible errnos reach the caller. */
-		ret = ret >= -MAX_ERRNO ? ret : -EIO;
+		/* Only plausible errnos reach the caller, and -EBADMSG is
+		 * kept for a reply that did not validate.
+		 */
+		ret = ret >= -MAX_ERRNO && ret != -EBADMSG ? ret : -EIO;
 		goto out_grant;
 	}
 	rep->body = orfs_body(h);
@@ -2236,10 +2239,12 @@ out_grant:
  *
  * Context: process; sleeps.  Fatal signals interrupt the waits for a
  * credit and for the reply.
- * Return: 0; the server's negative errno; -ENOTCONN or -ETIMEDOUT when the
- * transport failed and the request may be retransmitted elsewhere; -EIO
- * for a malformed reply; -EINTR; -EMSGSIZE if @msg exceeds what this
- * connection negotiated.
+ * Return: 0; the server's negative errno (EBADMSG from the server becomes
+ * -EIO); -ENOTCONN or -ETIMEDOUT when the transport failed and the request
+ * may be retransmitted elsewhere; -EBADMSG for a reply that did not
+ * validate, after which the connection is failed and the request may be
+ * retransmitted too; -EIO for a READ reply whose data does not add up;
+ * -EINTR; -EMSGSIZE if @msg exceeds what this connection negotiated.
  */
 int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
 		   u16 hflags, unsigned long timeo, struct orfs_reply *rep)

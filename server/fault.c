@@ -14,6 +14,7 @@ static const char *const fault_names[] = {
 	[ORFS_FAULT_NONE]		= "none",
 	[ORFS_FAULT_READ_SHORT]		= "read-short",
 	[ORFS_FAULT_READ_GARBAGE]	= "read-garbage",
+	[ORFS_FAULT_WRITE_SHORT]	= "write-short",
 };
 #define FAULT_KINDS	(sizeof(fault_names) / sizeof(fault_names[0]))
 

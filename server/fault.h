@@ -10,12 +10,16 @@
  * logged as a warning.  Kinds:
  *
  *  - read-short: the reply to a READ that carries data (a normal reply or
- *    a bare one) goes out one byte short.  A client must fail that request
- *    with EIO (the ORFS client also replaces the connection).
+ *    a bare one) goes out one byte short.  A client must not take it; the
+ *    ORFS client replaces the connection and sends the READ again, at
+ *    most twice, then fails it with EIO.
  *  - read-garbage: the reply to such a READ cannot be matched to its
  *    request: a normal reply loses its header's magic, a bare one has a
  *    bit of its sequence number flipped.  A client must drop it; the
  *    request gets no reply and the client's timeout handles it.
+ *  - write-short: the reply to a successful WRITE goes out one byte
+ *    short, after the data reached the file.  The client handles it as a
+ *    short READ reply; the WRITE it sends again is written again.
  *
  * No locking: only the event-loop thread uses it.
  */
@@ -33,11 +37,13 @@
  * @ORFS_FAULT_NONE: nothing (the default)
  * @ORFS_FAULT_READ_SHORT: a READ reply with data one byte short
  * @ORFS_FAULT_READ_GARBAGE: a READ reply with data its client cannot match
+ * @ORFS_FAULT_WRITE_SHORT: a successful WRITE's reply one byte short
  */
 enum orfs_fault_kind {
 	ORFS_FAULT_NONE = 0,
 	ORFS_FAULT_READ_SHORT,
 	ORFS_FAULT_READ_GARBAGE,
+	ORFS_FAULT_WRITE_SHORT,
 };
 
 /**

@@ -314,14 +314,16 @@ static int fault_setup(struct orfs_fault *f, struct orfs_server_cfg *scfg)
 	const char *spec = getenv(ORFS_FAULT_ENV);
 
 	if (orfs_fault_parse(spec, f)) {
-		log_err("%s=%s: not a fault (read-short or read-garbage, then optionally :COUNT, 1..%u)",
+		log_err("%s=%s: not a fault (read-short, read-garbage or write-short, then optionally :COUNT, 1..%u)",
 			ORFS_FAULT_ENV, spec, ORFS_FAULT_COUNT_MAX);
 		return -EINVAL;
 	}
 	if (f->kind == ORFS_FAULT_NONE)
 		return 0;
-	log_warn("%s=%s: fault injection for testing: the next %u READ replies with data are damaged (%s)",
-		 ORFS_FAULT_ENV, spec, f->left, orfs_fault_name(f->kind));
+	log_warn("%s=%s: fault injection for testing: the next %u %s replies are damaged (%s)",
+		 ORFS_FAULT_ENV, spec, f->left,
+		 f->kind == ORFS_FAULT_WRITE_SHORT ? "successful WRITE" : "READ with data",
+		 orfs_fault_name(f->kind));
 	scfg->fault = f;
 	return 0;
 }

@@ -1150,16 +1150,44 @@ static void conn_reply_bare(struct orfs_conn *conn, struct msgbuf *sb,
 	conn->srv->cfg.stats->read_bare += count;
 }
 
+/* Cut a reply by its last byte: the header's lengths no longer add up. */
+static void fault_cut(uint32_t *n, struct reply_post *p)
+{
+	if (!p->sg)
+		(*n)--;
+	else if (p->sg[p->nsg - 1].length > 1)
+		p->sg[p->nsg - 1].length--;
+	else
+		p->nsg--;
+}
+
+/* A successful WRITE's reply, as ORFS_FAULT_WRITE_SHORT damages it. */
+static bool fault_write_short(struct orfs_conn *conn, struct msgbuf *sb,
+			      uint32_t *n, struct reply_post *p)
+{
+	struct orfs_hdr *h = (struct orfs_hdr *)sb->data;
+
+	if (*n <= sizeof(*h) || h->status ||
+	    orfs_cpu16(h->opcode) != ORFS_OP_WRITE ||
+	    !orfs_fault_take(conn->srv->cfg.fault, ORFS_FAULT_WRITE_SHORT))
+		return false;
+	fault_cut(n, p);
+	log_warn("%s: fault injection: WRITE reply one byte short (xid %llu; %u more to damage)",
+		 conn->peer, (unsigned long long)orfs_cpu64(h->xid),
+		 conn->srv->cfg.fault->left);
+	return true;
+}
+
 /**
- * conn_fault() - damage a READ reply as ORFSD_FAULT asks (fault.h)
+ * conn_fault() - damage a reply as ORFSD_FAULT asks (fault.h)
  * @conn: the connection
  * @sb: the send buffer holding the reply
  * @n: the reply's length; may be cut
  * @p: its gather list and SEND (conn_reply_bare()); may be changed
  *
  * Only a successful READ's reply that carries data (inline, gathered or
- * bare) is damaged, so that a client can still mount and look up the
- * file it reads.
+ * bare) and a successful WRITE's reply are damaged, so that a client can
+ * still mount and look up the file it reads or writes.
  */
 static void conn_fault(struct orfs_conn *conn, struct msgbuf *sb,
 		       uint32_t *n, struct reply_post *p)
@@ -1169,16 +1197,13 @@ static void conn_fault(struct orfs_conn *conn, struct msgbuf *sb,
 	const struct orfs_read_rep *rr = read_rep_of(sb, *n);
 	const char *what;
 
+	if (fault_write_short(conn, sb, n, p))
+		return;
 	if (!rr || !orfs_cpu32(rr->count) || !orfs_cpu32(h->data_len))
 		return;
 	if (orfs_fault_take(f, ORFS_FAULT_READ_SHORT)) {
 		what = "one byte short";
-		if (!p->sg)
-			(*n)--;
-		else if (p->sg[p->nsg - 1].length > 1)
-			p->sg[p->nsg - 1].length--;
-		else
-			p->nsg--;
+		fault_cut(n, p);
 	} else if (orfs_fault_take(f, ORFS_FAULT_READ_GARBAGE)) {
 		what = "unmatchable";
 		if (p->bare)

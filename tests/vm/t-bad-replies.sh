@@ -2,10 +2,13 @@
 # Malformed replies from the server reach the client (orfsd's ORFSD_FAULT,
 # server/fault.h), for both forms of a READ reply: bare (the default) and
 # normal (nobareread).
-#  - read-short: a reply one byte short fails its request with EIO (the
-#    read(2) that needed it too); the kernel logs it, bad_replies counts
-#    it, and the connection, whose server can no longer be trusted, is
-#    replaced: the next reads get the server's bytes on a new one.
+#  - read-short: a reply one byte short is not taken; the kernel logs it,
+#    bad_replies counts it, and the connection, whose server can no longer
+#    be trusted, is replaced.  The request goes again on the new one, at
+#    most twice (bad_reply_retries): the read gets the server's bytes, or
+#    EIO if all three replies were damaged.
+#  - write-short: the same for a WRITE's reply; fsync reports EIO only if
+#    all three were damaged.
 #  - read-garbage: a reply that names no request is dropped; the request
 #    times out (timeo), goes again on a new connection, and gets the
 #    server's bytes.
@@ -50,36 +53,99 @@ session() {
 	orfs_mount "$mnt" / "nconnect=1${2:+,$2}"
 }
 
-# short_case MODE OPTS KLOG: two short replies, for the two READs one
-# read(2) of a page makes (readahead, then read_folio): that read gets EIO.
+# short_case MODE OPTS KLOG: replies one byte short.  One read(2) of a page
+# makes two READs (readahead, then read_folio), and each is sent at most
+# three times (the first time and ORFS_BAD_REPLY_RETRIES more).
+#  - read-short:2: the readahead's READ is damaged twice and answered the
+#    third time: the read gets the server's bytes.
+#  - read-short:6: both READs are damaged three times: the read gets EIO.
+# Every damaged reply is counted, logged, and replaces the connection.
 short_case() {
-	local mode=$1 opts=$2 klog=$3 bad0 b0 r
+	local mode=$1 opts=$2 klog=$3 bad0 retr0 b0 r
 	session read-short:2 "$opts"
-	bad0=$(ctr bad_replies) b0=$(ctr bare_replies)
+	bad0=$(ctr bad_replies) retr0=$(ctr bad_reply_retries) b0=$(ctr bare_replies)
 	dmesg_mark
 	r=$(read_page 5)
-	[ "$r" = EIO ] || fail "$mode read-short: read gave '$r', not EIO"
+	[ "$r" = ok ] || fail "$mode read-short:2: read gave '$r', not the server's bytes"
 	[ "$(ctr bad_replies)" -eq $((bad0 + 2)) ] ||
-		fail "$mode read-short: bad_replies $(ctr bad_replies), expected $((bad0 + 2))"
+		fail "$mode read-short:2: bad_replies $(ctr bad_replies), expected $((bad0 + 2))"
+	[ "$(ctr bad_reply_retries)" -eq $((retr0 + 2)) ] ||
+		fail "$mode read-short:2: bad_reply_retries $(ctr bad_reply_retries), expected $((retr0 + 2))"
+	[ "$(ctr reconnects)" -ge 2 ] ||
+		fail "$mode read-short:2: $(ctr reconnects) reconnects, expected 2"
 	dmesg | tail -n +"$((ORFS_DMESG_LINES + 1))" | grep -q "orfs: $klog" ||
-		fail "$mode read-short: no kernel log line '$klog'"
+		fail "$mode read-short:2: no kernel log line '$klog'"
 	[ "$(grep -c "fault injection: $mode READ reply one byte short" "$ORFS_WORK/orfsd.log")" -eq 2 ] ||
-		fail "$mode read-short: orfsd did not damage 2 $mode replies"
-	# The faults are spent: the same page, then another, read correctly,
-	# on a new connection.
-	r=$(read_page 5)
-	[ "$r" = ok ] || fail "$mode read-short: the read after gave '$r'"
-	r=$(read_page 77)
-	[ "$r" = ok ] || fail "$mode read-short: another page gave '$r'"
-	[ "$(ctr reconnects)" -ge 1 ] || fail "$mode read-short: the connection was kept"
-	[ "$(ctr bad_replies)" -eq $((bad0 + 2)) ] || fail "$mode read-short: more bad replies"
+		fail "$mode read-short:2: orfsd did not damage 2 $mode replies"
 	case $mode in
 	bare) [ "$(ctr bare_replies)" -gt "$b0" ] || fail "bare read-short: no bare reply after" ;;
 	normal) [ "$(ctr bare_replies)" -eq 0 ] || fail "normal read-short: bare replies" ;;
 	esac
-	note "$mode read-short: EIO, 2 bad replies counted and logged, $(ctr reconnects) reconnects," \
-		"then the server's bytes"
+	note "$mode read-short:2: the server's bytes after 2 retransmissions" \
+		"($(ctr bad_replies) bad replies, $(ctr reconnects) reconnects)"
 	umount "$mnt"
+
+	session read-short:6 "$opts"
+	bad0=$(ctr bad_replies) retr0=$(ctr bad_reply_retries)
+	r=$(read_page 5)
+	[ "$r" = EIO ] || fail "$mode read-short:6: read gave '$r', not EIO"
+	[ "$(ctr bad_replies)" -eq $((bad0 + 6)) ] ||
+		fail "$mode read-short:6: bad_replies $(ctr bad_replies), expected $((bad0 + 6))"
+	[ "$(ctr bad_reply_retries)" -eq $((retr0 + 4)) ] ||
+		fail "$mode read-short:6: bad_reply_retries $(ctr bad_reply_retries), expected $((retr0 + 4))"
+	# The faults are spent: the same page, then another, read correctly.
+	r=$(read_page 5)
+	[ "$r" = ok ] || fail "$mode read-short:6: the read after gave '$r'"
+	r=$(read_page 77)
+	[ "$r" = ok ] || fail "$mode read-short:6: another page gave '$r'"
+	[ "$(ctr bad_replies)" -eq $((bad0 + 6)) ] || fail "$mode read-short:6: more bad replies"
+	note "$mode read-short:6: EIO after 3 attempts of each READ, then the server's bytes"
+	umount "$mnt"
+}
+
+# write_case: a 4 KiB write and fsync make one WRITE, whose replies come
+# back one byte short.  write-short:2: the WRITE goes again and fsync
+# succeeds; write-short:3: fsync reports EIO (the WRITE was sent three
+# times).  Either way the server has the bytes (each WRITE reached the file
+# before its reply), and the next write through the mount works.
+write_case() {
+	local n retr0 r
+	for n in 2 3; do
+		session write-short:$n ""
+		retr0=$(ctr bad_reply_retries)
+		head -c 4096 /dev/urandom >"$ORFS_WORK/w4k"
+		r=$(python3 - "$ORFS_WORK/w4k" "$mnt/w$n" <<'PY'
+import errno, os, sys
+data = open(sys.argv[1], "rb").read()
+f = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+os.write(f, data)
+try:
+    os.fsync(f)
+    print("ok")
+except OSError as e:
+    print(errno.errorcode.get(e.errno, e.errno))
+try:
+    os.close(f)
+except OSError:
+    pass
+PY
+)
+		case $n in
+		2) [ "$r" = ok ] || fail "write-short:2: fsync gave '$r'" ;;
+		3) [ "$r" = EIO ] || fail "write-short:3: fsync gave '$r', not EIO" ;;
+		esac
+		[ "$(ctr bad_reply_retries)" -eq $((retr0 + 2)) ] ||
+			fail "write-short:$n: bad_reply_retries $(ctr bad_reply_retries), expected $((retr0 + 2))"
+		[ "$(grep -c "fault injection: WRITE reply one byte short" "$ORFS_WORK/orfsd.log")" -eq "$n" ] ||
+			fail "write-short:$n: orfsd did not damage $n WRITE replies"
+		cmp "$ORFS_WORK/w4k" "$exp/w$n" || fail "write-short:$n: the server's file differs"
+		head -c 65536 /dev/urandom >"$ORFS_WORK/w64k"
+		dd if="$ORFS_WORK/w64k" of="$mnt/after$n" bs=64k conv=fsync status=none ||
+			fail "write-short:$n: the next write failed"
+		cmp "$ORFS_WORK/w64k" "$exp/after$n" || fail "write-short:$n: the next write differs"
+		note "write-short:$n: fsync $r, the server has the bytes, the next write works"
+		umount "$mnt"
+	done
 }
 
 # garbage_case MODE OPTS: a reply naming no request; the read waits for
@@ -111,6 +177,7 @@ garbage_case() {
 
 short_case bare bareread "malformed bare reply (4095 bytes)"
 short_case normal nobareread "malformed reply"
+write_case
 garbage_case bare bareread
 garbage_case normal nobareread
 
