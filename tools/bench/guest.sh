@@ -26,7 +26,7 @@ mkdir -p "$BENCH_RAW" "$BENCH_LOG" "$BENCH_TMP"
 # The guest's fresh /dev has no /dev/fd (bash process substitution, tools).
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 : >"$BENCH_TSV"
-: >"$BENCH_RAW/steps.tsv"
+: >"$BENCH_STEPS"
 
 die() { echo "bench: FATAL: $*" >&2; exit 1; }
 posint() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1=$2: not a positive number"; }
@@ -47,7 +47,9 @@ BENCH_SYSTEMS=${ORFS_BENCH_SYSTEMS:-orfs orfstf nfs}
 BENCH_JOBS=${ORFS_BENCH_JOBS:-}
 BENCH_ORDER=${ORFS_BENCH_ORDER:-rotate}
 BENCH_BOOT_INDEX=${ORFS_BENCH_BOOT_INDEX:-0}
+BENCH_WARMUP=${ORFS_BENCH_WARMUP:-1}
 case $BENCH_ORDER in rotate | fixed) ;; *) die "ORFS_BENCH_ORDER=$BENCH_ORDER: rotate or fixed" ;; esac
+case $BENCH_WARMUP in 0 | 1) ;; *) die "ORFS_BENCH_WARMUP=$BENCH_WARMUP: 0 or 1" ;; esac
 [[ $BENCH_BOOT_INDEX =~ ^[0-9]+$ ]] || die "ORFS_BENCH_BOOT_INDEX=$BENCH_BOOT_INDEX: not a number"
 for v in BENCH_FILES BENCH_REPEAT BENCH_RUNTIME BENCH_RAND_RUNTIME BENCH_PINGS BENCH_STEP_TIMEOUT; do
 	posint "ORFS_$v" "${!v}"
@@ -70,6 +72,7 @@ info pings "$BENCH_PINGS"
 info step_timeout_s "$BENCH_STEP_TIMEOUT"
 info systems "$BENCH_SYSTEMS"
 info order "$BENCH_ORDER"
+info warmup "$BENCH_WARMUP"
 info jobs "${BENCH_JOBS:-all}"
 
 # selected JOBNAME: true if ORFS_BENCH_JOBS is empty or names it.
@@ -161,6 +164,35 @@ if [ "${ORFS_BENCH_RAW:-1}" != 0 ]; then
 		done
 	done
 fi
+# warm_up: the first selected file system job once on every system, not
+# measured (its figures go to raw/warmup.tsv, its steps to
+# raw/warmup-steps.tsv).  The first file system job of a boot ran up to
+# three times as slow as later runs of it, whichever system it measured
+# (see "seqwrite" under Caveats in Documentation/benchmarks.md).
+warm_up() {
+	local spec name sys main_tsv=$BENCH_TSV main_steps=$BENCH_STEPS
+	BENCH_TSV=$BENCH_RAW/warmup.tsv
+	BENCH_STEPS=$BENCH_RAW/warmup-steps.tsv
+	export BENCH_RESULTS_TSV=$BENCH_TSV BENCH_STEPS_TSV=$BENCH_STEPS
+	: >"$BENCH_TSV"
+	: >"$BENCH_STEPS"
+	for spec in "${FS_JOBS[@]}"; do
+		read -r name _ <<<"$spec"
+		selected "$name" || continue
+		info warmup_job "$name"
+		bench_note "warm-up, not measured: $name on $BENCH_SYSTEMS"
+		for sys in $BENCH_SYSTEMS; do
+			system_runs "$sys" "$name" || continue
+			run_job 1 "$sys" "$spec"
+		done
+		break
+	done
+	BENCH_TSV=$main_tsv
+	BENCH_STEPS=$main_steps
+	unset BENCH_RESULTS_TSV BENCH_STEPS_TSV
+}
+[ "$BENCH_WARMUP" = 0 ] || warm_up
+
 # rotated_systems N: $BENCH_SYSTEMS rotated left by N places.
 rotated_systems() {
 	local -a s r

@@ -15,7 +15,9 @@
 BENCH_DIR=${BENCH_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 BENCH_OUT=${BENCH_OUT:-${ORFS_VM_SHARE:-/tmp/orfs-bench}}
 BENCH_RAW=$BENCH_OUT/raw
-BENCH_TSV=$BENCH_RAW/results.tsv
+# The warm-up (guest.sh) writes its figures and steps elsewhere.
+BENCH_TSV=${BENCH_RESULTS_TSV:-$BENCH_RAW/results.tsv}
+BENCH_STEPS=${BENCH_STEPS_TSV:-$BENCH_RAW/steps.tsv}
 BENCH_LOG=$BENCH_RAW/logs
 BENCH_TMP=${BENCH_TMP:-/run/orfs-bench}
 BENCH_SRV=${ORFS_SRV_ADDR:-192.0.2.1}
@@ -369,5 +371,5 @@ run_job() {
 	for m in $metrics; do
 		emitted "$m" || emit_error "$m" "${why:-job reported nothing}"
 	done
-	printf '%s\t%s\t%s\t%s\t%s\n' "$rep" "$name" "$sys" $((SECONDS - t0)) "$rc" >>"$BENCH_RAW/steps.tsv"
+	printf '%s\t%s\t%s\t%s\t%s\n' "$rep" "$name" "$sys" $((SECONDS - t0)) "$rc" >>"$BENCH_STEPS"
 }

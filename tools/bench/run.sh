@@ -133,18 +133,20 @@ boot_once() {
 hostmon=
 trap '[ -z "$hostmon" ] || kill $hostmon 2>/dev/null || true' EXIT
 
-# merge_boots: DIR/boot-N/raw/ of each boot into DIR/raw/: results and
-# steps with the repetitions numbered on across boots, info.txt of the
-# first boot with the totals.
+# merge_boots: DIR/boot-N/raw/ of each boot into DIR/raw/: results, steps
+# and warm-up figures with the repetitions numbered on across boots,
+# info.txt of the first boot with the totals.
 merge_boots() {
 	local b n=0 dirs=()
 	mkdir -p "$out/raw"
 	: >"$out/raw/results.tsv"
 	: >"$out/raw/steps.tsv"
+	: >"$out/raw/warmup.tsv"
 	for b in $(seq 1 "$boots"); do
 		[ -s "$out/boot-$b/raw/results.tsv" ] || continue
 		dirs+=("boot-$b")
-		for f in results.tsv steps.tsv; do
+		for f in results.tsv steps.tsv warmup.tsv; do
+			[ -f "$out/boot-$b/raw/$f" ] || continue
 			awk -F'\t' -v OFS='\t' -v base=$((n * repeat)) '{ $1 += base; print }' \
 				"$out/boot-$b/raw/$f" >>"$out/raw/$f"
 		done
