@@ -1162,19 +1162,16 @@ static void fault_cut(uint32_t *n, struct reply_post *p)
 }
 
 /* A successful WRITE's reply, as ORFS_FAULT_WRITE_SHORT damages it. */
-static bool fault_write_short(struct orfs_conn *conn, struct msgbuf *sb,
-			      uint32_t *n, struct reply_post *p)
+static bool fault_write_short(struct orfs_conn *conn, struct orfs_fault *f,
+			      struct orfs_hdr *h, uint32_t *n, struct reply_post *p)
 {
-	struct orfs_hdr *h = (struct orfs_hdr *)sb->data;
-
 	if (*n <= sizeof(*h) || h->status ||
 	    orfs_cpu16(h->opcode) != ORFS_OP_WRITE ||
-	    !orfs_fault_take(conn->srv->cfg.fault, ORFS_FAULT_WRITE_SHORT))
+	    !orfs_fault_take(f, ORFS_FAULT_WRITE_SHORT))
 		return false;
 	fault_cut(n, p);
 	log_warn("%s: fault injection: WRITE reply one byte short (xid %llu; %u more to damage)",
-		 conn->peer, (unsigned long long)orfs_cpu64(h->xid),
-		 conn->srv->cfg.fault->left);
+		 conn->peer, (unsigned long long)orfs_cpu64(h->xid), f->left);
 	return true;
 }
 
@@ -1197,7 +1194,7 @@ static void conn_fault(struct orfs_conn *conn, struct msgbuf *sb,
 	const struct orfs_read_rep *rr = read_rep_of(sb, *n);
 	const char *what;
 
-	if (fault_write_short(conn, sb, n, p))
+	if (fault_write_short(conn, f, h, n, p))
 		return;
 	if (!rr || !orfs_cpu32(rr->count) || !orfs_cpu32(h->data_len))
 		return;

@@ -24,6 +24,11 @@ orfs_insmod
 
 ctr() { orfs_sysfs "$mnt" counters "$1"; }
 
+# ctr_is NAME WANT WHAT: counter NAME is WANT, or the test fails for WHAT.
+ctr_is() {
+	[ "$(ctr "$1")" -eq "$2" ] || fail "$3: $1 $(ctr "$1"), expected $2"
+}
+
 # read_page N: read page N of f alone (no readahead around it); prints
 # "ok" if it holds the server's bytes, "EIO", or fails the test.
 read_page() {
@@ -67,10 +72,8 @@ short_case() {
 	dmesg_mark
 	r=$(read_page 5)
 	[ "$r" = ok ] || fail "$mode read-short:2: read gave '$r', not the server's bytes"
-	[ "$(ctr bad_replies)" -eq $((bad0 + 2)) ] ||
-		fail "$mode read-short:2: bad_replies $(ctr bad_replies), expected $((bad0 + 2))"
-	[ "$(ctr bad_reply_retries)" -eq $((retr0 + 2)) ] ||
-		fail "$mode read-short:2: bad_reply_retries $(ctr bad_reply_retries), expected $((retr0 + 2))"
+	ctr_is bad_replies $((bad0 + 2)) "$mode read-short:2"
+	ctr_is bad_reply_retries $((retr0 + 2)) "$mode read-short:2"
 	[ "$(ctr reconnects)" -ge 2 ] ||
 		fail "$mode read-short:2: $(ctr reconnects) reconnects, expected 2"
 	dmesg | tail -n +"$((ORFS_DMESG_LINES + 1))" | grep -q "orfs: $klog" ||
@@ -89,16 +92,14 @@ short_case() {
 	bad0=$(ctr bad_replies) retr0=$(ctr bad_reply_retries)
 	r=$(read_page 5)
 	[ "$r" = EIO ] || fail "$mode read-short:6: read gave '$r', not EIO"
-	[ "$(ctr bad_replies)" -eq $((bad0 + 6)) ] ||
-		fail "$mode read-short:6: bad_replies $(ctr bad_replies), expected $((bad0 + 6))"
-	[ "$(ctr bad_reply_retries)" -eq $((retr0 + 4)) ] ||
-		fail "$mode read-short:6: bad_reply_retries $(ctr bad_reply_retries), expected $((retr0 + 4))"
+	ctr_is bad_replies $((bad0 + 6)) "$mode read-short:6"
+	ctr_is bad_reply_retries $((retr0 + 4)) "$mode read-short:6"
 	# The faults are spent: the same page, then another, read correctly.
 	r=$(read_page 5)
 	[ "$r" = ok ] || fail "$mode read-short:6: the read after gave '$r'"
 	r=$(read_page 77)
 	[ "$r" = ok ] || fail "$mode read-short:6: another page gave '$r'"
-	[ "$(ctr bad_replies)" -eq $((bad0 + 6)) ] || fail "$mode read-short:6: more bad replies"
+	ctr_is bad_replies $((bad0 + 6)) "$mode read-short:6, the reads after"
 	note "$mode read-short:6: EIO after 3 attempts of each READ, then the server's bytes"
 	umount "$mnt"
 }
@@ -134,8 +135,7 @@ PY
 		2) [ "$r" = ok ] || fail "write-short:2: fsync gave '$r'" ;;
 		3) [ "$r" = EIO ] || fail "write-short:3: fsync gave '$r', not EIO" ;;
 		esac
-		[ "$(ctr bad_reply_retries)" -eq $((retr0 + 2)) ] ||
-			fail "write-short:$n: bad_reply_retries $(ctr bad_reply_retries), expected $((retr0 + 2))"
+		ctr_is bad_reply_retries $((retr0 + 2)) "write-short:$n"
 		[ "$(grep -c "fault injection: WRITE reply one byte short" "$ORFS_WORK/orfsd.log")" -eq "$n" ] ||
 			fail "write-short:$n: orfsd did not damage $n WRITE replies"
 		cmp "$ORFS_WORK/w4k" "$exp/w$n" || fail "write-short:$n: the server's file differs"

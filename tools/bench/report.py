@@ -284,10 +284,11 @@ def main(argv):
              % (size >> 20, info.get("files", "?"), info.get("tar_dir", "?"),
                 info.get("tar_entries", "?"), reps))
     if "order" in info or "warmup_job" in info:
-        L.append("order of the systems: %s; warm-up: %s"
-                 % (info.get("order", "?"),
-                    "%s once on each system per boot, not measured (raw/warmup.tsv)"
-                    % info["warmup_job"] if "warmup_job" in info else "none"))
+        warmup = "none"
+        if "warmup_job" in info:
+            warmup = ("%s once on each system per boot, not measured (raw/warmup.tsv)"
+                      % info["warmup_job"])
+        L.append("order of the systems: %s; warm-up: %s" % (info.get("order", "?"), warmup))
     L.append("host: %s CPUs, load average %s at the start, %s at the end, %s other VM(s) running"
              % (info.get("host_cpus", "?"), info.get("host_load_start", "?"),
                 info.get("host_load_end", "?"), info.get("host_other_vms", "?")))
