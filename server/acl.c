@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "acl.h"
+#include "util.h"
 
 static const uint8_t v4_mapped_prefix[12] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
@@ -34,21 +35,14 @@ static void mask_addr(uint8_t addr[16], unsigned int prefix)
 	}
 }
 
-/* Parse a prefix length "0".."max": plain decimal, no sign, no spaces. */
-static int parse_prefix(const char *s, unsigned int max, unsigned int *out)
+/* A prefix length "0".."max": at most three digits, nothing else. */
+static int parse_prefix(const char *s, unsigned long max, unsigned int *out)
 {
-	unsigned int v = 0;
+	unsigned long v;
 
-	if (!*s || strlen(s) > 3)
+	if (strlen(s) > 3 || orfs_parse_dec(s, 0, max, &v))
 		return -EINVAL;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		v = v * 10 + (unsigned int)(*s - '0');
-	}
-	if (v > max)
-		return -EINVAL;
-	*out = v;
+	*out = (unsigned int)v;
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include "filecache.h"
 #include "orfs_proto.h"
 #include "rdma.h"
+#include "util.h"
 
 void orfs_usage(FILE *f)
 {
@@ -149,23 +150,6 @@ void orfs_usage(FILE *f)
 		ORFS_DRC_PER_CLIENT_DEFAULT, ORFS_DRAIN_SECS);
 }
 
-/* Parse a decimal number in [lo, hi]; 0 or -EINVAL. */
-static int parse_num(const char *s, unsigned long lo, unsigned long hi,
-		     unsigned long *out)
-{
-	unsigned long v;
-	char *end;
-
-	if (!*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 /*
  * Parse a byte count with an optional K, M or G suffix (powers of 1024)
  * into [lo, hi]; 0 or -EINVAL.
@@ -177,7 +161,7 @@ static int parse_size(const char *s, unsigned long long lo,
 	unsigned int shift = 0;
 	char *end;
 
-	if (!*s || *s == '-' || *s == '+')
+	if (*s < '0' || *s > '9')	/* strtoull() would skip spaces, take signs */
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
@@ -249,7 +233,7 @@ static int parse_listen(struct orfs_config *cfg, const char *s)
 	cfg->listen_host[hlen] = '\0';
 	cfg->listen_port = 0;
 	if (port) {
-		if (parse_num(port, 1, 65535, &p))
+		if (orfs_parse_dec(port, 1, 65535, &p))
 			return -EINVAL;
 		cfg->listen_port = (uint16_t)p;
 	}
@@ -378,7 +362,7 @@ static int parse_bool(const char *s, bool *out)
 		*out = true;
 		return 0;
 	}
-	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(yes); i++) {
 		if (!strcasecmp(s, yes[i]) || !strcasecmp(s, no[i])) {
 			*out = !strcasecmp(s, yes[i]);
 			return 0;
@@ -419,7 +403,7 @@ static int apply_opt(struct orfs_config *cfg, struct parse_state *ps,
 		ps->listen_port_src = cfg->listen_port ? src : SRC_NONE;
 		return 0;
 	case OPT_PORT:
-		if (parse_num(arg, 1, 65535, &v))
+		if (orfs_parse_dec(arg, 1, 65535, &v))
 			goto bad_port;
 		cfg->port = (uint16_t)v;
 		ps->port_src = src;
@@ -448,7 +432,7 @@ static int apply_opt(struct orfs_config *cfg, struct parse_state *ps,
 	case OPT_ANON_UID:
 	case OPT_ANON_GID:
 		/* (uid_t)-1 means "unchanged" to setfsuid() and chown(). */
-		if (parse_num(arg, 0, 0xfffffffeUL, &v)) {
+		if (orfs_parse_dec(arg, 0, 0xfffffffeUL, &v)) {
 			snprintf(msg, msg_len, "invalid %s%s '%s' (0..4294967294)",
 				 dash, opt_name(c), arg);
 			return -EINVAL;
@@ -459,7 +443,7 @@ static int apply_opt(struct orfs_config *cfg, struct parse_state *ps,
 			cfg->squash.anon_gid = (uint32_t)v;
 		return 0;
 	case OPT_INLINE:
-		if (parse_num(arg, ORFS_INLINE_MIN, ORFS_INLINE_MAX, &v)) {
+		if (orfs_parse_dec(arg, ORFS_INLINE_MIN, ORFS_INLINE_MAX, &v)) {
 			snprintf(msg, msg_len, "invalid %sinline '%s' (%u..%u)",
 				 dash, arg, ORFS_INLINE_MIN, ORFS_INLINE_MAX);
 			return -EINVAL;
@@ -467,7 +451,7 @@ static int apply_opt(struct orfs_config *cfg, struct parse_state *ps,
 		cfg->inline_max = (uint32_t)v & ~1023U;
 		return 0;
 	case OPT_CREDITS:
-		if (parse_num(arg, 1, ORFS_CREDITS_MAX, &v)) {
+		if (orfs_parse_dec(arg, 1, ORFS_CREDITS_MAX, &v)) {
 			snprintf(msg, msg_len, "invalid %scredits '%s' (1..%u)",
 				 dash, arg, ORFS_CREDITS_MAX);
 			return -EINVAL;
@@ -493,7 +477,7 @@ static int apply_opt(struct orfs_config *cfg, struct parse_state *ps,
 		cfg->grant_size = (uint32_t)sz;
 		return 0;
 	case OPT_GRANTS:
-		if (parse_num(arg, 1, ORFS_GRANTS_MAX, &v)) {
+		if (orfs_parse_dec(arg, 1, ORFS_GRANTS_MAX, &v)) {
 			snprintf(msg, msg_len, "invalid %sgrants '%s' (1..%u)",
 				 dash, arg, ORFS_GRANTS_MAX);
 			return -EINVAL;
@@ -501,7 +485,7 @@ static int apply_opt(struct orfs_config *cfg, struct parse_state *ps,
 		cfg->grants = (uint32_t)v;
 		return 0;
 	case OPT_OPEN_FILES:
-		if (parse_num(arg, 0, ORFS_FILES_MAX, &v)) {
+		if (orfs_parse_dec(arg, 0, ORFS_FILES_MAX, &v)) {
 			snprintf(msg, msg_len, "invalid %sopen-files '%s' (0..%u)",
 				 dash, arg, ORFS_FILES_MAX);
 			return -EINVAL;
@@ -568,7 +552,7 @@ static int apply_opt(struct orfs_config *cfg, struct parse_state *ps,
 		}
 		return 0;
 	case OPT_POLL_WINDOW:
-		if (parse_num(arg, 1, ORFS_POLL_WINDOW_MAX, &v)) {
+		if (orfs_parse_dec(arg, 1, ORFS_POLL_WINDOW_MAX, &v)) {
 			snprintf(msg, msg_len, "invalid %spoll-window '%s' (1..%u microseconds)",
 				 dash, arg, ORFS_POLL_WINDOW_MAX);
 			return -EINVAL;
@@ -592,7 +576,7 @@ static int apply_opt(struct orfs_config *cfg, struct parse_state *ps,
 		cfg->fh_key_file = arg;
 		return 0;
 	case OPT_DRC_ENTRIES:
-		if (parse_num(arg, 0, ORFS_DRC_ENTRIES_MAX, &v)) {
+		if (orfs_parse_dec(arg, 0, ORFS_DRC_ENTRIES_MAX, &v)) {
 			snprintf(msg, msg_len, "invalid %sdrc-entries '%s' (0..%u)",
 				 dash, arg, ORFS_DRC_ENTRIES_MAX);
 			return -EINVAL;
@@ -600,7 +584,7 @@ static int apply_opt(struct orfs_config *cfg, struct parse_state *ps,
 		cfg->drc_entries = (uint32_t)v;
 		return 0;
 	case OPT_DRC_PER_CLIENT:
-		if (parse_num(arg, 1, ORFS_DRC_PER_CLIENT_MAX, &v)) {
+		if (orfs_parse_dec(arg, 1, ORFS_DRC_PER_CLIENT_MAX, &v)) {
 			snprintf(msg, msg_len,
 				 "invalid %sdrc-per-client '%s' (1..%u)", dash,
 				 arg, ORFS_DRC_PER_CLIENT_MAX);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fault.h"
+#include "util.h"
 
 static const char *const fault_names[] = {
 	[ORFS_FAULT_NONE]		= "none",
@@ -16,7 +17,7 @@ static const char *const fault_names[] = {
 	[ORFS_FAULT_READ_GARBAGE]	= "read-garbage",
 	[ORFS_FAULT_WRITE_SHORT]	= "write-short",
 };
-#define FAULT_KINDS	(sizeof(fault_names) / sizeof(fault_names[0]))
+#define FAULT_KINDS	ARRAY_SIZE(fault_names)
 
 /* The name of @kind, as ORFSD_FAULT spells it. */
 const char *orfs_fault_name(enum orfs_fault_kind kind)
@@ -24,26 +25,6 @@ const char *orfs_fault_name(enum orfs_fault_kind kind)
 	if ((unsigned int)kind >= FAULT_KINDS)
 		return "?";
 	return fault_names[kind];
-}
-
-/* Parse a count "1".."ORFS_FAULT_COUNT_MAX": plain decimal, no sign. */
-static int parse_count(const char *s, uint32_t *out)
-{
-	uint32_t v = 0;
-
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		v = v * 10 + (uint32_t)(*s - '0');
-		if (v > ORFS_FAULT_COUNT_MAX)
-			return -EINVAL;
-	}
-	if (!v)
-		return -EINVAL;
-	*out = v;
-	return 0;
 }
 
 /**
@@ -56,6 +37,7 @@ static int parse_count(const char *s, uint32_t *out)
  */
 int orfs_fault_parse(const char *spec, struct orfs_fault *f)
 {
+	unsigned long count;
 	const char *colon;
 	size_t len, i;
 
@@ -71,9 +53,12 @@ int orfs_fault_parse(const char *spec, struct orfs_fault *f)
 	if (i == FAULT_KINDS)
 		return -EINVAL;
 	f->left = 1;
-	if (colon && parse_count(colon + 1, &f->left)) {
-		memset(f, 0, sizeof(*f));
-		return -EINVAL;
+	if (colon) {
+		if (orfs_parse_dec(colon + 1, 1, ORFS_FAULT_COUNT_MAX, &count)) {
+			memset(f, 0, sizeof(*f));
+			return -EINVAL;
+		}
+		f->left = (uint32_t)count;
 	}
 	f->kind = (enum orfs_fault_kind)i;
 	return 0;

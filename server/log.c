@@ -15,6 +15,7 @@
 #include <syslog.h>
 
 #include "log.h"
+#include "util.h"
 
 /*
  * log_lock protects log_syslog and every struct orfs_ratelimit's counters.
@@ -72,7 +73,7 @@ int orfs_log_parse_level(const char *s, enum orfs_log_level *level)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(level_names) / sizeof(level_names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(level_names); i++) {
 		if (!strcasecmp(s, level_names[i])) {
 			*level = (enum orfs_log_level)i;
 			return 0;

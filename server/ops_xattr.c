@@ -44,6 +44,7 @@
 
 #include "export.h"
 #include "ops_int.h"
+#include "util.h"
 
 /* Linux's XATTR_SIZE_MAX and XATTR_LIST_MAX (<linux/limits.h>). */
 #define ORFS_XATTR_SIZE_MAX	65536U
@@ -64,7 +65,7 @@ static size_t xattr_prefix_len(const char *name, size_t len)
 {
 	size_t i, n;
 
-	for (i = 0; i < sizeof(xattr_prefixes) / sizeof(xattr_prefixes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(xattr_prefixes); i++) {
 		n = strlen(xattr_prefixes[i]);
 		if (len >= n && !memcmp(name, xattr_prefixes[i], n))
 			return n;

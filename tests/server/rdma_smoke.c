@@ -61,6 +61,7 @@
 
 #include "orfs_proto.h"
 #include "test_dirent.h"
+#include "util.h"
 
 #define ASK_CREDITS	16
 #define ASK_INLINE	4096
@@ -1844,7 +1845,7 @@ static int forge_main(const char *host, const char *port, const char *mpath,
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir)
 		*slash = '\0';
-	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(v); i++) {
 		err = forge_fh(victim, v[i].tag, v[i].len, &fh);
 		tap(!err && forged_refused(&c, &fh, &root, out),
 		    "forge: %s handle of %s: GETATTR, READ, WRITE, SETATTR, LINK refused with ESTALE (%d)",

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "acl.h"
+#include "util.h"
 
 /* May a peer at @addr (numeric IPv4 or IPv6) connect? */
 static bool allows(const struct orfs_acl *acl, const char *addr)
@@ -156,7 +157,7 @@ static void test_malformed(void **state)
 	struct orfs_acl_entry e;
 	size_t i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		if (orfs_acl_parse_entry(bad[i], &e) != -EINVAL)
 			fail_msg("'%s' was accepted", bad[i]);
 	}

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include "config.h"
 #include "drc.h"
 #include "orfs_proto.h"
+#include "util.h"
 
 #define ARGV(...)	((char *[]){ "orfsd", __VA_ARGS__, NULL })
 #define ARGC(...)	((int)(sizeof((char *[]){ "orfsd", __VA_ARGS__ }) / sizeof(char *)))
@@ -123,6 +125,12 @@ static void test_bad_options(void **state)
 	assert_int_equal(PARSE(&c, "--export", "/e", "--port", "65536"), -EINVAL);
 	assert_int_equal(PARSE(&c, "--export", "/e", "--port", "12x"), -EINVAL);
 	assert_int_equal(PARSE(&c, "--export", "/e", "--port", "-1"), -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--port", " 80"), -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--port", "+80"), -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--port",
+			       "18446744073709551696"), -EINVAL);	/* 2^64 + 80 */
+	assert_int_equal(PARSE(&c, "--export", "/e", "--cache-size", " 64M"), -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--cache-size", "+64M"), -EINVAL);
 	assert_int_equal(PARSE(&c, "--export", "/e", "--inline", "1023"), -EINVAL);
 	assert_int_equal(PARSE(&c, "--export", "/e", "--inline", "65537"), -EINVAL);
 	assert_int_equal(PARSE(&c, "--export", "/e", "--credits", "0"), -EINVAL);
@@ -138,6 +146,35 @@ static void test_bad_options(void **state)
 			       "--port", "6"), -EINVAL);
 	assert_int_equal(PARSE(&c, "--export", "/e", "--listen", "1.2.3.4:5",
 			       "--port", "5"), 0);
+}
+
+/* The decimal parser config.c, acl.c and fault.c share (util.h). */
+static void test_parse_dec(void **state)
+{
+	static const char *const bad[] = {
+		"", " 1", "1 ", "+1", "-1", "0x10", "1e3", "12a", "65536",
+		"99999999999999999999999999",
+	};
+	unsigned long v = 7;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		if (orfs_parse_dec(bad[i], 0, 65535, &v) != -EINVAL)
+			fail_msg("'%s' was accepted", bad[i]);
+		assert_int_equal(v, 7);		/* untouched */
+	}
+	assert_int_equal(orfs_parse_dec("0", 0, 65535, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(orfs_parse_dec("00065535", 0, 65535, &v), 0);
+	assert_int_equal(v, 65535);
+	assert_int_equal(orfs_parse_dec("4", 5, 9, &v), -EINVAL);
+	assert_int_equal(orfs_parse_dec("9", 0, 8, &v), -EINVAL);	/* digit above hi */
+	assert_int_equal(orfs_parse_dec("0", 0, 0, &v), 0);
+	assert_int_equal(orfs_parse_dec("1", 0, 0, &v), -EINVAL);
+	assert_int_equal(orfs_parse_dec("18446744073709551615", 0, ULONG_MAX, &v), 0);
+	assert_true(v == ULONG_MAX);
+	assert_int_equal(orfs_parse_dec("18446744073709551616", 0, ULONG_MAX, &v),
+			 -EINVAL);
 }
 
 static void test_drc_options(void **state)
@@ -533,7 +570,7 @@ static void test_config_file_errors(void **state)
 	struct orfs_config c;
 	size_t i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		write_conf(bad[i]);
 		if (PARSE(&c, "--config", conf_path) != -EINVAL)
 			fail_msg("config '%s' was accepted", bad[i]);
@@ -588,6 +625,7 @@ int main(void)
 		cmocka_unit_test(test_addr),
 		cmocka_unit_test(test_allow_option),
 		cmocka_unit_test(test_squash_options),
+		cmocka_unit_test(test_parse_dec),
 		cmocka_unit_test(test_config_file),
 		cmocka_unit_test(test_cmdline_overrides_file),
 		cmocka_unit_test(test_config_file_errors),

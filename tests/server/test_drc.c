@@ -18,6 +18,7 @@
 #include "drc.h"
 #include "log.h"
 #include "orfs_proto.h"
+#include "util.h"
 
 #define BUF_SIZE	(ORFS_META_MAX + ORFS_INLINE_MIN)
 #define CLIENT_A	0x1111222233334444ULL
@@ -127,11 +128,11 @@ static void test_cacheable(void **state)
 	unsigned int i, n = 0;
 	uint16_t op;
 
-	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(yes); i++)
 		assert_true(orfs_drc_cacheable(yes[i]));
 	for (op = 0; op < ORFS_OP_MAX + 10; op++)
 		n += orfs_drc_cacheable(op);
-	assert_int_equal(n, sizeof(yes) / sizeof(yes[0]));
+	assert_int_equal(n, ARRAY_SIZE(yes));
 	assert_false(orfs_drc_cacheable(ORFS_OP_WRITE));
 	assert_false(orfs_drc_cacheable(ORFS_OP_READ));
 	assert_false(orfs_drc_cacheable(ORFS_OP_COMMIT));

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "fault.h"
+#include "util.h"
 
 static void test_none(void **state)
 {
@@ -60,7 +61,7 @@ static void test_malformed(void **state)
 	struct orfs_fault f;
 	size_t i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		f.kind = ORFS_FAULT_READ_SHORT;
 		f.left = 5;
 		assert_int_equal(orfs_fault_parse(bad[i], &f), -EINVAL);

@@ -47,6 +47,7 @@
 #include "orfs_proto.h"
 #include "stats.h"
 #include "unifier.h"
+#include "util.h"
 
 #define XID		0x0123456789abcdefULL
 #define REP_SIZE	(ORFS_META_MAX + ORFS_INLINE_MAX)
@@ -580,7 +581,7 @@ static void test_seek_sparse(void **state)
 		assert_int_equal(ftruncate(fd, 2 << 20), 0);
 		close(fd);
 	}
-	for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(offs); i++) {
 		seek_same("sparse", offs[i], SEEK_DATA);
 		seek_same("sparse", offs[i], SEEK_HOLE);
 	}
@@ -618,7 +619,7 @@ static void test_seek_beyond_4g(void **state)
 	new_file("big");
 	put_pattern("big", 5 * GiB, 8192);
 	put_pattern("big", 17 * GiB, 8192);
-	for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(offs); i++) {
 		seek_same("big", offs[i], SEEK_DATA);
 		seek_same("big", offs[i], SEEK_HOLE);
 	}
@@ -650,7 +651,7 @@ static void test_seek_malformed(void **state)
 	new_file("seekbad");
 	put_pattern("seekbad", 0, 100);
 	fh = fh_of("seekbad");
-	for (i = 0; i < sizeof(bad_whence) / sizeof(bad_whence[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad_whence); i++) {
 		build_seek(&fh, 0, bad_whence[i]);
 		assert_int_equal(run(), EINVAL);
 	}
@@ -858,7 +859,7 @@ static void test_allocate_malformed(void **state)
 	put_pattern("abad", 0, 8192);
 	fh = fh_of("abad");
 	stat_local("abad", &before);
-	for (i = 0; i < sizeof(unsupported) / sizeof(unsupported[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(unsupported); i++)
 		assert_int_equal(do_allocate(&fh, 0, 4096, unsupported[i]),
 				 EOPNOTSUPP);
 	assert_int_equal(do_allocate(&fh, 0, 0, 0), EINVAL);

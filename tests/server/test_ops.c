@@ -68,6 +68,7 @@
 #include "siphash.h"
 #include "stats.h"
 #include "unifier.h"
+#include "util.h"
 
 #define BIG_N		1000
 #define XID		0x0123456789abcdefULL
@@ -2530,7 +2531,7 @@ static void test_symlink_readlink(void **state)
 	unsigned int i;
 	ssize_t n;
 
-	for (i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(targets); i++) {
 		snprintf(name, sizeof(name), "l%u", i);
 		/* The mode is ignored: a symlink is always 0777. */
 		build_create(ORFS_OP_SYMLINK, &dir, name, 0600, 0, 31, 32,
@@ -3028,7 +3029,7 @@ static void test_create_malformed(void **state)
 		uint32_t mode = op == ORFS_OP_MKNOD ? S_IFIFO | 0644 : 0644;
 		const char *t = op == ORFS_OP_SYMLINK ? "target" : NULL;
 
-		for (i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++) {
+		for (i = 0; i < ARRAY_SIZE(bad_names); i++) {
 			q = build_create(op, &dir, "x", mode, 0, 0, 0, NULL);
 			set_name(sizeof(*q), &q->name_len, bad_names[i].name,
 				 bad_names[i].len);
@@ -3116,7 +3117,7 @@ static void test_remove_link_rename_malformed(void **state)
 
 	mkfile_rw("bad-ns/f", "x");
 	file = fh_of(&dir, "f");
-	for (i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad_names); i++) {
 		int want = bad_names[i].status;
 
 		l = build_remove(ORFS_OP_UNLINK, &dir, "x");
@@ -3752,7 +3753,7 @@ static void test_xattr_namespaces(void **state)
 	unsigned int i;
 	uint32_t n;
 
-	for (i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(foreign); i++) {
 		assert_int_equal(do_getxattr(&fh, foreign[i], 16, NULL), EOPNOTSUPP);
 		assert_int_equal(do_getxattr(&fh, foreign[i], 0, NULL), EOPNOTSUPP);
 		assert_int_equal(do_setxattr(&fh, foreign[i], "v", 1, 0), EOPNOTSUPP);

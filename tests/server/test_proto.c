@@ -14,6 +14,7 @@
 
 #include "orfs_proto.h"
 #include "test_dirent.h"
+#include "util.h"
 
 #define MSG_SIZE	(ORFS_META_MAX + ORFS_INLINE_MAX)
 
@@ -151,7 +152,7 @@ static void test_cred_bad_ngroups(void **state)
 	static const uint16_t bad[] = { ORFS_NGROUPS_MAX + 1, 17, 255, 0xffff };
 	size_t i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		h->cred.ngroups = orfs_le16(bad[i]);
 		assert_int_equal(orfs_ucred_check(&h->cred), -EBADMSG);
 		assert_int_equal(orfs_hdr_check(h, len, 0), -EBADMSG);
@@ -285,11 +286,11 @@ static void test_hdr_huge_lengths(void **state)
 	};
 	unsigned int i, j;
 
-	for (i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(big); i++) {
 		h->body_len = orfs_le32(big[i]);
 		h->data_len = 0;
 		assert_int_equal(orfs_hdr_check(h, 4096, 0), -EBADMSG);
-		for (j = 0; j < sizeof(big) / sizeof(big[0]); j++) {
+		for (j = 0; j < ARRAY_SIZE(big); j++) {
 			h->data_len = orfs_le32(big[j]);
 			assert_int_equal(orfs_hdr_check(h, 4096, 0), -EBADMSG);
 		}
