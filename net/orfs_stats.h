@@ -36,7 +36,7 @@ enum orfs_counter {
 	ORFS_CTR_BYTES_WINDOW_READ,	/* client RDMA READ from server cache blocks (windows) */
 	ORFS_CTR_BYTES_PAGE_LIST,	/* trusted fabric: data the server moved by page list */
 	ORFS_CTR_WRITE_BEHIND,		/* buffered writes that started write-behind */
-	ORFS_CTR_DIO_EARLY,		/* async O_DIRECT READs completed from the reply's completion */
+	ORFS_CTR_DIO_EARLY,		/* async O_DIRECT READs completed on the reply's receive */
 	ORFS_CTR_DIO_SUBMITTED,		/* async O_DIRECT requests posted by their submitter */
 	ORFS_CTR_SA_BATCHES,		/* READDIRs sent by statahead */
 	ORFS_CTR_SA_PRIMED,		/* entries statahead brought into the caches */
