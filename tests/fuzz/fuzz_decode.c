@@ -82,6 +82,7 @@
 #include "ops.h"
 #include "orfs_proto.h"
 #include "unifier.h"
+#include "util.h"
 #include "filecache.h"
 #include "fuzz_fixture.h"
 
@@ -1215,9 +1216,9 @@ static void check_remote(const uint8_t *req, uint32_t size)
 
 	if (!orfs_io_remote(&ctx, req, size, &rio))
 		return;
-	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(limits); i++) {
 		max = orfs_io_remote_max_chunks(FUZZ_GRANT_SIZE, limits[i], true);
-		if (max > sizeof(chunks) / sizeof(chunks[0]))
+		if (max > ARRAY_SIZE(chunks))
 			bug("orfs_io_remote_max_chunks() grew to %u", max);
 		n = orfs_io_remote_chunks(&rio, rio.count, limits[i], chunks, max);
 		if (n < 0)
