@@ -20,6 +20,11 @@
 #include "orfs_proto.h"
 #include "fuzz_fixture.h"
 
+/* server/util.h has this too; this program is built without the server's headers. */
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
 #define MSG_MAX		(ORFS_META_MAX + ORFS_INLINE_MAX)
 
 static const char *outdir;
@@ -109,7 +114,7 @@ static void seed_fh_ops(void)
 	char name[64];
 	unsigned int i, o;
 
-	for (o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+	for (o = 0; o < ARRAY_SIZE(ops); o++) {
 		for (i = 0; i < FUZZ_NOBJ; i++) {
 			/* every object for GETATTR; a few for the others */
 			if (ops[o] != ORFS_OP_GETATTR && i != OBJ_ROOT &&
@@ -140,7 +145,7 @@ static void seed_mount(void)
 	char name[64];
 	unsigned int i;
 
-	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(paths); i++) {
 		m.path_len = orfs_le32((uint32_t)strlen(paths[i]));
 		snprintf(name, sizeof(name), "mount-%u", i);
 		req(name, ORFS_OP_MOUNT, 0, &m, sizeof(m), paths[i], NULL, NULL, 0);
@@ -184,7 +189,7 @@ static void seed_readdir(void)
 	char name[64];
 	unsigned int i;
 
-	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(v); i++) {
 		q.dir = mark(v[i].dir);
 		q.max_bytes = orfs_le32(v[i].max);
 		q.cookie = orfs_le64(v[i].cookie);
@@ -504,7 +509,7 @@ static void seed_demote(void)
 	};
 
 	demote_like("demote-meta", ORFS_OP_DEMOTE_META, 0, 0, meta,
-		    sizeof(meta) / sizeof(meta[0]), NULL, 0);
+		    ARRAY_SIZE(meta), NULL, 0);
 	demote_like("demote-inline", ORFS_OP_DEMOTE, 0, 0, inner, 1,
 		    FUZZ_INNER_DATA, 6);
 	demote_like("demote-twice", ORFS_OP_DEMOTE, 0, 0, twice, 2,
@@ -512,7 +517,7 @@ static void seed_demote(void)
 	demote_like("demote-grant", ORFS_OP_DEMOTE, ORFS_IO_GRANT, 2, inner, 1,
 		    NULL, 0);
 	demote_like("demote-meta-outside", ORFS_OP_DEMOTE_META, 0, 0, outside,
-		    sizeof(outside) / sizeof(outside[0]), NULL, 0);
+		    ARRAY_SIZE(outside), NULL, 0);
 	demote_like("demote-short-data", ORFS_OP_DEMOTE, 0, 0, inner, 1,
 		    "inner", 5);
 }

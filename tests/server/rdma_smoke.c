@@ -1952,13 +1952,28 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "p:m:c:kDSF:")) != -1) {
 		switch (opt) {
-		case 'p': port = optarg; break;
-		case 'm': mpath = optarg; break;
-		case 'c': nconn = atoi(optarg); break;
-		case 'k': abrupt = true; break;
-		case 'D': demote = true; offer_windows = true; break;
-		case 'S': silent = true; break;
-		case 'F': forge = optarg; break;
+		case 'p':
+			port = optarg;
+			break;
+		case 'm':
+			mpath = optarg;
+			break;
+		case 'c':
+			nconn = atoi(optarg);
+			break;
+		case 'k':
+			abrupt = true;
+			break;
+		case 'D':
+			demote = true;
+			offer_windows = true;
+			break;
+		case 'S':
+			silent = true;
+			break;
+		case 'F':
+			forge = optarg;
+			break;
 		default:
 			fprintf(stderr, "usage: %s [-p PORT] [-m PATH] [-c CONNS] [-k] [-D] [-S] [-F FILE] ADDR\n",
 				argv[0]);

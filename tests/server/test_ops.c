@@ -239,8 +239,8 @@ static int group_setup(void **state)
 	}
 	path_in(export_dir, "export");
 	if (orfs_export_open(&exp, export_dir)) {
-		fprintf(stderr, "# cannot open the export (run as root, on a "
-			"filesystem with file handles; ORFS_TEST_TMPDIR=dir)\n");
+		fprintf(stderr,
+			"# cannot open the export (run as root, on a filesystem with file handles; ORFS_TEST_TMPDIR=dir)\n");
 		return -1;
 	}
 	ctx.exp = &exp;
@@ -3402,8 +3402,9 @@ static bool user_xattrs_ok(void)
 			removexattr(p, "user.orfs-probe");
 		} else {
 			assert_int_equal(errno, EOPNOTSUPP);
-			fprintf(stderr, "# %s has no user.* xattrs (tmpfs before "
-				"Linux 6.6): xattr tests use trusted.*\n", p);
+			fprintf(stderr,
+				"# %s has no user.* xattrs (tmpfs before Linux 6.6): xattr tests use trusted.*\n",
+				p);
 			user_xattrs = 0;
 		}
 	}

@@ -30,12 +30,14 @@ static long long value_of(const char *key)
 	const char *p;
 
 	snprintf(pat, sizeof(pat), "\n%s ", key);
-	if (!strncmp(text, pat + 1, strlen(pat + 1)))
+	if (!strncmp(text, pat + 1, strlen(pat + 1))) {
 		p = text + strlen(pat + 1);
-	else if ((p = strstr(text, pat)))
+	} else {
+		p = strstr(text, pat);
+		if (!p)
+			return -1;
 		p += strlen(pat);
-	else
-		return -1;
+	}
 	return strtoll(p, NULL, 10);
 }
 
