@@ -704,9 +704,8 @@ static int orfs_launder_folio(struct folio *folio)
 	struct inode *inode = folio->mapping->host;
 	loff_t isize = i_size_read(inode);
 	loff_t pos = folio_pos(folio);
-	int ret = 0;
-
 	const struct cred *cred;
+	int ret = 0;
 
 	if (folio_clear_dirty_for_io(folio) && pos < isize) {
 		folio_start_writeback(folio);
@@ -719,6 +718,29 @@ static int orfs_launder_folio(struct folio *folio)
 	return ret;
 }
 
+/*
+ * The folio's life cycle.  ORFS keeps no private data on a folio: what a
+ * transfer needs (its DMA mapping, its place in a batch) lives in the
+ * request while the transfer runs, and the transfer holds the folio
+ * locked (reads) or under write-back with a reference (writes).  So:
+ *  - ->invalidate_folio and ->release_folio are not set: the kernel calls
+ *    them only for folios with private data (or for mappings that ask for
+ *    every release, as the DEMOTE buffer will), and truncation and reclaim
+ *    need nothing from ORFS;
+ *  - ->migrate_folio is filemap_migrate_folio(): compaction, NUMA
+ *    balancing and memory hot-unplug may move a folio, dirty ones too, by
+ *    copying it and its flags.  Without it the kernel could move a dirty
+ *    folio only by writing it out with ->writepage, which ORFS does not
+ *    have.  Migration leaves a folio in a transfer alone: it is locked or
+ *    holds the transfer's reference;
+ *  - ->error_remove_page drops a folio whose memory failed (a machine
+ *    check, or MADV_HWPOISON) from the cache.  A clean one is read again
+ *    from the server; a dirty one is lost and the next fsync() or close()
+ *    reports EIO, but its corrupted bytes are never sent;
+ *  - ->launder_folio writes a dirty folio back before
+ *    invalidate_inode_pages2() drops it (direct I/O, revalidation).
+ * t-migrate-poison moves and poisons dirty and clean folios.
+ */
 const struct address_space_operations orfs_aops = {
 	.read_folio	= orfs_read_folio,
 	.readahead	= orfs_readahead,
@@ -727,6 +749,8 @@ const struct address_space_operations orfs_aops = {
 	.write_end	= orfs_write_end,
 	.dirty_folio	= filemap_dirty_folio,
 	.launder_folio	= orfs_launder_folio,
+	.migrate_folio	= filemap_migrate_folio,
+	.error_remove_page = generic_error_remove_page,
 	/* O_DIRECT is handled in read_iter/write_iter (fs/direct.c). */
 	.direct_IO	= noop_direct_IO,
 };
