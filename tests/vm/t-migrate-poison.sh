@@ -42,12 +42,14 @@ has() { grep -qx "$2" <<<"$out" || fail "$1: no \"$2\" in: $out"; }
 for mode in mmap write; do
 	run "migrate $mode" migrate "$mode" "$mnt/$mode" "$pages"
 	has "migrate $mode" "dirty before the move: $pages of $pages pages"
+	has "migrate $mode" "moved $pages of $pages pages"
 	has "migrate $mode" "dirty after the move: $pages of $pages pages"
 	"$ev" verify "$exp/$mode" "$pages" >/dev/null || fail "migrate $mode: the server's copy differs"
 done
 echo 3 >/proc/sys/vm/drop_caches
 run "migrate clean" migrate clean "$mnt/mmap" "$pages"
 has "migrate clean" "dirty before the move: 0 of $pages pages"
+has "migrate clean" "moved $pages of $pages pages"
 "$ev" verify "$mnt/write" "$pages" >/dev/null || fail "migrate write: read back differs"
 
 dmesg_mark
