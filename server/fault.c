@@ -16,6 +16,7 @@ static const char *const fault_names[] = {
 	[ORFS_FAULT_READ_SHORT]		= "read-short",
 	[ORFS_FAULT_READ_GARBAGE]	= "read-garbage",
 	[ORFS_FAULT_WRITE_SHORT]	= "write-short",
+	[ORFS_FAULT_COMMIT_BAD_LENGTH]	= "commit-bad-length",
 };
 #define FAULT_KINDS	ARRAY_SIZE(fault_names)
 

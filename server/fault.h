@@ -20,6 +20,10 @@
  *  - write-short: the reply to a successful WRITE goes out one byte
  *    short, after the data reached the file.  The client handles it as a
  *    short READ reply; the WRITE it sends again is written again.
+ *  - commit-bad-length: the reply to a successful COMMIT (header only)
+ *    claims 8 bytes of body it does not carry, after the fsync() on the
+ *    server.  The client handles it as a short reply; the COMMIT it sends
+ *    again syncs again.
  *
  * No locking: only the event-loop thread uses it.
  */
@@ -38,12 +42,15 @@
  * @ORFS_FAULT_READ_SHORT: a READ reply with data one byte short
  * @ORFS_FAULT_READ_GARBAGE: a READ reply with data its client cannot match
  * @ORFS_FAULT_WRITE_SHORT: a successful WRITE's reply one byte short
+ * @ORFS_FAULT_COMMIT_BAD_LENGTH: a successful COMMIT's reply whose header
+ *	claims a body it does not carry
  */
 enum orfs_fault_kind {
 	ORFS_FAULT_NONE = 0,
 	ORFS_FAULT_READ_SHORT,
 	ORFS_FAULT_READ_GARBAGE,
 	ORFS_FAULT_WRITE_SHORT,
+	ORFS_FAULT_COMMIT_BAD_LENGTH,
 };
 
 /**

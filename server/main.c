@@ -314,7 +314,7 @@ static int fault_setup(struct orfs_fault *f, struct orfs_server_cfg *scfg)
 	const char *spec = getenv(ORFS_FAULT_ENV);
 
 	if (orfs_fault_parse(spec, f)) {
-		log_err("%s=%s: not a fault (read-short, read-garbage or write-short, then optionally :COUNT, 1..%u)",
+		log_err("%s=%s: not a fault (read-short, read-garbage, write-short or commit-bad-length, then optionally :COUNT, 1..%u)",
 			ORFS_FAULT_ENV, spec, ORFS_FAULT_COUNT_MAX);
 		return -EINVAL;
 	}
@@ -322,7 +322,8 @@ static int fault_setup(struct orfs_fault *f, struct orfs_server_cfg *scfg)
 		return 0;
 	log_warn("%s=%s: fault injection for testing: the next %u %s replies are damaged (%s)",
 		 ORFS_FAULT_ENV, spec, f->left,
-		 f->kind == ORFS_FAULT_WRITE_SHORT ? "successful WRITE" : "READ with data",
+		 f->kind == ORFS_FAULT_WRITE_SHORT ? "successful WRITE" :
+		 f->kind == ORFS_FAULT_COMMIT_BAD_LENGTH ? "successful COMMIT" : "READ with data",
 		 orfs_fault_name(f->kind));
 	scfg->fault = f;
 	return 0;

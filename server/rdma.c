@@ -1175,6 +1175,19 @@ static bool fault_write_short(struct orfs_conn *conn, struct orfs_fault *f,
 	return true;
 }
 
+/* A successful COMMIT's reply, as ORFS_FAULT_COMMIT_BAD_LENGTH damages it. */
+static bool fault_commit_bad_length(struct orfs_conn *conn, struct orfs_fault *f,
+				    struct orfs_hdr *h)
+{
+	if (h->status || orfs_cpu16(h->opcode) != ORFS_OP_COMMIT ||
+	    !orfs_fault_take(f, ORFS_FAULT_COMMIT_BAD_LENGTH))
+		return false;
+	h->body_len = orfs_le32(orfs_cpu32(h->body_len) + 8);
+	log_warn("%s: fault injection: COMMIT reply claims a body it does not carry (xid %llu; %u more to damage)",
+		 conn->peer, (unsigned long long)orfs_cpu64(h->xid), f->left);
+	return true;
+}
+
 /**
  * conn_fault() - damage a reply as ORFSD_FAULT asks (fault.h)
  * @conn: the connection
@@ -1183,8 +1196,9 @@ static bool fault_write_short(struct orfs_conn *conn, struct orfs_fault *f,
  * @p: its gather list and SEND (conn_reply_bare()); may be changed
  *
  * Only a successful READ's reply that carries data (inline, gathered or
- * bare) and a successful WRITE's reply are damaged, so that a client can
- * still mount and look up the file it reads or writes.
+ * bare), a successful WRITE's and a successful COMMIT's reply are
+ * damaged, so that a client can still mount and look up the file it reads
+ * or writes.
  */
 static void conn_fault(struct orfs_conn *conn, struct msgbuf *sb,
 		       uint32_t *n, struct reply_post *p)
@@ -1194,7 +1208,7 @@ static void conn_fault(struct orfs_conn *conn, struct msgbuf *sb,
 	const struct orfs_read_rep *rr = read_rep_of(sb, *n);
 	const char *what;
 
-	if (fault_write_short(conn, f, h, n, p))
+	if (fault_write_short(conn, f, h, n, p) || fault_commit_bad_length(conn, f, h))
 		return;
 	if (!rr || !orfs_cpu32(rr->count) || !orfs_cpu32(h->data_len))
 		return;

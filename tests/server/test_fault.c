@@ -45,6 +45,10 @@ static void test_kinds(void **state)
 	assert_int_equal(f.kind, ORFS_FAULT_WRITE_SHORT);
 	assert_int_equal(f.left, 3);
 	assert_string_equal(orfs_fault_name(f.kind), "write-short");
+	assert_int_equal(orfs_fault_parse("commit-bad-length:2", &f), 0);
+	assert_int_equal(f.kind, ORFS_FAULT_COMMIT_BAD_LENGTH);
+	assert_int_equal(f.left, 2);
+	assert_string_equal(orfs_fault_name(f.kind), "commit-bad-length");
 	assert_int_equal(orfs_fault_parse("read-short:1000000", &f), 0);
 	assert_int_equal(f.left, ORFS_FAULT_COUNT_MAX);
 	assert_string_equal(orfs_fault_name((enum orfs_fault_kind)99), "?");
@@ -56,7 +60,8 @@ static void test_malformed(void **state)
 		"read", "read-shorter", "READ-SHORT", "read-short:", "read-short:0",
 		"read-short:-1", "read-short:+1", "read-short:1x", "read-short: 1",
 		"read-short:1000001", "read-short:99999999999999999999", ":1",
-		"none", "read-short:1:2", "write", "write-garbage",
+		"none", "read-short:1:2", "write", "write-garbage", "commit",
+		"commit-bad-length:0",
 	};
 	struct orfs_fault f;
 	size_t i;

@@ -9,6 +9,9 @@
 #    EIO if all three replies were damaged.
 #  - write-short: the same for a WRITE's reply; fsync reports EIO only if
 #    all three were damaged.
+#  - commit-bad-length: a COMMIT's reply whose header claims a body it
+#    does not carry, handled the same way; fsync reports EIO only if all
+#    three were damaged, and the next fsync commits.
 #  - read-garbage: a reply that names no request is dropped; the request
 #    times out (timeo), goes again on a new connection, and gets the
 #    server's bytes.
@@ -148,6 +151,46 @@ PY
 	done
 }
 
+# commit_case: a 4 KiB write and fsync make one WRITE and one COMMIT, whose
+# replies claim 8 bytes of body they do not carry.  commit-bad-length:2:
+# the COMMIT goes again and fsync succeeds; commit-bad-length:3: fsync
+# reports EIO (the COMMIT was sent three times), and the next fsync, whose
+# COMMIT gets a good reply, succeeds.  The server has the bytes either way.
+commit_case() {
+	local n retr0 r
+	for n in 2 3; do
+		session commit-bad-length:$n ""
+		retr0=$(ctr bad_reply_retries)
+		head -c 4096 /dev/urandom >"$ORFS_WORK/c4k"
+		r=$(python3 - "$ORFS_WORK/c4k" "$mnt/c$n" <<'PY'
+import errno, os, sys
+data = open(sys.argv[1], "rb").read()
+f = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+os.write(f, data)
+out = []
+for _ in range(2):
+    try:
+        os.fsync(f)
+        out.append("ok")
+    except OSError as e:
+        out.append(errno.errorcode.get(e.errno, str(e.errno)))
+os.close(f)
+print(" ".join(out))
+PY
+)
+		case $n in
+		2) [ "$r" = "ok ok" ] || fail "commit-bad-length:2: fsyncs gave '$r'" ;;
+		3) [ "$r" = "EIO ok" ] || fail "commit-bad-length:3: fsyncs gave '$r', not EIO then ok" ;;
+		esac
+		ctr_is bad_reply_retries $((retr0 + 2)) "commit-bad-length:$n"
+		[ "$(grep -c "fault injection: COMMIT reply claims a body" "$ORFS_WORK/orfsd.log")" -eq "$n" ] ||
+			fail "commit-bad-length:$n: orfsd did not damage $n COMMIT replies"
+		cmp "$ORFS_WORK/c4k" "$exp/c$n" || fail "commit-bad-length:$n: the server's file differs"
+		note "commit-bad-length:$n: fsyncs $r, the server has the bytes"
+		umount "$mnt"
+	done
+}
+
 # garbage_case MODE OPTS: a reply naming no request; the read waits for
 # timeo (2 s), then the request goes again on a new connection.
 garbage_case() {
@@ -178,6 +221,7 @@ garbage_case() {
 short_case bare bareread "malformed bare reply (4095 bytes)"
 short_case normal nobareread "malformed reply"
 write_case
+commit_case
 garbage_case bare bareread
 garbage_case normal nobareread
 
