@@ -11,21 +11,33 @@
 #include "fault.h"
 #include "util.h"
 
-static const char *const fault_names[] = {
-	[ORFS_FAULT_NONE]		= "none",
-	[ORFS_FAULT_READ_SHORT]		= "read-short",
-	[ORFS_FAULT_READ_GARBAGE]	= "read-garbage",
-	[ORFS_FAULT_WRITE_SHORT]	= "write-short",
-	[ORFS_FAULT_COMMIT_BAD_LENGTH]	= "commit-bad-length",
+/* Each kind's name, as ORFSD_FAULT spells it, and the replies it damages. */
+static const struct {
+	const char	*name;
+	const char	*target;
+} fault_kinds[] = {
+	[ORFS_FAULT_NONE]		= { "none", "no" },
+	[ORFS_FAULT_READ_SHORT]		= { "read-short", "READ with data" },
+	[ORFS_FAULT_READ_GARBAGE]	= { "read-garbage", "READ with data" },
+	[ORFS_FAULT_WRITE_SHORT]	= { "write-short", "successful WRITE" },
+	[ORFS_FAULT_COMMIT_BAD_LENGTH]	= { "commit-bad-length", "successful COMMIT" },
 };
-#define FAULT_KINDS	ARRAY_SIZE(fault_names)
+#define FAULT_KINDS	ARRAY_SIZE(fault_kinds)
 
 /* The name of @kind, as ORFSD_FAULT spells it. */
 const char *orfs_fault_name(enum orfs_fault_kind kind)
 {
 	if ((unsigned int)kind >= FAULT_KINDS)
 		return "?";
-	return fault_names[kind];
+	return fault_kinds[kind].name;
+}
+
+/* Which replies @kind damages, for the startup warning. */
+const char *orfs_fault_target(enum orfs_fault_kind kind)
+{
+	if ((unsigned int)kind >= FAULT_KINDS)
+		return "?";
+	return fault_kinds[kind].target;
 }
 
 /**
@@ -48,7 +60,7 @@ int orfs_fault_parse(const char *spec, struct orfs_fault *f)
 	colon = strchr(spec, ':');
 	len = colon ? (size_t)(colon - spec) : strlen(spec);
 	for (i = ORFS_FAULT_NONE + 1; i < FAULT_KINDS; i++) {
-		if (strlen(fault_names[i]) == len && !strncmp(spec, fault_names[i], len))
+		if (strlen(fault_kinds[i].name) == len && !strncmp(spec, fault_kinds[i].name, len))
 			break;
 	}
 	if (i == FAULT_KINDS)

@@ -65,6 +65,7 @@ struct orfs_fault {
 
 int orfs_fault_parse(const char *spec, struct orfs_fault *f);
 const char *orfs_fault_name(enum orfs_fault_kind kind);
+const char *orfs_fault_target(enum orfs_fault_kind kind);
 bool orfs_fault_take(struct orfs_fault *f, enum orfs_fault_kind kind);
 
 #endif /* ORFSD_FAULT_H */

@@ -322,9 +322,7 @@ static int fault_setup(struct orfs_fault *f, struct orfs_server_cfg *scfg)
 		return 0;
 	log_warn("%s=%s: fault injection for testing: the next %u %s replies are damaged (%s)",
 		 ORFS_FAULT_ENV, spec, f->left,
-		 f->kind == ORFS_FAULT_WRITE_SHORT ? "successful WRITE" :
-		 f->kind == ORFS_FAULT_COMMIT_BAD_LENGTH ? "successful COMMIT" : "READ with data",
-		 orfs_fault_name(f->kind));
+		 orfs_fault_target(f->kind), orfs_fault_name(f->kind));
 	scfg->fault = f;
 	return 0;
 }

@@ -49,6 +49,9 @@ static void test_kinds(void **state)
 	assert_int_equal(f.kind, ORFS_FAULT_COMMIT_BAD_LENGTH);
 	assert_int_equal(f.left, 2);
 	assert_string_equal(orfs_fault_name(f.kind), "commit-bad-length");
+	assert_string_equal(orfs_fault_target(f.kind), "successful COMMIT");
+	assert_string_equal(orfs_fault_target(ORFS_FAULT_READ_GARBAGE), "READ with data");
+	assert_string_equal(orfs_fault_target((enum orfs_fault_kind)99), "?");
 	assert_int_equal(orfs_fault_parse("read-short:1000000", &f), 0);
 	assert_int_equal(f.left, ORFS_FAULT_COUNT_MAX);
 	assert_string_equal(orfs_fault_name((enum orfs_fault_kind)99), "?");
