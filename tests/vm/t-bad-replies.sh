@@ -107,6 +107,30 @@ short_case() {
 	umount "$mnt"
 }
 
+# write_fsyncs SRC DST N: write SRC's bytes to the new file DST on the
+# mount, then fsync it N times; prints each fsync's result ("ok" or the
+# errno's name), space-separated.
+write_fsyncs() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import errno, os, sys
+data = open(sys.argv[1], "rb").read()
+f = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+os.write(f, data)
+out = []
+for _ in range(int(sys.argv[3])):
+    try:
+        os.fsync(f)
+        out.append("ok")
+    except OSError as e:
+        out.append(errno.errorcode.get(e.errno, str(e.errno)))
+try:
+    os.close(f)
+except OSError:
+    pass
+print(" ".join(out))
+PY
+}
+
 # write_case: a 4 KiB write and fsync make one WRITE, whose replies come
 # back one byte short.  write-short:2: the WRITE goes again and fsync
 # succeeds; write-short:3: fsync reports EIO (the WRITE was sent three
@@ -118,22 +142,7 @@ write_case() {
 		session write-short:$n ""
 		retr0=$(ctr bad_reply_retries)
 		head -c 4096 /dev/urandom >"$ORFS_WORK/w4k"
-		r=$(python3 - "$ORFS_WORK/w4k" "$mnt/w$n" <<'PY'
-import errno, os, sys
-data = open(sys.argv[1], "rb").read()
-f = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-os.write(f, data)
-try:
-    os.fsync(f)
-    print("ok")
-except OSError as e:
-    print(errno.errorcode.get(e.errno, e.errno))
-try:
-    os.close(f)
-except OSError:
-    pass
-PY
-)
+		r=$(write_fsyncs "$ORFS_WORK/w4k" "$mnt/w$n" 1)
 		case $n in
 		2) [ "$r" = ok ] || fail "write-short:2: fsync gave '$r'" ;;
 		3) [ "$r" = EIO ] || fail "write-short:3: fsync gave '$r', not EIO" ;;
@@ -162,22 +171,7 @@ commit_case() {
 		session commit-bad-length:$n ""
 		retr0=$(ctr bad_reply_retries)
 		head -c 4096 /dev/urandom >"$ORFS_WORK/c4k"
-		r=$(python3 - "$ORFS_WORK/c4k" "$mnt/c$n" <<'PY'
-import errno, os, sys
-data = open(sys.argv[1], "rb").read()
-f = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-os.write(f, data)
-out = []
-for _ in range(2):
-    try:
-        os.fsync(f)
-        out.append("ok")
-    except OSError as e:
-        out.append(errno.errorcode.get(e.errno, str(e.errno)))
-os.close(f)
-print(" ".join(out))
-PY
-)
+		r=$(write_fsyncs "$ORFS_WORK/c4k" "$mnt/c$n" 2)
 		case $n in
 		2) [ "$r" = "ok ok" ] || fail "commit-bad-length:2: fsyncs gave '$r'" ;;
 		3) [ "$r" = "EIO ok" ] || fail "commit-bad-length:3: fsyncs gave '$r', not EIO then ok" ;;
