@@ -143,6 +143,21 @@ static struct dentry *orfs_lookup(struct inode *dir, struct dentry *dentry,
 	return d_splice_alias(inode, dentry);
 }
 
+/*
+ * A revalidating LOOKUP found the dentry's own object: take its fresh
+ * attributes.  1: the dentry is valid; 0: the handle names a file of
+ * another type now (-ESTALE), so it is not; -EIO: the attributes were
+ * malformed, and the walk fails without dropping the dentry.
+ */
+static int orfs_revalidate_attr(struct inode *inode, const struct orfs_attr *attr)
+{
+	int ret = orfs_apply_attr(inode, attr);
+
+	if (ret == -ESTALE)
+		return 0;
+	return ret ? ret : 1;
+}
+
 /**
  * orfs_d_revalidate() - is a cached dentry still right?
  * @dentry: the dentry
@@ -195,7 +210,7 @@ static int orfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 		if (!inode || memcmp(&fh, &ORFS_I(inode)->fh, sizeof(fh)))
 			ret = 0;
 		else	/* as fresh as a GETATTR's: a stat that follows needs none */
-			ret = orfs_apply_attr(inode, &attr) ? 0 : 1;
+			ret = orfs_revalidate_attr(inode, &attr);
 	}
 	dput(parent);
 	if (ret == 1)

@@ -76,13 +76,37 @@ static int orfs_iget_set(struct inode *inode, void *data)
 	return 0;
 }
 
+/* @nsec was checked by orfs_attr_valid(). */
 static struct timespec64 orfs_ts(__le64 sec, __le32 nsec)
 {
 	struct timespec64 ts = {
 		.tv_sec = le64_to_cpu(sec),
-		.tv_nsec = min_t(u32, le32_to_cpu(nsec), NSEC_PER_SEC - 1),
+		.tv_nsec = le32_to_cpu(nsec),
 	};
 	return ts;
+}
+
+/**
+ * orfs_attr_valid() - may attributes from a reply be applied?
+ * @sb: the mount they came from
+ * @attr: the attributes
+ *
+ * Attributes that fail orfs_attr_check() (a file type that does not
+ * exist, a negative size, a nanosecond field of a second or more) are the
+ * server's fault: they are counted in bad_replies, logged, and never
+ * reach an inode.
+ *
+ * Context: any.
+ * Return: 0, or -EIO for the request that brought them.
+ */
+static int orfs_attr_valid(struct super_block *sb, const struct orfs_attr *attr)
+{
+	if (likely(!orfs_attr_check(attr)))
+		return 0;
+	orfs_stat_add(&ORFS_SB(sb)->stats, ORFS_CTR_BAD_REPLIES, 1);
+	pr_warn_ratelimited("server sent invalid attributes (mode %#o, size %llu); failing the request with EIO\n",
+			    le32_to_cpu(attr->mode), le64_to_cpu(attr->size));
+	return -EIO;
 }
 
 /* Dirty or in-flight pages mean our size is newer than the server's. */
@@ -137,8 +161,9 @@ bool orfs_attr_fresh(struct inode *inode)
  * The size is not shrunk below the local one while pages are dirty or
  * under write-back: those bytes have not reached the server yet.
  *
- * Return: 0, or -ESTALE if the server now reports a different file type for
- * the handle (it was reused).
+ * Return: 0, -EIO if the attributes are malformed (orfs_attr_valid()), or
+ * -ESTALE if the server now reports a different file type for the handle
+ * (it was reused).
  *
  * Context: process; takes inode->i_lock.
  */
@@ -151,6 +176,8 @@ static int __orfs_apply_attr(struct inode *inode, const struct orfs_attr *attr,
 	loff_t size = le64_to_cpu(attr->size);
 	u64 change = le64_to_cpu(attr->change);
 
+	if (orfs_attr_valid(inode->i_sb, attr))
+		return -EIO;
 	if (!is_new && (mode & S_IFMT) != (inode->i_mode & S_IFMT))
 		return -ESTALE;
 
@@ -288,6 +315,10 @@ struct inode *orfs_iget(struct super_block *sb, const struct orfs_fh *fh,
 	struct inode *inode;
 	int ret;
 
+	/* Before the inode exists: no inode is built, or dropped, from them. */
+	ret = orfs_attr_valid(sb, attr);
+	if (ret)
+		return ERR_PTR(ret);
 	inode = iget5_locked(sb, hash, orfs_iget_test, orfs_iget_set, (void *)fh);
 	if (!inode)
 		return ERR_PTR(-ENOMEM);

@@ -205,7 +205,7 @@ struct orfs_fh {
 };
 ORFS_STATIC_ASSERT(sizeof(struct orfs_fh) == 64);
 
-/* orfs_attr.type: file type, numerically equal to DT_* values */
+/* File types, numerically DT_* values: a directory entry's type, orfs_attr.mode >> 12 */
 #define ORFS_FT_UNKNOWN	0
 #define ORFS_FT_FIFO	1
 #define ORFS_FT_CHR	2
@@ -1534,6 +1534,47 @@ static inline int orfs_fh_check(const struct orfs_fh *fh)
 	uint32_t n = orfs_cpu32(fh->len);
 
 	return (n == 0 || n > ORFS_FH_DATA) ? -EBADMSG : 0;
+}
+
+/* orfs_attr.mode: the file type (ORFS_FT_*) above the permission bits */
+#define ORFS_MODE_TYPE_SHIFT	12
+#define ORFS_NSEC_PER_SEC	1000000000U
+
+/**
+ * orfs_attr_check() - validate file attributes from a peer
+ * @a: the attributes
+ *
+ * The mode must name one of the seven file types (above the 12 permission
+ * bits, and nothing above the type), the size must fit a signed 64-bit
+ * file offset, and no nanosecond field may reach a second.  A client
+ * that took anything else would build an inode the VFS cannot handle: a
+ * file type with no operations, a negative size.
+ *
+ * Return: 0 or -EBADMSG.
+ */
+static inline int orfs_attr_check(const struct orfs_attr *a)
+{
+	uint32_t mode = orfs_cpu32(a->mode);
+
+	switch (mode >> ORFS_MODE_TYPE_SHIFT) {
+	case ORFS_FT_FIFO:
+	case ORFS_FT_CHR:
+	case ORFS_FT_DIR:
+	case ORFS_FT_BLK:
+	case ORFS_FT_REG:
+	case ORFS_FT_LNK:
+	case ORFS_FT_SOCK:
+		break;
+	default:
+		return -EBADMSG;
+	}
+	if (orfs_cpu64(a->size) >> 63)
+		return -EBADMSG;
+	if (orfs_cpu32(a->atime_nsec) >= ORFS_NSEC_PER_SEC ||
+	    orfs_cpu32(a->mtime_nsec) >= ORFS_NSEC_PER_SEC ||
+	    orfs_cpu32(a->ctime_nsec) >= ORFS_NSEC_PER_SEC)
+		return -EBADMSG;
+	return 0;
 }
 
 /* ---- DEMOTE_META and DEMOTE ---- */

@@ -24,6 +24,10 @@
  *    claims 8 bytes of body it does not carry, after the fsync() on the
  *    server.  The client handles it as a short reply; the COMMIT it sends
  *    again syncs again.
+ *  - attr-bad-mode: the attributes in the reply to a successful GETATTR
+ *    or LOOKUP name no file type (the mode keeps its permission bits
+ *    only).  The reply is well formed, its content is not: the client
+ *    fails that request with EIO and keeps what it had cached.
  *
  * No locking: only the event-loop thread uses it.
  */
@@ -44,6 +48,8 @@
  * @ORFS_FAULT_WRITE_SHORT: a successful WRITE's reply one byte short
  * @ORFS_FAULT_COMMIT_BAD_LENGTH: a successful COMMIT's reply whose header
  *	claims a body it does not carry
+ * @ORFS_FAULT_ATTR_BAD_MODE: a successful GETATTR's or LOOKUP's reply whose
+ *	attributes name no file type
  */
 enum orfs_fault_kind {
 	ORFS_FAULT_NONE = 0,
@@ -51,6 +57,7 @@ enum orfs_fault_kind {
 	ORFS_FAULT_READ_GARBAGE,
 	ORFS_FAULT_WRITE_SHORT,
 	ORFS_FAULT_COMMIT_BAD_LENGTH,
+	ORFS_FAULT_ATTR_BAD_MODE,
 };
 
 /**

@@ -1188,6 +1188,34 @@ static bool fault_commit_bad_length(struct orfs_conn *conn, struct orfs_fault *f
 	return true;
 }
 
+/* A successful GETATTR's or LOOKUP's reply, as ORFS_FAULT_ATTR_BAD_MODE damages it. */
+static bool fault_attr_bad_mode(struct orfs_conn *conn, struct orfs_fault *f,
+				struct orfs_hdr *h)
+{
+	uint16_t op = orfs_cpu16(h->opcode);
+	struct orfs_attr *a;
+	size_t need;
+
+	if (op == ORFS_OP_GETATTR)
+		need = sizeof(struct orfs_attr_rep);
+	else if (op == ORFS_OP_LOOKUP)
+		need = sizeof(struct orfs_lookup_rep);
+	else
+		return false;
+	if (h->status || orfs_cpu32(h->body_len) < need ||
+	    !orfs_fault_take(f, ORFS_FAULT_ATTR_BAD_MODE))
+		return false;
+	if (op == ORFS_OP_GETATTR)
+		a = &((struct orfs_attr_rep *)(h + 1))->attr;
+	else
+		a = &((struct orfs_lookup_rep *)(h + 1))->attr;
+	a->mode = orfs_le32(orfs_cpu32(a->mode) & 07777);
+	log_warn("%s: fault injection: %s reply's attributes name no file type (xid %llu; %u more to damage)",
+		 conn->peer, op == ORFS_OP_GETATTR ? "GETATTR" : "LOOKUP",
+		 (unsigned long long)orfs_cpu64(h->xid), f->left);
+	return true;
+}
+
 /**
  * conn_fault() - damage a reply as ORFSD_FAULT asks (fault.h)
  * @conn: the connection
@@ -1196,9 +1224,10 @@ static bool fault_commit_bad_length(struct orfs_conn *conn, struct orfs_fault *f
  * @p: its gather list and SEND (conn_reply_bare()); may be changed
  *
  * Only a successful READ's reply that carries data (inline, gathered or
- * bare), a successful WRITE's and a successful COMMIT's reply are
- * damaged, so that a client can still mount and look up the file it reads
- * or writes.
+ * bare), a successful WRITE's, COMMIT's, GETATTR's and LOOKUP's reply are
+ * damaged, each by its own kind, so that a client can still mount (MOUNT
+ * is never damaged) and, but with attr-bad-mode, look up the file it
+ * reads or writes.
  */
 static void conn_fault(struct orfs_conn *conn, struct msgbuf *sb,
 		       uint32_t *n, struct reply_post *p)
@@ -1208,7 +1237,8 @@ static void conn_fault(struct orfs_conn *conn, struct msgbuf *sb,
 	const struct orfs_read_rep *rr = read_rep_of(sb, *n);
 	const char *what;
 
-	if (fault_write_short(conn, f, h, n, p) || fault_commit_bad_length(conn, f, h))
+	if (fault_write_short(conn, f, h, n, p) || fault_commit_bad_length(conn, f, h) ||
+	    fault_attr_bad_mode(conn, f, h))
 		return;
 	if (!rr || !orfs_cpu32(rr->count) || !orfs_cpu32(h->data_len))
 		return;

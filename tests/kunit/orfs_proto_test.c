@@ -841,6 +841,70 @@ static void orfs_fh_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, orfs_fh_check(fh), -EBADMSG);
 }
 
+/* ---- orfs_attr_check() ---- */
+
+/* Every file type the wire carries, as st_mode would have it. */
+static const u32 orfs_test_modes[] = {
+	0010644, 0020600, 0040755, 0060660, 0100644, 0120777, 0140755,
+};
+
+static void orfs_attr_test_valid(struct kunit *test)
+{
+	struct orfs_attr *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	for (i = 0; i < ARRAY_SIZE(orfs_test_modes); i++) {
+		a->mode = orfs_le32(orfs_test_modes[i]);
+		KUNIT_EXPECT_EQ_MSG(test, orfs_attr_check(a), 0, "mode %#o",
+				    orfs_test_modes[i]);
+	}
+	/* Set-user-ID, set-group-ID and sticky bits are permission bits. */
+	a->mode = orfs_le32(0107777);
+	KUNIT_EXPECT_EQ(test, orfs_attr_check(a), 0);
+	a->size = orfs_le64(S64_MAX);
+	a->atime_nsec = orfs_le32(999999999);
+	a->mtime_nsec = orfs_le32(999999999);
+	a->ctime_nsec = orfs_le32(999999999);
+	/* Times before 1970 are signed seconds: any value is a time. */
+	a->mtime_sec = orfs_le64((u64)-1);
+	a->blocks = orfs_le64(U64_MAX);
+	KUNIT_EXPECT_EQ(test, orfs_attr_check(a), 0);
+}
+
+static void orfs_attr_test_invalid(struct kunit *test)
+{
+	static const u32 bad_modes[] = {
+		0, 0644, 0030644, 0050644, 0070644, 0110644, 0130644, 0150644,
+		0160644, 0170644, 0200644, 0x80000000 | 0100644, U32_MAX,
+	};
+	struct orfs_attr *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	for (i = 0; i < ARRAY_SIZE(bad_modes); i++) {
+		a->mode = orfs_le32(bad_modes[i]);
+		KUNIT_EXPECT_EQ_MSG(test, orfs_attr_check(a), -EBADMSG, "mode %#o",
+				    bad_modes[i]);
+	}
+	a->mode = orfs_le32(0100644);
+	a->size = orfs_le64((u64)S64_MAX + 1);
+	KUNIT_EXPECT_EQ(test, orfs_attr_check(a), -EBADMSG);
+	a->size = orfs_le64(U64_MAX);
+	KUNIT_EXPECT_EQ(test, orfs_attr_check(a), -EBADMSG);
+	a->size = 0;
+	a->atime_nsec = orfs_le32(ORFS_NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, orfs_attr_check(a), -EBADMSG);
+	a->atime_nsec = 0;
+	a->mtime_nsec = orfs_le32(U32_MAX);
+	KUNIT_EXPECT_EQ(test, orfs_attr_check(a), -EBADMSG);
+	a->mtime_nsec = 0;
+	a->ctime_nsec = orfs_le32(ORFS_NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, orfs_attr_check(a), -EBADMSG);
+	a->ctime_nsec = 0;
+	KUNIT_EXPECT_EQ(test, orfs_attr_check(a), 0);
+}
+
 /* ---- orfs_dirent_next() ---- */
 
 /**
@@ -1897,6 +1961,8 @@ static struct kunit_case orfs_proto_test_cases[] = {
 	KUNIT_CASE(orfs_name_test_slash_and_nul),
 	KUNIT_CASE(orfs_name_test_length),
 	KUNIT_CASE(orfs_fh_test),
+	KUNIT_CASE(orfs_attr_test_valid),
+	KUNIT_CASE(orfs_attr_test_invalid),
 	KUNIT_CASE(orfs_dirent_test_three),
 	KUNIT_CASE(orfs_dirent_test_plus),
 	KUNIT_CASE(orfs_dirent_test_empty),

@@ -50,6 +50,11 @@ static void test_kinds(void **state)
 	assert_int_equal(f.left, 2);
 	assert_string_equal(orfs_fault_name(f.kind), "commit-bad-length");
 	assert_string_equal(orfs_fault_target(f.kind), "successful COMMIT");
+	assert_int_equal(orfs_fault_parse("attr-bad-mode:4", &f), 0);
+	assert_int_equal(f.kind, ORFS_FAULT_ATTR_BAD_MODE);
+	assert_int_equal(f.left, 4);
+	assert_string_equal(orfs_fault_name(f.kind), "attr-bad-mode");
+	assert_string_equal(orfs_fault_target(f.kind), "successful GETATTR and LOOKUP");
 	assert_string_equal(orfs_fault_target(ORFS_FAULT_READ_GARBAGE), "READ with data");
 	assert_string_equal(orfs_fault_target((enum orfs_fault_kind)99), "?");
 	assert_int_equal(orfs_fault_parse("read-short:1000000", &f), 0);
@@ -64,7 +69,7 @@ static void test_malformed(void **state)
 		"read-short:-1", "read-short:+1", "read-short:1x", "read-short: 1",
 		"read-short:1000001", "read-short:99999999999999999999", ":1",
 		"none", "read-short:1:2", "write", "write-garbage", "commit",
-		"commit-bad-length:0",
+		"commit-bad-length:0", "attr", "attr-bad-mode:0", "attr-bad-mode:x",
 	};
 	struct orfs_fault f;
 	size_t i;

@@ -453,6 +453,8 @@ static int do_lookup(const struct orfs_fh *dir, const char *name,
 		const struct orfs_lookup_rep *r = rep_body();
 
 		assert_int_equal(orfs_cpu32(REP->body_len), sizeof(*r));
+		/* What the server sends passes the client's check. */
+		assert_int_equal(orfs_attr_check(&r->attr), 0);
 		if (fh)
 			*fh = r->fh;
 		if (attr)
@@ -472,9 +474,13 @@ static int do_fh_op(uint16_t op, const struct orfs_fh *fh)
 static int do_getattr(const struct orfs_fh *fh, struct orfs_attr *attr)
 {
 	int st = do_fh_op(ORFS_OP_GETATTR, fh);
+	const struct orfs_attr *a = &((const struct orfs_attr_rep *)rep_body())->attr;
 
-	if (!st && attr)
-		*attr = ((const struct orfs_attr_rep *)rep_body())->attr;
+	if (st)
+		return st;
+	assert_int_equal(orfs_attr_check(a), 0);
+	if (attr)
+		*attr = *a;
 	return st;
 }
 
@@ -1509,10 +1515,12 @@ static int do_link(const struct orfs_fh *fh, const struct orfs_fh *dir,
 	build_link(fh, dir, name);
 	st = run();
 	if (!st) {
-		assert_int_equal(orfs_cpu32(REP->body_len),
-				 sizeof(struct orfs_attr_rep));
+		const struct orfs_attr_rep *r = rep_body();
+
+		assert_int_equal(orfs_cpu32(REP->body_len), sizeof(*r));
+		assert_int_equal(orfs_attr_check(&r->attr), 0);
 		if (attr)
-			*attr = ((const struct orfs_attr_rep *)rep_body())->attr;
+			*attr = r->attr;
 	}
 	return st;
 }
@@ -1525,10 +1533,12 @@ static int do_setattr(const struct orfs_setattr_req *in, struct orfs_attr *attr)
 	*q = *in;
 	st = run();
 	if (!st) {
-		assert_int_equal(orfs_cpu32(REP->body_len),
-				 sizeof(struct orfs_attr_rep));
+		const struct orfs_attr_rep *r = rep_body();
+
+		assert_int_equal(orfs_cpu32(REP->body_len), sizeof(*r));
+		assert_int_equal(orfs_attr_check(&r->attr), 0);
 		if (attr)
-			*attr = ((const struct orfs_attr_rep *)rep_body())->attr;
+			*attr = r->attr;
 	}
 	return st;
 }

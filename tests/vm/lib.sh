@@ -72,8 +72,14 @@ orfs_mount() {
 
 # orfs_sysfs MNT FILE NAME: the value of NAME in the mount's
 # /sys/fs/orfs/<dev>/FILE ("requests": by opcode, "counters"), empty if none.
+# The device comes from mountinfo (the topmost mount on MNT), not from a
+# stat of MNT, which would send a GETATTR the test may be counting or
+# failing on purpose; stat is the fallback for a path not listed there.
 orfs_sysfs() {
-	awk -v k="$3" '$1 == k { print $2 }' "/sys/fs/orfs/$(stat -c '%Hd:%Ld' "$1")/$2"
+	local dev
+	dev=$(awk -v m="$1" '$5 == m { d = $3 } END { print d }' /proc/self/mountinfo)
+	[ -n "$dev" ] || dev=$(stat -c '%Hd:%Ld' "$1")
+	awk -v k="$3" '$1 == k { print $2 }' "/sys/fs/orfs/$dev/$2"
 }
 
 # Unmounts every ORFS mount (while orfsd still runs), stops orfsd, then

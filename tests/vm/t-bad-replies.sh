@@ -185,6 +185,56 @@ commit_case() {
 	done
 }
 
+# stats PATH...: stat each path in turn (os.stat, one process); prints
+# "reg SIZE", "dir" or the errno name for each.
+stats() {
+	python3 - "$@" <<'PY'
+import errno, os, stat, sys
+out = []
+for p in sys.argv[1:]:
+    try:
+        st = os.stat(p)
+    except OSError as e:
+        out.append(errno.errorcode.get(e.errno, str(e.errno)))
+        continue
+    if stat.S_ISREG(st.st_mode):
+        out.append("reg %d" % st.st_size)
+    elif stat.S_ISDIR(st.st_mode):
+        out.append("dir")
+    else:
+        out.append("mode %o" % st.st_mode)
+print(",".join(out))
+PY
+}
+
+# attr_case: GETATTR and LOOKUP replies whose attributes name no file type
+# (attr-bad-mode:3), with actimeo=0 so that every stat asks the server.
+# The root's inode exists from the mount (MOUNT is never damaged): its
+# GETATTR fails with EIO, and the inode keeps its type.  f has no inode
+# yet: its LOOKUPs fail with EIO and build none.  Then both work.  Every
+# damaged reply is counted in bad_replies and logged; nothing is retried
+# (the reply was well formed), and the kernel logs no warning.
+attr_case() {
+	local bad0 retr0 r want
+	session attr-bad-mode:3 "actimeo=0"
+	bad0=$(ctr bad_replies) retr0=$(ctr bad_reply_retries)
+	dmesg_mark
+	r=$(stats "$mnt" "$mnt/f" "$mnt/f" "$mnt/f" "$mnt")
+	want="EIO,EIO,EIO,reg 1048576,dir"
+	[ "$r" = "$want" ] || fail "attr-bad-mode:3: stats gave '$r', not '$want'"
+	ctr_is bad_replies $((bad0 + 3)) "attr-bad-mode:3"
+	ctr_is bad_reply_retries "$retr0" "attr-bad-mode:3"
+	[ "$(grep -c "fault injection: [A-Z]* reply's attributes name no file type" \
+		"$ORFS_WORK/orfsd.log")" -eq 3 ] ||
+		fail "attr-bad-mode:3: orfsd did not damage 3 replies"
+	dmesg | tail -n +"$((ORFS_DMESG_LINES + 1))" | grep -q "orfs: .*server sent invalid attributes" ||
+		fail "attr-bad-mode:3: no kernel log line 'server sent invalid attributes'"
+	dmesg_check || fail "attr-bad-mode:3: the kernel logged a warning"
+	cmp "$mnt/f" "$exp/f" || fail "attr-bad-mode:3: f read back differs from the server's"
+	note "attr-bad-mode:3: stats $r; bad_replies +3, nothing retried"
+	umount "$mnt"
+}
+
 # garbage_case MODE OPTS: a reply naming no request; the read waits for
 # timeo (2 s), then the request goes again on a new connection.
 garbage_case() {
@@ -217,6 +267,7 @@ short_case bare bareread "malformed bare reply (4095 bytes)"
 short_case normal nobareread "malformed reply"
 write_case
 commit_case
+attr_case
 garbage_case bare bareread
 garbage_case normal nobareread
 
