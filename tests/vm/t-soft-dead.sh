@@ -1,6 +1,7 @@
 #!/bin/bash
 # A soft mount against a dead server returns EIO within timeo * retrans
-# (plus reconnect back-off), and umount -f works on a hard mount.
+# (plus reconnect back-off), for a stat, a writer and a reader, and
+# umount -f works on a hard mount.
 . "$(dirname "$0")/lib.sh"
 set -e
 exp=$ORFS_WORK/export
@@ -61,4 +62,32 @@ grep -q "Input/output error" "$ORFS_WORK/dd.err" ||
 	fail "expected EIO from the writer, got: $(cat "$ORFS_WORK/dd.err")"
 note "soft mount, server killed mid-write: writer got EIO after ${took}s"
 timeout 30 umount "$ORFS_WORK/soft" || fail "umount of the soft mount failed"
+
+# And mid-read: a reader of a file the client has not cached (readahead
+# and read_folio both waiting on the dead server) gets EIO within the
+# bound too, and a plain umount then works.
+rm -f "$exp/big"
+dd if=/dev/urandom of="$exp/rbig" bs=1M count=200 status=none
+orfs_server_start "$exp"
+orfs_mount "$ORFS_WORK/soft" / soft,timeo=10,retrans=2
+( rc=0; dd if="$ORFS_WORK/soft/rbig" of=/dev/null bs=1M 2>"$ORFS_WORK/rd.err" || rc=$?
+  echo $rc >"$ORFS_WORK/rd.rc" ) &
+reader=$!
+for _ in $(seq 1 100); do
+	[ "$(orfs_sysfs "$ORFS_WORK/soft" requests read)" -gt 0 ] && break
+	sleep 0.1
+done
+[ "$(orfs_sysfs "$ORFS_WORK/soft" requests read)" -gt 0 ] || fail "the reader never reached the server"
+kill -9 "$ORFSD_PID"
+wait "$ORFSD_PID" 2>/dev/null || true
+ORFSD_PID=
+start=$(date +%s)
+timeout 90 bash -c "while kill -0 $reader 2>/dev/null; do sleep 0.5; done" ||
+	fail "the reader is still blocked 90 s after the server died"
+took=$(( $(date +%s) - start ))
+[ "$(cat "$ORFS_WORK/rd.rc")" != 0 ] || fail "the whole read succeeded with the server dead"
+grep -q "Input/output error" "$ORFS_WORK/rd.err" ||
+	fail "expected EIO from the reader, got: $(cat "$ORFS_WORK/rd.err")"
+note "soft mount, server killed mid-read: reader got EIO after ${took}s"
+timeout 30 umount "$ORFS_WORK/soft" || fail "umount of the soft mount after the read failed"
 exit 0
