@@ -24,7 +24,9 @@
  *    through orfs_demote_check(), and, if it passes, rebuilt with the
  *    client's batch helpers, which must give a body it passes again;
  *  - raw READDIR inline data: orfs_dirent_next() with @count entries;
- *  - one name: orfs_name_check().
+ *  - one name: orfs_name_check();
+ *  - attributes: orfs_attr_check(), on the payload and on the attributes
+ *    of a GETATTR, SETATTR or LOOKUP reply.
  * Each result is checked against what its documentation promises; a
  * broken promise aborts.
  */
@@ -313,6 +315,33 @@ static void fuzz_demote_request(const struct orfs_hdr *h)
 	free(body2);
 }
 
+/*
+ * Attributes on the client: what orfs_attr_check() accepts names one of
+ * the seven file types and nothing above it, a size below 2^63 and
+ * nanoseconds below 10^9.
+ */
+static void fuzz_attr(const struct orfs_attr *a)
+{
+	uint32_t mode = orfs_cpu32(a->mode), type = mode >> ORFS_MODE_TYPE_SHIFT;
+	int rc = orfs_attr_check(a);
+
+	if (rc != 0 && rc != -EBADMSG)
+		bug("orfs_attr_check() returned %d", rc);
+	if (rc)
+		return;
+	if (type != ORFS_FT_FIFO && type != ORFS_FT_CHR && type != ORFS_FT_DIR &&
+	    type != ORFS_FT_BLK && type != ORFS_FT_REG && type != ORFS_FT_LNK &&
+	    type != ORFS_FT_SOCK)
+		bug("orfs_attr_check() accepted mode %#o", mode);
+	if ((int64_t)orfs_cpu64(a->size) < 0)
+		bug("orfs_attr_check() accepted size %llu",
+		    (unsigned long long)orfs_cpu64(a->size));
+	if (orfs_cpu32(a->atime_nsec) >= ORFS_NSEC_PER_SEC ||
+	    orfs_cpu32(a->mtime_nsec) >= ORFS_NSEC_PER_SEC ||
+	    orfs_cpu32(a->ctime_nsec) >= ORFS_NSEC_PER_SEC)
+		bug("orfs_attr_check() accepted nanoseconds of a second or more");
+}
+
 static void fuzz_reply(const uint8_t *p, uint32_t len, uint32_t count)
 {
 	const struct orfs_hdr *h = (const void *)p;
@@ -337,6 +366,15 @@ static void fuzz_reply(const uint8_t *p, uint32_t len, uint32_t count)
 	min = orfs_body_min(orfs_cpu16(h->opcode), 1);
 	if (min < 0 || body < (uint32_t)min)
 		bug("orfs_hdr_check(reply) accepted a short body");
+	switch (orfs_cpu16(h->opcode)) {
+	case ORFS_OP_GETATTR:
+	case ORFS_OP_SETATTR:
+		fuzz_attr(&((const struct orfs_attr_rep *)orfs_body(h))->attr);
+		break;
+	case ORFS_OP_LOOKUP:
+		fuzz_attr(&((const struct orfs_lookup_rep *)orfs_body(h))->attr);
+		break;
+	}
 	if (orfs_cpu16(h->opcode) == ORFS_OP_READDIR) {
 		const struct orfs_readdir_rep *b = orfs_body(h);
 
@@ -468,6 +506,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_request(p, len);
 	walk_dirents(p, len, count);
 	fuzz_name(p, len);
+	if (len >= sizeof(struct orfs_attr))
+		fuzz_attr((const struct orfs_attr *)p);
 
 	free(p);
 	return 0;
