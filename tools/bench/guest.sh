@@ -171,6 +171,8 @@ fi
 # (see "seqwrite" under Caveats in Documentation/benchmarks.md).
 warm_up() {
 	local spec name sys main_tsv=$BENCH_TSV main_steps=$BENCH_STEPS
+	# run_job labels the runs of the warm-up as such, not as repetition 1.
+	local BENCH_WARMING=1
 	BENCH_TSV=$BENCH_RAW/warmup.tsv
 	BENCH_STEPS=$BENCH_RAW/warmup-steps.tsv
 	export BENCH_RESULTS_TSV=$BENCH_TSV BENCH_STEPS_TSV=$BENCH_STEPS

@@ -327,7 +327,11 @@ run_job() {
 		for m in $metrics; do emitted "$m" || emit_error "$m" "not run: ${BROKEN[$sys]}"; done
 		return
 	fi
-	bench_note "[rep $rep/$BENCH_REPEAT] $name on $sys"
+	if [ -n "${BENCH_WARMING:-}" ]; then
+		bench_note "[warm-up, not measured] $name on $sys"
+	else
+		bench_note "[rep $rep/$BENCH_REPEAT] $name on $sys"
+	fi
 	t0=$SECONDS
 	ctr_snapshot	# for the deltas of the errors recorded here, below
 	timeout -k 10 "$BENCH_STEP_TIMEOUT" bash "$BENCH_DIR/jobrun.sh" "$name" "$sys" &
