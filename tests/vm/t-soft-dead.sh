@@ -37,6 +37,26 @@ timeout 20 bash -c "while kill -0 $waiter 2>/dev/null; do sleep 0.2; done" ||
 mountpoint -q "$ORFS_WORK/hard" && umount "$ORFS_WORK/hard"
 umount -f "$ORFS_WORK/soft" 2>/dev/null || umount "$ORFS_WORK/soft"
 
+# dies_with_eio WHO PID OUT DID WHEN: kill orfsd under WHO (process PID,
+# whose exit status is in $ORFS_WORK/OUT.rc and stderr in OUT.err) on the
+# soft mount.  WHO must end within 90 s with EIO, DID not having
+# succeeded, and a plain umount must then work.
+dies_with_eio() {
+	local who=$1 pid=$2 out=$ORFS_WORK/$3 did=$4 when=$5 start took
+	kill -9 "$ORFSD_PID"
+	wait "$ORFSD_PID" 2>/dev/null || true
+	ORFSD_PID=
+	start=$(date +%s)
+	timeout 90 bash -c "while kill -0 $pid 2>/dev/null; do sleep 0.5; done" ||
+		fail "the $who is still blocked 90 s after the server died"
+	took=$(( $(date +%s) - start ))
+	[ "$(cat "$out.rc")" != 0 ] || fail "$did succeeded with the server dead"
+	grep -q "Input/output error" "$out.err" ||
+		fail "expected EIO from the $who, got: $(cat "$out.err")"
+	note "soft mount, server killed $when: $who got EIO after ${took}s"
+	timeout 30 umount "$ORFS_WORK/soft" || fail "umount of the soft mount after the $who failed"
+}
+
 # Data I/O on a soft mount when the server dies mid-write: the writer gets
 # EIO within a bound (write-back of many pages must not wait timeo *
 # retrans for each one), and a plain umount then works.
@@ -50,18 +70,7 @@ for _ in $(seq 1 100); do
 	sleep 0.1
 done
 [ -s "$exp/big" ] || fail "the writer never reached the server"
-kill -9 "$ORFSD_PID"
-wait "$ORFSD_PID" 2>/dev/null || true
-ORFSD_PID=
-start=$(date +%s)
-timeout 90 bash -c "while kill -0 $writer 2>/dev/null; do sleep 0.5; done" ||
-	fail "the writer is still blocked 90 s after the server died"
-took=$(( $(date +%s) - start ))
-[ "$(cat "$ORFS_WORK/dd.rc")" != 0 ] || fail "the write succeeded with the server dead"
-grep -q "Input/output error" "$ORFS_WORK/dd.err" ||
-	fail "expected EIO from the writer, got: $(cat "$ORFS_WORK/dd.err")"
-note "soft mount, server killed mid-write: writer got EIO after ${took}s"
-timeout 30 umount "$ORFS_WORK/soft" || fail "umount of the soft mount failed"
+dies_with_eio writer "$writer" dd "the write" mid-write
 
 # And mid-read: a reader of a file the client has not cached (readahead
 # and read_folio both waiting on the dead server) gets EIO within the
@@ -78,16 +87,5 @@ for _ in $(seq 1 100); do
 	sleep 0.1
 done
 [ "$(orfs_sysfs "$ORFS_WORK/soft" requests read)" -gt 0 ] || fail "the reader never reached the server"
-kill -9 "$ORFSD_PID"
-wait "$ORFSD_PID" 2>/dev/null || true
-ORFSD_PID=
-start=$(date +%s)
-timeout 90 bash -c "while kill -0 $reader 2>/dev/null; do sleep 0.5; done" ||
-	fail "the reader is still blocked 90 s after the server died"
-took=$(( $(date +%s) - start ))
-[ "$(cat "$ORFS_WORK/rd.rc")" != 0 ] || fail "the whole read succeeded with the server dead"
-grep -q "Input/output error" "$ORFS_WORK/rd.err" ||
-	fail "expected EIO from the reader, got: $(cat "$ORFS_WORK/rd.err")"
-note "soft mount, server killed mid-read: reader got EIO after ${took}s"
-timeout 30 umount "$ORFS_WORK/soft" || fail "umount of the soft mount after the read failed"
+dies_with_eio reader "$reader" rd "the whole read" mid-read
 exit 0
