@@ -879,9 +879,13 @@ static void orfs_attr_test_invalid(struct kunit *test)
 		0160644, 0170644, 0200644, 0x80000000 | 0100644, U32_MAX,
 	};
 	struct orfs_attr *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	__le32 *nsec[3];
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	nsec[0] = &a->atime_nsec;
+	nsec[1] = &a->mtime_nsec;
+	nsec[2] = &a->ctime_nsec;
 	for (i = 0; i < ARRAY_SIZE(bad_modes); i++) {
 		a->mode = orfs_le32(bad_modes[i]);
 		KUNIT_EXPECT_EQ_MSG(test, orfs_attr_check(a), -EBADMSG, "mode %#o",
@@ -893,15 +897,13 @@ static void orfs_attr_test_invalid(struct kunit *test)
 	a->size = orfs_le64(U64_MAX);
 	KUNIT_EXPECT_EQ(test, orfs_attr_check(a), -EBADMSG);
 	a->size = 0;
-	a->atime_nsec = orfs_le32(ORFS_NSEC_PER_SEC);
-	KUNIT_EXPECT_EQ(test, orfs_attr_check(a), -EBADMSG);
-	a->atime_nsec = 0;
-	a->mtime_nsec = orfs_le32(U32_MAX);
-	KUNIT_EXPECT_EQ(test, orfs_attr_check(a), -EBADMSG);
-	a->mtime_nsec = 0;
-	a->ctime_nsec = orfs_le32(ORFS_NSEC_PER_SEC);
-	KUNIT_EXPECT_EQ(test, orfs_attr_check(a), -EBADMSG);
-	a->ctime_nsec = 0;
+	for (i = 0; i < ARRAY_SIZE(nsec); i++) {
+		*nsec[i] = orfs_le32(ORFS_NSEC_PER_SEC);
+		KUNIT_EXPECT_EQ_MSG(test, orfs_attr_check(a), -EBADMSG, "nsec field %u", i);
+		*nsec[i] = orfs_le32(U32_MAX);
+		KUNIT_EXPECT_EQ_MSG(test, orfs_attr_check(a), -EBADMSG, "nsec field %u", i);
+		*nsec[i] = 0;
+	}
 	KUNIT_EXPECT_EQ(test, orfs_attr_check(a), 0);
 }
 
