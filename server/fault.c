@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fault.h"
@@ -39,6 +40,30 @@ const char *orfs_fault_target(enum orfs_fault_kind kind)
 	if ((unsigned int)kind >= FAULT_KINDS)
 		return "?";
 	return fault_kinds[kind].target;
+}
+
+/**
+ * orfs_fault_kinds() - the kinds ORFSD_FAULT accepts, for an error message
+ * @buf: filled with "a, b or c", NUL-terminated (cut short if too small)
+ * @len: bytes at @buf, > 0
+ *
+ * Return: @buf.
+ */
+const char *orfs_fault_kinds(char *buf, size_t len)
+{
+	size_t i, off = 0;
+
+	buf[0] = 0;
+	for (i = ORFS_FAULT_NONE + 1; i < FAULT_KINDS && off < len; i++) {
+		const char *sep = i == ORFS_FAULT_NONE + 1 ? "" :
+				  i + 1 == FAULT_KINDS ? " or " : ", ";
+		int n = snprintf(buf + off, len - off, "%s%s", sep, fault_kinds[i].name);
+
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	return buf;
 }
 
 /**

@@ -35,6 +35,7 @@
 #define ORFSD_FAULT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define ORFS_FAULT_ENV		"ORFSD_FAULT"
@@ -73,6 +74,7 @@ struct orfs_fault {
 int orfs_fault_parse(const char *spec, struct orfs_fault *f);
 const char *orfs_fault_name(enum orfs_fault_kind kind);
 const char *orfs_fault_target(enum orfs_fault_kind kind);
+const char *orfs_fault_kinds(char *buf, size_t len);
 bool orfs_fault_take(struct orfs_fault *f, enum orfs_fault_kind kind);
 
 #endif /* ORFSD_FAULT_H */

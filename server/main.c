@@ -312,10 +312,11 @@ static const char *poll_window_text(const struct orfs_config *cfg, char *buf)
 static int fault_setup(struct orfs_fault *f, struct orfs_server_cfg *scfg)
 {
 	const char *spec = getenv(ORFS_FAULT_ENV);
+	char kinds[128];
 
 	if (orfs_fault_parse(spec, f)) {
-		log_err("%s=%s: not a fault (read-short, read-garbage, write-short or commit-bad-length, then optionally :COUNT, 1..%u)",
-			ORFS_FAULT_ENV, spec, ORFS_FAULT_COUNT_MAX);
+		log_err("%s=%s: not a fault (%s, then optionally :COUNT, 1..%u)", ORFS_FAULT_ENV,
+			spec, orfs_fault_kinds(kinds, sizeof(kinds)), ORFS_FAULT_COUNT_MAX);
 		return -EINVAL;
 	}
 	if (f->kind == ORFS_FAULT_NONE)

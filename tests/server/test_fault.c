@@ -62,6 +62,17 @@ static void test_kinds(void **state)
 	assert_string_equal(orfs_fault_name((enum orfs_fault_kind)99), "?");
 }
 
+/* The list in orfsd's startup error names every kind, from the table. */
+static void test_kinds_list(void **state)
+{
+	char buf[128], small[12];
+
+	assert_string_equal(orfs_fault_kinds(buf, sizeof(buf)),
+			    "read-short, read-garbage, write-short, commit-bad-length or attr-bad-mode");
+	/* Cut short, never overrun. */
+	assert_string_equal(orfs_fault_kinds(small, sizeof(small)), "read-short,");
+}
+
 static void test_malformed(void **state)
 {
 	static const char *const bad[] = {
@@ -104,6 +115,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_none),
 		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_kinds_list),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_take_counts),
 	};
