@@ -14,11 +14,14 @@
  *  - a read that returned 0 is at end of file; a short read is continued
  *    while the caller's @want says more data exists, unless it stopped off
  *    a 512-byte boundary on an O_DIRECT descriptor (only end of file does
- *    that, and continuing there would be refused as unaligned).
+ *    that, and continuing there would be refused as unaligned);
+ *  - an ORFS_DISK_CALL ends with what its function returned: it retries
+ *    what it can itself.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "diskio.h"
@@ -66,6 +69,8 @@ static void disk_finish(struct orfs_disk *d, struct orfs_disk_io *io, int res)
 	} else if (io->op == ORFS_DISK_WRITE) {
 		d->st.writes++;
 		d->st.write_bytes += (uint64_t)res;
+	} else if (io->op == ORFS_DISK_CALL) {
+		d->st.calls++;
 	} else {
 		d->st.syncs++;
 	}
@@ -101,6 +106,10 @@ static bool read_continues(const struct orfs_disk_io *io, int res)
 void orfs_disk_attempt_done(struct orfs_disk *d, struct orfs_disk_io *io,
 			    int res)
 {
+	if (io->op == ORFS_DISK_CALL) {
+		disk_finish(d, io, res);
+		return;
+	}
 	if ((res == -EINTR || res == -EAGAIN) &&
 	    io->retries++ < ORFS_DISK_RETRY_MAX) {
 		disk_again(d, io);
@@ -131,7 +140,8 @@ void orfs_disk_attempt_done(struct orfs_disk *d, struct orfs_disk_io *io,
 /**
  * orfs_disk_submit() - start an I/O
  * @d: the engine
- * @io: the I/O, filled in (op, fd, iovecs, offset, callback)
+ * @io: the I/O, filled in (op, fd, iovecs, offset, callback; for an
+ *	ORFS_DISK_CALL its function and @priv)
  *
  * Never calls the callback itself: it runs from orfs_disk_reap() (or
  * orfs_disk_wait()) once the I/O completed.  The submission may sit in the
@@ -154,7 +164,10 @@ void orfs_disk_submit(struct orfs_disk *d, struct orfs_disk_io *io)
 	}
 	if (++d->st.inflight > d->st.inflight_max)
 		d->st.inflight_max = d->st.inflight;
-	d->ops->start(d, io);
+	if (io->op == ORFS_DISK_CALL)
+		orfs_offload_start(d, io);
+	else
+		d->ops->start(d, io);
 }
 
 /* Hand queued submissions to the kernel (io_uring); no-op otherwise. */
@@ -163,24 +176,55 @@ void orfs_disk_kick(struct orfs_disk *d)
 	d->ops->kick(d);
 }
 
-/* Run the callbacks of every completed I/O; never blocks. */
-void orfs_disk_reap(struct orfs_disk *d)
+/* Empty the eventfd, so that it is raised again by what completes next. */
+static void disk_drain_eventfd(struct orfs_disk *d)
 {
-	d->ops->reap(d);
+	uint64_t v;
+
+	if (d->event_fd < 0)
+		return;
+	while (read(d->event_fd, &v, sizeof(v)) == sizeof(v))
+		;
 }
 
-/* Block until some I/O completes, and run the callbacks (tests, shutdown). */
+/*
+ * Run the callbacks of every completed I/O; never blocks.  The eventfd is
+ * emptied before anything is looked at, so whatever completes later
+ * raises it again and is not left behind.
+ */
+void orfs_disk_reap(struct orfs_disk *d)
+{
+	disk_drain_eventfd(d);
+	d->ops->reap(d);
+	orfs_offload_reap(d);
+}
+
+/*
+ * Block until some I/O completes, and run the callbacks (tests, shutdown).
+ * While offload calls run, the eventfd is what says one finished; if the
+ * engine has I/O of its own in flight too, the sleep is cut to 10 ms
+ * so that its completions are not waited on through the eventfd alone.
+ */
 void orfs_disk_wait(struct orfs_disk *d)
 {
+	uint32_t calls = orfs_offload_busy(d);
+
 	if (!d->st.inflight)
 		return;
-	d->ops->wait(d);
+	if (!calls) {
+		d->ops->wait(d);
+		return;
+	}
+	d->ops->kick(d);
+	if (!orfs_disk_has_ready(d))
+		orfs_offload_poll(d, d->st.inflight > calls ? 10 : -1);
+	orfs_disk_reap(d);
 }
 
 /* Are completions there for orfs_disk_reap() (checked without a syscall)? */
 bool orfs_disk_has_ready(const struct orfs_disk *d)
 {
-	return d->ops->ready(d);
+	return d->ops->ready(d) || orfs_offload_ready(d);
 }
 
 /* Is nothing submitted and not completed? */
@@ -194,9 +238,10 @@ const char *orfs_disk_name(const struct orfs_disk *d)
 	return d->ops ? d->ops->name : "none";
 }
 
-/* Release the engine (nothing may be in flight). */
+/* Release the engine (nothing may be in flight); stops its offload threads. */
 void orfs_disk_fini(struct orfs_disk *d)
 {
+	orfs_offload_fini(d);
 	if (d->ops && d->ops->fini)
 		d->ops->fini(d);
 	d->ops = NULL;
@@ -262,6 +307,13 @@ static bool sync_ready(const struct orfs_disk *d)
 	return d->ready != NULL;
 }
 
+static void sync_fini(struct orfs_disk *d)
+{
+	if (d->event_fd >= 0)
+		close(d->event_fd);
+	d->event_fd = -1;
+}
+
 static const struct orfs_disk_ops sync_ops = {
 	.name	= "sync",
 	.start	= sync_start,
@@ -269,7 +321,7 @@ static const struct orfs_disk_ops sync_ops = {
 	.reap	= sync_reap,
 	.wait	= sync_reap,
 	.ready	= sync_ready,
-	.fini	= NULL,
+	.fini	= sync_fini,
 };
 
 /**
@@ -277,10 +329,16 @@ static const struct orfs_disk_ops sync_ops = {
  * @d: the engine to set up
  *
  * Cannot fail.  I/O runs at submission; callbacks at orfs_disk_reap().
+ * The eventfd is the offload threads' only: without one (a descriptor
+ * limit), offload calls run inline too.
  */
 void orfs_disk_sync_init(struct orfs_disk *d)
 {
 	memset(d, 0, sizeof(*d));
 	d->ops = &sync_ops;
-	d->event_fd = -1;
+	d->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (d->event_fd < 0)
+		log_warn("eventfd: %s: long system calls run in the event loop",
+			 strerror(errno));
+	orfs_offload_init(d);
 }

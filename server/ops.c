@@ -27,11 +27,13 @@
  * STATFS, READLINK and COMMIT need no permission beyond holding the handle,
  * as in NFS.
  *
- * READ, WRITE and COMMIT may wait for the disk: orfs_req_start() then
- * returns with the request pending, and the op finishes it later with
- * orfs_areq_complete(), which encodes the reply and calls the caller's
- * done callback (rdma.c parks the request meanwhile).  Every other op runs
- * to completion at once.  orfs_handle_request() is the synchronous form:
+ * READ, WRITE and COMMIT may wait for the disk, and ALLOCATE and COPY for
+ * an offload thread (their system calls may take long): orfs_req_start()
+ * then returns with the request pending, and the op finishes it later with
+ * orfs_areq_complete(), which encodes the reply, keeps it in the
+ * duplicate-request cache if the op's replies are kept, and calls the
+ * caller's done callback (rdma.c parks the request meanwhile).  Every
+ * other op runs to completion at once.  orfs_handle_request() is the synchronous form:
  * it waits for the disk itself (unit tests, fuzzing).  The block cache and
  * the disk engine come from ctx->uni; without one a built-in synchronous
  * engine and no cache are used, as before the cache existed.
@@ -521,9 +523,10 @@ static int op_statfs(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 /* ---- dispatch ---- */
 
 /*
- * @fn runs an op to completion; @afn (READ, WRITE, COMMIT) may leave it
- * waiting for the disk, or (READ, DEMOTE_META, DEMOTE) hand the transport
- * cache blocks to show (struct orfs_areq).  An op has one or the other.
+ * @fn runs an op to completion; @afn (READ, WRITE, COMMIT, ALLOCATE, COPY)
+ * may leave it waiting for the disk or an offload thread, or (READ,
+ * DEMOTE_META, DEMOTE) hand the transport cache blocks to show (struct
+ * orfs_areq).  An op has one or the other.
  */
 static const struct {
 	const char	*name;
@@ -557,8 +560,8 @@ static const struct {
 	[ORFS_OP_DEMOTE_META]	= { .name = "DEMOTE_META", .afn = orfs_op_demote_meta },
 	[ORFS_OP_DEMOTE]	= { .name = "DEMOTE", .afn = orfs_op_demote },
 	[ORFS_OP_SEEK]		= { .name = "SEEK", .fn = orfs_op_seek },
-	[ORFS_OP_ALLOCATE]	= { .name = "ALLOCATE", .fn = orfs_op_allocate },
-	[ORFS_OP_COPY]		= { .name = "COPY", .fn = orfs_op_copy },
+	[ORFS_OP_ALLOCATE]	= { .name = "ALLOCATE", .afn = orfs_op_allocate },
+	[ORFS_OP_COPY]		= { .name = "COPY", .afn = orfs_op_copy },
 };
 
 const char *orfs_op_name(uint16_t opcode)
@@ -701,8 +704,13 @@ static uint32_t execute(struct orfs_areq *a, const struct orfs_hdr *h,
  */
 void orfs_areq_complete(struct orfs_areq *a, int err)
 {
+	uint32_t n;
+
 	orfs_stats_op(a->ctx->stats, a->opcode, orfs_now_us() - a->start_us);
-	a->done(a, encode_reply(a->ctx, a->opcode, a->xid, err, &a->r));
+	n = encode_reply(a->ctx, a->opcode, a->xid, err, &a->r);
+	if (a->drc_insert)
+		orfs_drc_insert(a->ctx->drc, a->ctx->client_id, a->req, a->rep, n);
+	a->done(a, n);
 }
 
 /* The default when ctx->uni is NULL: no cache, synchronous disk I/O. */
@@ -725,7 +733,8 @@ struct orfs_unifier *orfs_ctx_uni(const struct orfs_req_ctx *ctx)
 /**
  * orfs_req_start() - execute one request, or start executing it
  * @a: the request: ctx, req, len, rep, rep_size, and done for one that
- *	may be left pending (READ, WRITE, COMMIT)
+ *	may be left pending (READ, WRITE, COMMIT, DEMOTE_META, DEMOTE,
+ *	ALLOCATE, COPY)
  * @pending: set to true if the request waits for the disk; @a->done is
  *	then called with the reply length once it is in @a->rep, and @a,
  *	its request and its reply buffer must stay untouched until then
@@ -740,7 +749,10 @@ struct orfs_unifier *orfs_ctx_uni(const struct orfs_req_ctx *ctx)
  * Non-idempotent requests (orfs_drc_cacheable()) go through the duplicate-
  * request cache: a retransmission whose original reply is cached gets that
  * reply again, with its own xid, and is not executed; every executed one
- * stores its reply.  None of them waits for the disk.
+ * stores its reply, a pending one (ALLOCATE, COPY) when it ends.  A
+ * retransmission that arrives while its original is still pending is
+ * executed again: both run, and either reply is right, since neither op
+ * changes anything the second time on a file nobody changed in between.
  *
  * Return: bytes of reply in @a->rep to send, or 0 when nothing is to be
  * sent (a CREDIT_ONLY message, garbage too short to carry an xid) or the
@@ -758,6 +770,7 @@ uint32_t orfs_req_start(struct orfs_areq *a, bool *pending)
 	*pending = false;
 	a->op = NULL;
 	a->rdata = NULL;
+	a->drc_insert = false;
 	orfs_fh_set_peer(ctx->peer);	/* refused handles name the client */
 	if (a->rep_size < ORFS_REPLY_MIN) {
 		log_err("reply buffer of %u bytes is too small", a->rep_size);
@@ -812,8 +825,11 @@ uint32_t orfs_req_start(struct orfs_areq *a, bool *pending)
 			return n;
 		}
 	}
-	n = execute(a, h, pending);	/* never pending: no disk op is cached */
-	orfs_drc_insert(ctx->drc, ctx->client_id, h, a->rep, n);
+	n = execute(a, h, pending);
+	if (*pending)
+		a->drc_insert = true;	/* orfs_areq_complete() inserts it */
+	else
+		orfs_drc_insert(ctx->drc, ctx->client_id, h, a->rep, n);
 	return n;
 }
 

@@ -36,7 +36,8 @@
  * @pages: with @remote, the connection agreed on ORFS_CF_PAGES and its
  *	queues hold page-list transfers: ORFS_IO_PAGES is served.  If false,
  *	such requests get EOPNOTSUPP
- * @uni: the block cache and disk engine READ, WRITE and COMMIT use; NULL:
+ * @uni: the block cache and disk engine READ, WRITE, COMMIT, ALLOCATE and
+ *	COPY use; NULL:
  *	no block cache and synchronous buffered I/O (tests, fuzzing)
  * @stats: server counters, or NULL
  * @zero_copy: the transport can RDMA-write a REMOTE READ's data straight
@@ -225,6 +226,8 @@ typedef void (*orfs_areq_done_fn)(struct orfs_areq *a, uint32_t rep_len);
  * @bare: a READ with ORFS_IO_BARE read all @count bytes it asked for: the
  *	transport may send them as a bare reply (ORFS_IO_BARE) rather than
  *	the reply built in @rep
+ * @drc_insert: the pending request's reply goes into the duplicate-request
+ *	cache when it ends
  * @finished: orfs_handle_request(): the pending request ended
  * @result: orfs_handle_request(): its reply length
  */
@@ -246,6 +249,7 @@ struct orfs_areq {
 	bool				win_end;
 	uint32_t			win_grant;
 	bool				bare;
+	bool				drc_insert;
 	bool				finished;
 	uint32_t			result;
 	uint64_t			start_us;

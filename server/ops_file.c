@@ -15,9 +15,12 @@
  *    cannot (EXDEV, EOPNOTSUPP, ENOSYS before the first byte) the server
  *    copies with pread/pwrite itself: still no byte on the wire.
  *
- * All three run to completion at once (the event loop waits for them);
- * ORFS_COPY_MAX bounds how long one COPY may take.  None keeps state
- * between requests.
+ * SEEK runs at once.  ALLOCATE's fallocate(2) and COPY's copy run on an
+ * offload thread (ORFS_DISK_CALL, offload.c), because either may take
+ * long: fallocate(2) of gigabytes on tmpfs zeroes every page, and a COPY
+ * moves up to ORFS_COPY_MAX bytes.  The event loop meanwhile serves every
+ * other request; the checks, the opens and the block cache's bookkeeping
+ * stay on its thread.  None keeps state between requests.
  *
  * Block cache (unifier.h): ALLOCATE and COPY change the file behind the
  * cache's back, as SETATTR does, and do what SETATTR does about it: the
@@ -42,6 +45,7 @@
 #include <unistd.h>
 
 #include "cred.h"
+#include "diskio.h"
 #include "export.h"
 #include "log.h"
 #include "ops_int.h"
@@ -271,6 +275,84 @@ static void fileop_cache_update(struct orfs_unifier *u, uint64_t key,
 	orfs_uni_changed(u, key, from, to, after);
 }
 
+/**
+ * struct fileop_state - an ALLOCATE or COPY while its system call runs
+ * @a: the request
+ * @u: the Unifier
+ * @io: the offloaded call
+ * @fd: the file changed: ALLOCATE's, COPY's destination (-1: none yet)
+ * @sfd: COPY's source (-1 for ALLOCATE)
+ * @mode: ALLOCATE: the fallocate(2) mode
+ * @off: first byte of the range changed
+ * @count: ALLOCATE's length, COPY's count
+ * @soff: COPY: first byte of the source
+ * @done: COPY: bytes copied (written by the offload thread)
+ * @key: the changed file's cache key (0: no cache)
+ * @before: the changed file's attributes before
+ *
+ * The offload thread reads the descriptors and the range and writes @done
+ * only; everything else is the event loop's.
+ */
+struct fileop_state {
+	struct orfs_areq	*a;
+	struct orfs_unifier	*u;
+	struct orfs_disk_io	io;
+	int			fd;
+	int			sfd;
+	int			mode;
+	uint64_t		off;
+	uint64_t		count;
+	uint64_t		soff;
+	uint64_t		done;
+	uint64_t		key;
+	struct stat		before;
+};
+
+static struct fileop_state *fileop_state_new(struct orfs_areq *a)
+{
+	struct fileop_state *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->a = a;
+	s->u = orfs_ctx_uni(a->ctx);
+	s->fd = -1;
+	s->sfd = -1;
+	return s;
+}
+
+/* Close what @s opened and free it; return @err ("return ...(s, err)"). */
+static int fileop_state_free(struct fileop_state *s, int err)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->sfd >= 0)
+		close(s->sfd);
+	free(s);
+	return err;
+}
+
+/* Run @call on an offload thread; @done finishes the request. */
+static void fileop_submit(struct fileop_state *s, orfs_disk_call_fn call,
+			  orfs_disk_done_fn done)
+{
+	memset(&s->io, 0, sizeof(s->io));
+	s->io.op = ORFS_DISK_CALL;
+	s->io.fd = s->fd;
+	s->io.call = call;
+	s->io.done_fn = done;
+	s->io.priv = s;
+	orfs_disk_submit(s->u->disk, &s->io);
+}
+
+/* The end of a request @s ran: @err 0 means the reply body is filled. */
+static void fileop_finish(struct fileop_state *s, int err)
+{
+	struct orfs_areq *a = s->a;
+
+	orfs_areq_complete(a, fileop_state_free(s, err));
+}
+
 /* ---- SEEK ---- */
 
 /* SEEK: where the next data or hole starts; the attributes after. */
@@ -343,38 +425,63 @@ static int allocate_check(const struct orfs_hdr *h, int *mode)
 	return 0;
 }
 
-/* ALLOCATE: fallocate(2) on the file; the attributes after. */
-int orfs_op_allocate(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		     struct orfs_reply *r)
+/* ALLOCATE's work, on an offload thread. */
+static int allocate_call(struct orfs_disk_io *io)
+{
+	struct fileop_state *s = io->priv;
+
+	return fileop_fallocate(s->fd, s->mode, s->off, s->count);
+}
+
+/* ALLOCATE's fallocate(2) finished: the cache, the attributes, the reply. */
+static void allocate_done(struct orfs_disk_io *io)
+{
+	struct fileop_state *s = io->priv;
+	struct orfs_attr_rep *rep = orfs_reply_body(&s->a->r);
+	struct stat st;
+	uint64_t to;
+	int err = io->res;
+
+	if (!err)
+		err = orfs_export_stat(s->fd, &st);
+	/* Plain allocation changes no byte, only maybe the size. */
+	to = (s->mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) ?
+	     s->off + s->count : s->off;
+	fileop_cache_update(s->u, s->key, s->off, to, &s->before,
+			    err ? NULL : &st);
+	if (!err) {
+		orfs_attr_fill(&rep->attr, &st);
+		s->a->r.body_len = sizeof(*rep);
+	}
+	fileop_finish(s, err);
+}
+
+/*
+ * ALLOCATE: fallocate(2) on the file, off the event loop; the attributes
+ * after.
+ */
+int orfs_op_allocate(struct orfs_areq *a, const struct orfs_hdr *h)
 {
 	const struct orfs_allocate_req *q = orfs_body(h);
-	struct orfs_attr_rep *rep = orfs_reply_body(r);
-	uint64_t off = orfs_cpu64(q->offset), len = orfs_cpu64(q->length);
-	struct orfs_unifier *u = orfs_ctx_uni(ctx);
-	struct stat before, st;
-	uint64_t key, to;
+	struct fileop_state *s;
 	int fd, err, mode = 0;
 
 	err = allocate_check(h, &mode);
 	if (err)
 		return err;
-	fd = fileop_open(ctx, h, &q->fh, O_WRONLY, &before);
+	s = fileop_state_new(a);
+	if (!s)
+		return -ENOMEM;
+	fd = fileop_open(a->ctx, h, &q->fh, O_WRONLY, &s->before);
 	if (fd < 0)
-		return fd;
-	key = fileop_cache_key(u, fd, &before);
-	err = fileop_fallocate(fd, mode, off, len);
-	if (!err)
-		err = orfs_export_stat(fd, &st);
-	/* Plain allocation changes no byte, only maybe the size. */
-	to = (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) ?
-	     off + len : off;
-	fileop_cache_update(u, key, off, to, &before, err ? NULL : &st);
-	close(fd);
-	if (err)
-		return err;
-	orfs_attr_fill(&rep->attr, &st);
-	r->body_len = sizeof(*rep);
-	return 0;
+		return fileop_state_free(s, fd);
+	s->fd = fd;
+	s->mode = mode;
+	s->off = orfs_cpu64(q->offset);
+	s->count = orfs_cpu64(q->length);
+	s->key = fileop_cache_key(s->u, fd, &s->before);
+	fileop_submit(s, allocate_call, allocate_done);
+	return -EINPROGRESS;
 }
 
 /* ---- COPY ---- */
@@ -408,51 +515,67 @@ static bool ranges_overlap(uint64_t a, uint64_t b, uint64_t count)
 	return count && a < b + count && b < a + count;
 }
 
+/* COPY's work, on an offload thread. */
+static int copy_call(struct orfs_disk_io *io)
+{
+	struct fileop_state *s = io->priv;
+
+	return fileop_copy(s->sfd, s->soff, s->fd, s->off, s->count, &s->done);
+}
+
+/* COPY's copy finished: the cache, the attributes, the reply. */
+static void copy_done(struct orfs_disk_io *io)
+{
+	struct fileop_state *s = io->priv;
+	struct orfs_copy_rep *rep = orfs_reply_body(&s->a->r);
+	struct stat st;
+	int err = io->res;
+
+	if (!err)
+		err = orfs_export_stat(s->fd, &st);
+	fileop_cache_update(s->u, s->key, s->off,
+			    s->off + (err ? s->count : s->done), &s->before,
+			    err ? NULL : &st);
+	if (!err) {
+		rep->count = orfs_le64(s->done);
+		orfs_attr_fill(&rep->attr, &st);
+		s->a->r.body_len = sizeof(*rep);
+	}
+	fileop_finish(s, err);
+}
+
 /*
- * COPY: copy_file_range(2) from @src to @dst on the server; the bytes
- * copied and the destination's attributes after.
+ * COPY: copy_file_range(2) from @src to @dst on the server, off the event
+ * loop; the bytes copied and the destination's attributes after.
  */
-int orfs_op_copy(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		 struct orfs_reply *r)
+int orfs_op_copy(struct orfs_areq *a, const struct orfs_hdr *h)
 {
 	const struct orfs_copy_req *q = orfs_body(h);
-	struct orfs_copy_rep *rep = orfs_reply_body(r);
-	uint64_t soff = orfs_cpu64(q->src_offset);
-	uint64_t doff = orfs_cpu64(q->dst_offset);
-	uint64_t count = orfs_cpu64(q->count), done = 0, key;
-	struct orfs_unifier *u = orfs_ctx_uni(ctx);
-	struct stat sst, before, st;
-	int sfd, dfd, err;
+	struct fileop_state *s;
+	struct stat sst;
+	int fd, err;
 
 	err = copy_check(h);
 	if (err)
 		return err;
-	sfd = fileop_open(ctx, h, &q->src, O_RDONLY, &sst);
-	if (sfd < 0)
-		return sfd;
-	dfd = fileop_open(ctx, h, &q->dst, O_WRONLY, &before);
-	if (dfd < 0) {
-		close(sfd);
-		return dfd;
-	}
-	if (sst.st_dev == before.st_dev && sst.st_ino == before.st_ino &&
-	    ranges_overlap(soff, doff, count)) {
-		err = -EINVAL;
-		goto out;
-	}
-	key = fileop_cache_key(u, dfd, &before);
-	err = fileop_copy(sfd, soff, dfd, doff, count, &done);
-	if (!err)
-		err = orfs_export_stat(dfd, &st);
-	fileop_cache_update(u, key, doff, doff + (err ? count : done), &before,
-			    err ? NULL : &st);
-	if (err)
-		goto out;
-	rep->count = orfs_le64(done);
-	orfs_attr_fill(&rep->attr, &st);
-	r->body_len = sizeof(*rep);
-out:
-	close(dfd);
-	close(sfd);
-	return err;
+	s = fileop_state_new(a);
+	if (!s)
+		return -ENOMEM;
+	fd = fileop_open(a->ctx, h, &q->src, O_RDONLY, &sst);
+	if (fd < 0)
+		return fileop_state_free(s, fd);
+	s->sfd = fd;
+	fd = fileop_open(a->ctx, h, &q->dst, O_WRONLY, &s->before);
+	if (fd < 0)
+		return fileop_state_free(s, fd);
+	s->fd = fd;
+	s->soff = orfs_cpu64(q->src_offset);
+	s->off = orfs_cpu64(q->dst_offset);
+	s->count = orfs_cpu64(q->count);
+	if (sst.st_dev == s->before.st_dev && sst.st_ino == s->before.st_ino &&
+	    ranges_overlap(s->soff, s->off, s->count))
+		return fileop_state_free(s, -EINVAL);
+	s->key = fileop_cache_key(s->u, fd, &s->before);
+	fileop_submit(s, copy_call, copy_done);
+	return -EINPROGRESS;
 }

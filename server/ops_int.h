@@ -25,7 +25,8 @@ typedef int (*orfs_op_fn)(const struct orfs_req_ctx *ctx,
 			  const struct orfs_hdr *h, struct orfs_reply *r);
 
 /*
- * An op that may wait for the disk (READ, WRITE, COMMIT): like orfs_op_fn,
+ * An op that may wait for the disk or an offload thread (READ, WRITE,
+ * COMMIT, DEMOTE_META, DEMOTE, ALLOCATE, COPY): like orfs_op_fn,
  * with @a->r as the reply, but it may also return -EINPROGRESS, and then
  * calls orfs_areq_complete() exactly once when it is done.
  */
@@ -92,10 +93,8 @@ int orfs_op_removexattr(const struct orfs_req_ctx *ctx,
 /* ops_file.c */
 int orfs_op_seek(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		 struct orfs_reply *r);
-int orfs_op_allocate(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		     struct orfs_reply *r);
-int orfs_op_copy(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		 struct orfs_reply *r);
+int orfs_op_allocate(struct orfs_areq *a, const struct orfs_hdr *h);
+int orfs_op_copy(struct orfs_areq *a, const struct orfs_hdr *h);
 int orfs_copy_fallback(int sfd, uint64_t soff, int dfd, uint64_t doff,
 		       uint64_t count, uint64_t *done);
 

@@ -273,6 +273,7 @@ static void put_disk(struct stats_out *o, const struct orfs_stats *st,
 	put(o, "disk_writes", ds.writes);
 	put(o, "disk_write_bytes", ds.write_bytes);
 	put(o, "disk_syncs", ds.syncs);
+	put(o, "disk_calls", ds.calls);
 	put(o, "disk_errors", ds.errors);
 	put(o, "disk_direct", ds.direct);
 	put(o, "disk_buffered", ds.buffered);

@@ -296,6 +296,7 @@ int orfs_disk_uring_init(struct orfs_disk *d, unsigned int entries)
 	d->ops = &uring_ops;
 	d->priv = u;
 	d->event_fd = efd;
+	orfs_offload_init(d);
 	return 0;
 
 fail:

@@ -80,6 +80,7 @@
 #include "export.h"
 #include "log.h"
 #include "ops.h"
+#include "ops_int.h"
 #include "orfs_proto.h"
 #include "unifier.h"
 #include "util.h"
@@ -1194,6 +1195,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	ctx.pages = true;
 	ctx.read_attr = true;
 #endif
+	/*
+	 * The built-in engine that requests with ctx.uni NULL use is made at
+	 * the first such request, with an eventfd for its offload threads:
+	 * make it now, so that descriptor is not taken for a leak.
+	 */
+	(void)orfs_ctx_uni(&ctx);
 	fixture_reset();
 	return 0;
 }

@@ -3,7 +3,7 @@
 #
 # Server unit tests: the cmocka binaries (test_proto, test_ops, test_config,
 # test_drc, test_acl, test_cache, test_rseg, test_unifier, test_stats,
-# test_auth, test_fileops, test_window, test_fault) and
+# test_auth, test_fileops, test_window, test_fault, test_offload) and
 # cli_test.sh (startup errors of the real orfsd).  test_ops runs twice: as
 # is, and as test_ops_cached with ORFS_TEST_CACHE=io_uring (every request
 # through the block cache and the io_uring engine).  Runs on the host, no
@@ -74,7 +74,8 @@ report() {
 out=$(mktemp -d "${TMPDIR:-/tmp}/orfs-server-tests.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 for t in test_proto test_ops test_config test_drc test_acl test_cache test_rseg \
-	test_unifier test_stats test_auth test_fileops test_window test_fault; do
+	test_unifier test_stats test_auth test_fileops test_window test_fault \
+	test_offload; do
 	echo "# $t"
 	"$build/tests/$t" >"$out/$t" 2>&1
 	report "$t" "$out/$t" $?

@@ -1258,6 +1258,111 @@ static void test_fileops_drc(void **state)
 	assert_true(orfs_cpu64(((const struct orfs_attr_rep *)rep_body())->attr.size) == 100000);
 }
 
+static bool pend_finished;
+static uint32_t pend_len;
+
+static void pend_done(struct orfs_areq *a, uint32_t rep_len)
+{
+	pend_finished = true;
+	pend_len = rep_len;
+}
+
+/*
+ * Start the request in reqbuf, as the transport does, from copies of it
+ * and a reply buffer of its own; return whether it was left pending.
+ */
+static bool start_pending(struct orfs_areq *a, uint8_t *req, uint8_t *rep)
+{
+	bool pending = false;
+
+	memcpy(req, reqbuf, req_len());
+	*a = (struct orfs_areq){ .ctx = &ctx, .req = req, .len = req_len(),
+		.rep = rep, .rep_size = REP_SIZE, .done = pend_done };
+	pend_finished = false;
+	assert_int_equal(orfs_req_start(a, &pending), 0);
+	return pending;
+}
+
+/* Reap until the pending request finished; its reply status. */
+static int finish_pending(uint8_t *rep)
+{
+	int rounds = 0;
+
+	while (!pend_finished) {
+		assert_true(++rounds < 100000);
+		orfs_disk_wait(&disk);
+	}
+	assert_int_equal(orfs_hdr_check((struct orfs_hdr *)rep, pend_len, 1), 0);
+	return (int)orfs_cpu32(((struct orfs_hdr *)rep)->status);
+}
+
+/*
+ * ALLOCATE and COPY leave the event loop free: orfs_req_start() leaves
+ * them pending while their system call runs on an offload thread, a SEEK
+ * runs to completion meanwhile, and the reply comes with the reap.  The
+ * duplicate-request cache takes the reply when it comes: a retransmission
+ * afterwards is answered from it, not executed again.
+ */
+static void test_fileops_offloaded(void **state)
+{
+	uint8_t *req = aligned_alloc(8, REP_SIZE), *rep = aligned_alloc(8, REP_SIZE);
+	const struct orfs_attr_rep *arep;
+	struct orfs_fh fh, src;
+	uint64_t calls = disk.st.calls, res = 0, done = 0;
+	struct orfs_areq a;
+	struct stat st;
+	int fd;
+
+	assert_non_null(req);
+	assert_non_null(rep);
+	new_file("o-src");
+	put_pattern("o-src", 0, 65536);
+	src = fh_of("o-src");
+	new_file("o-f");
+	fh = fh_of("o-f");
+	build_allocate(&fh, 0, 1 << 20, 0);
+	req_ident(7001, 0);
+	assert_true(start_pending(&a, req, rep));
+	assert_int_equal(do_seek(&src, 0, ORFS_SEEK_DATA, &res), 0);
+	assert_true(res == 0);
+	assert_false(pend_finished);
+	assert_int_equal(finish_pending(rep), 0);
+	arep = (const void *)(rep + sizeof(struct orfs_hdr));
+	assert_true(orfs_cpu64(arep->attr.size) == 1 << 20);
+	assert_true(disk.st.calls == calls + 1);
+	assert_true(disk.st.inflight == 0);
+
+	/* Answered from the cache: the file shrinks, the retransmission's
+	 * reply is the original, and the size stays.
+	 */
+	fd = open_local("o-f", O_WRONLY);
+	assert_int_equal(ftruncate(fd, 4096), 0);
+	close(fd);
+	build_allocate(&fh, 0, 1 << 20, 0);
+	req_ident(7001, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run(), 0);
+	assert_memory_equal(rep_body(), arep, sizeof(*arep));
+	stat_local("o-f", &st);
+	assert_true(st.st_size == 4096);
+	assert_true(disk.st.calls == calls + 1);
+
+	/* COPY the same way. */
+	build_copy(&src, 0, &fh, 0, 65536);
+	req_ident(7002, 0);
+	assert_true(start_pending(&a, req, rep));
+	assert_int_equal(do_seek(&src, 0, ORFS_SEEK_HOLE, &res), 0);
+	assert_true(res == 65536);
+	assert_false(pend_finished);
+	assert_int_equal(finish_pending(rep), 0);
+	done = orfs_cpu64(((const struct orfs_copy_rep *)
+			   (rep + sizeof(struct orfs_hdr)))->count);
+	assert_true(done == 65536);
+	assert_read_matches("o-f", 0, 65536);
+	assert_true(disk.st.calls == calls + 2);
+	free(req);
+	free(rep);
+}
+
 /* Without a block cache (ctx.uni NULL): the built-in synchronous engine. */
 static void test_fileops_no_cache(void **state)
 {
@@ -1339,6 +1444,7 @@ int main(void)
 		cmocka_unit_test_setup(test_copy_fallback, reset_ctx),
 		cmocka_unit_test_setup(test_fileops_read_only, reset_ctx),
 		cmocka_unit_test_setup(test_fileops_drc, reset_ctx),
+		cmocka_unit_test_setup(test_fileops_offloaded, reset_ctx),
 		cmocka_unit_test_setup(test_fileops_no_cache, reset_ctx),
 		cmocka_unit_test_setup(test_fileops_permissions, reset_ctx),
 	};

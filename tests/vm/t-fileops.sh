@@ -3,8 +3,8 @@
 # SEEK_DATA/SEEK_HOLE maps, fallocate (allocate, keep size, punch hole,
 # zero range; EOPNOTSUPP for what ORFS or the server's file system lacks),
 # copy_file_range done by the server (the per-mount byte counters prove
-# the data stayed there), SEEK_END after a change on the server, and data
-# past 4 GiB.  Every compared scenario runs on the ORFS mount and on a
+# the data stayed there), SEEK_END after a change on the server, data
+# past 4 GiB, and a long fallocate that does not stop the server.  Every compared scenario runs on the ORFS mount and on a
 # local directory of the very file system orfsd exports, and the two must
 # agree (tests/vm/tools/fileops.py): first with a tmpfs export (tmpfs has
 # no ZERO_RANGE: its EOPNOTSUPP must come through), then with ext4 on a
@@ -14,13 +14,14 @@ set -e
 tool() { python3 "$ORFS_TOP/tests/vm/tools/fileops.py" "$@"; }
 mnt=$ORFS_WORK/mnt
 mnt2=$ORFS_WORK/mnt2
+ctl=$ORFS_WORK/orfsd.ctl
 sysfs() { echo "/sys/fs/orfs/$(stat -c '%Hd:%Ld' "$1")"; }
 
 # run_fs NAME: the scenarios against $ORFS_WORK/NAME/{export,local}.
 run_fs() {
 	local fs=$ORFS_WORK/$1
 	mkdir -p "$fs/export" "$fs/local"
-	orfs_server_start "$fs/export"
+	orfs_server_start "$fs/export" --control "$ctl"
 	orfs_mount "$mnt"
 	orfs_mount "$mnt2" / actimeo=0
 	note "$1: ORFS against the local $1"
@@ -58,6 +59,9 @@ tool bigcopy "$mnt" "$ORFS_WORK/tmpfs/export" "$(sysfs "$mnt")" 64 ||
 	fail "tmpfs: server-side copy"
 tool crossmount "$mnt" "$mnt2" "$(sysfs "$mnt")" "$(sysfs "$mnt2")" ||
 	fail "tmpfs: copy across mounts"
+# ALLOCATE off the event loop: a READ is served while tmpfs zeroes pages.
+tool offload "$mnt" "$mnt2" "$ORFS_WORK/tmpfs/export" "$ctl" ||
+	fail "tmpfs: a long fallocate stopped the server"
 umount "$mnt2"
 umount "$mnt"
 orfs_server_stop

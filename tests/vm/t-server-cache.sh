@@ -34,26 +34,7 @@ mount -t ext4 -o loop "$ORFS_WORK/ext4.img" "$exp"
 mkdir -p "$exp/sub"
 
 # stat KEY: the value of KEY from the control socket.
-stat_of() {
-	python3 - "$ctl" "$1" <<'PY'
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(sys.argv[1])
-data = b""
-while True:
-    b = s.recv(65536)
-    if not b:
-        break
-    data += b
-for line in data.decode().splitlines():
-    k, v = line.split(" ", 1)
-    if k == sys.argv[2]:
-        print(v)
-        break
-else:
-    sys.exit("no key " + sys.argv[2])
-PY
-}
+stat_of() { orfsd_stat "$ctl" "$1"; }
 
 orfs_insmod
 orfs_server_start "$exp" --control "$ctl" --cache-size 64M

@@ -25,13 +25,20 @@ local directory of the file system the server exports, and compared
       SEEK_END revalidates a size the server changed (ORFS2 has actimeo=0).
   fileops.py big-write DIR / big-verify DIR
       data at 5 GiB and 17 GiB, written, then (after a remount) read back.
+  fileops.py offload ORFS_DIR ORFS2_DIR EXPORT_DIR CTL
+      a long fallocate (tmpfs zeroing hundreds of MiB) does not stop the
+      server: while its ALLOCATE is in flight, a READ through the second
+      mount is served (orfsd's statistics over its control socket CTL).
 """
 import ctypes
 import errno
 import hashlib
 import os
 import random
+import socket
+import subprocess
 import sys
+import time
 
 G = 1 << 30
 M = 1 << 20
@@ -509,6 +516,80 @@ def big_verify(d):
     return m
 
 
+def orfsd_stats(ctl):
+    """One reading of orfsd's statistics (--control CTL), as a dict."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(ctl)
+    data = b""
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        data += b
+    s.close()
+    return dict(l.split(" ", 1) for l in data.decode().splitlines() if " " in l)
+
+
+def stat_int(st, key):
+    return int(st.get(key, "0"))
+
+
+def offload(orfs, orfs2, export, ctl):
+    """fallocate(1) of SIZE MiB on ORFS_DIR; once orfsd shows it in flight
+    (disk_inflight), a READ of an uncached file through ORFS2_DIR, then one
+    reading of the statistics: the READ done (disk_reads up) while the
+    ALLOCATE is not (op_allocate unchanged, disk_inflight still 1).  When
+    orfsd's event loop made the call itself, neither the statistics nor
+    the READ were served before it returned.  A size that does not outlast
+    the READ on this machine is retried larger."""
+    with open(os.path.join(orfs, "offload-warm"), "wb") as f:
+        os.posix_fallocate(f.fileno(), 0, 4096)    # op_allocate exists
+    for n, mib in enumerate((256, 512, 768)):
+        name = "offload-src%d" % n
+        with open(os.path.join(export, name), "wb") as f:
+            f.write(os.urandom(M))
+        before = orfsd_stats(ctl)
+        target = os.path.join(orfs, "offload%d" % n)
+        proc = subprocess.Popen(["fallocate", "-l", "%dM" % mib, target])
+        seen = None
+        while proc.poll() is None:
+            st = orfsd_stats(ctl)
+            if stat_int(st, "disk_inflight") >= 1:
+                seen = st
+                break
+            time.sleep(0.005)
+        if seen is None:
+            proc.wait()
+            sys.exit("offload: the %d MiB ALLOCATE was never seen in flight"
+                     " (it ran %s)" % (mib, "and failed" if proc.returncode
+                                       else "to its end first"))
+        with open(os.path.join(orfs2, name), "rb") as f:
+            got = f.read()
+        after = orfsd_stats(ctl)
+        assert proc.wait() == 0, "fallocate -l %dM failed" % mib
+        assert os.stat(os.path.join(export, "offload%d" % n)).st_size == mib * M
+        os.unlink(target)
+        with open(os.path.join(export, name), "rb") as f:
+            assert got == f.read(), "the READ during the ALLOCATE read wrong data"
+        reads = (stat_int(before, "disk_reads"), stat_int(after, "disk_reads"))
+        assert reads[1] > reads[0], "the READ was not served from disk: %s" % (reads,)
+        allocs = (stat_int(before, "op_allocate"), stat_int(after, "op_allocate"))
+        if allocs[1] == allocs[0] and stat_int(after, "disk_inflight") >= 1:
+            calls = stat_int(orfsd_stats(ctl), "disk_calls")
+            assert calls > stat_int(before, "disk_calls"), \
+                "the ALLOCATE was not an offload call (disk_calls %d)" % calls
+            print("  offload: a READ was served while a %d MiB ALLOCATE ran"
+                  " (disk_reads %d -> %d, op_allocate still %d)"
+                  % (mib, reads[0], reads[1], allocs[0]))
+            for i in range(n + 1):
+                os.unlink(os.path.join(export, "offload-src%d" % i))
+            os.unlink(os.path.join(orfs, "offload-warm"))
+            return
+        print("  offload: the %d MiB ALLOCATE ended before the READ was;"
+              " larger" % mib)
+    sys.exit("offload: no ALLOCATE outlasted a READ")
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "compare":
@@ -525,6 +606,8 @@ def main():
         big_write(*args)
     elif cmd == "big-verify":
         print("  past 4 GiB:", big_verify(args[0]))
+    elif cmd == "offload":
+        offload(*args)
     else:
         sys.exit("unknown command " + cmd)
 
