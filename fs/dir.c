@@ -287,11 +287,14 @@ void orfs_prime_dentry(struct dentry *parent, const char *name, u32 len,
 }
 
 /*
- * Emits one READDIR reply's entries, priming the caches with those that
- * carry attributes; returns 1 to go on, 0 if ctx is full.
+ * Checks every entry of one READDIR reply (asked from @cookie) before any
+ * is emitted: a malformed one fails the reply before the caller sees part
+ * of it, and an entry that leads back to @cookie, which would list the
+ * same entries again for ever, is malformed (orfs_dirent_iter_from()).
+ * Returns 0, or -EIO after counting and logging the bad reply.
  */
-static int orfs_emit_entries(struct file *file, struct dir_context *ctx,
-			     const struct orfs_reply *rep, u32 count)
+static int orfs_check_entries(struct inode *dir, const struct orfs_reply *rep,
+			      u32 count, u64 cookie)
 {
 	const struct orfs_dirent_plus *plus;
 	struct orfs_dirent_iter it;
@@ -300,7 +303,32 @@ static int orfs_emit_entries(struct file *file, struct dir_context *ctx,
 	int ret;
 
 	orfs_dirent_iter_init(&it, rep->data, rep->data_len, count);
-	while ((ret = orfs_dirent_next(&it, &de, &name, &plus)) > 0) {
+	orfs_dirent_iter_from(&it, cookie);
+	while ((ret = orfs_dirent_next(&it, &de, &name, &plus)) > 0)
+		;
+	if (!ret)
+		return 0;
+	orfs_stat_add(&ORFS_SB(dir->i_sb)->stats, ORFS_CTR_BAD_REPLIES, 1);
+	pr_warn_ratelimited("READDIR reply (from cookie %llu) carries malformed entries or loops; failing the listing with EIO\n",
+			    cookie);
+	return -EIO;
+}
+
+/*
+ * Emits one READDIR reply's entries (checked by orfs_check_entries()),
+ * priming the caches with those that carry attributes; returns 1 to go
+ * on, 0 if ctx is full.
+ */
+static int orfs_emit_entries(struct file *file, struct dir_context *ctx,
+			     const struct orfs_reply *rep, u32 count)
+{
+	const struct orfs_dirent_plus *plus;
+	struct orfs_dirent_iter it;
+	const struct orfs_dirent *de;
+	const char *name;
+
+	orfs_dirent_iter_init(&it, rep->data, rep->data_len, count);
+	while (orfs_dirent_next(&it, &de, &name, &plus) > 0) {
 		if (plus)
 			orfs_prime_dentry(file->f_path.dentry, name,
 					  le16_to_cpu(de->name_len), plus);
@@ -308,10 +336,6 @@ static int orfs_emit_entries(struct file *file, struct dir_context *ctx,
 			      le64_to_cpu(de->ino), de->type))
 			return 0;
 		ctx->pos = le64_to_cpu(de->next);
-	}
-	if (ret < 0) {
-		pr_warn_ratelimited("READDIR reply carries malformed entries\n");
-		return -EIO;
 	}
 	return 1;
 }
@@ -383,6 +407,7 @@ static int orfs_readdir(struct file *file, struct dir_context *ctx)
 	struct inode *dir = file_inode(file);
 	struct orfs_reply rep;
 	u32 count, rflags, flags = 0;
+	u64 cookie;
 	int ret;
 
 	if (!dir_emit_dots(file, ctx))
@@ -392,11 +417,14 @@ static int orfs_readdir(struct file *file, struct dir_context *ctx)
 	    (test_and_clear_bit(ORFS_INO_RDPLUS, &ORFS_I(dir)->flags) || ctx->pos == 2))
 		flags = ORFS_RDQ_PLUS;
 	for (;;) {
-		ret = orfs_readdir_call(dir, ctx->pos == 2 ? 0 : ctx->pos, flags,
-					file->f_cred, &rep, &count, &rflags);
+		cookie = ctx->pos == 2 ? 0 : ctx->pos;
+		ret = orfs_readdir_call(dir, cookie, flags, file->f_cred, &rep,
+					&count, &rflags);
 		if (ret)
 			return ret;
-		ret = orfs_emit_entries(file, ctx, &rep, count);
+		ret = orfs_check_entries(dir, &rep, count, cookie);
+		if (!ret)
+			ret = orfs_emit_entries(file, ctx, &rep, count);
 		orfs_reply_put(&rep);
 		if (ret <= 0)
 			return ret;

@@ -66,6 +66,7 @@ static int orfs_sa_batch(struct inode *dir, struct dentry *want,
 	if (ret)
 		return ret;
 	orfs_dirent_iter_init(&it, rep.data, rep.data_len, count);
+	orfs_dirent_iter_from(&it, sa->cookie);
 	while ((ret = orfs_dirent_next(&it, &de, &name, &plus)) > 0) {
 		if (!plus) {
 			ret = -EPROTO;

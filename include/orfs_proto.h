@@ -1865,11 +1865,14 @@ static inline int orfs_demote_encode(const struct orfs_demote_batch *b,
  * @p: next entry
  * @left: bytes left
  * @count: entries the body announced and not yet returned
+ * @from: the cookie the READDIR asked from (0: not checked); no entry of
+ *	its reply may lead back to it (orfs_dirent_iter_from())
  */
 struct orfs_dirent_iter {
 	const u8	*p;
 	uint32_t	left;
 	uint32_t	count;
+	uint64_t	from;
 };
 
 static inline void orfs_dirent_iter_init(struct orfs_dirent_iter *it,
@@ -1879,6 +1882,22 @@ static inline void orfs_dirent_iter_init(struct orfs_dirent_iter *it,
 	it->p = (const u8 *)data;
 	it->left = len;
 	it->count = count;
+	it->from = 0;
+}
+
+/**
+ * orfs_dirent_iter_from() - say which cookie the READDIR asked from
+ * @it: iterator, after orfs_dirent_iter_init()
+ * @cookie: the request's cookie
+ *
+ * The entries after @cookie are all past it: an entry whose @next is
+ * @cookie again would have the next READDIR return the same entries, for
+ * ever, and is malformed.  Cookie 0 (the start) is never a @next anyway.
+ */
+static inline void orfs_dirent_iter_from(struct orfs_dirent_iter *it,
+					 uint64_t cookie)
+{
+	it->from = cookie;
 }
 
 /**
@@ -1890,7 +1909,8 @@ static inline void orfs_dirent_iter_init(struct orfs_dirent_iter *it,
  *	the handle is not checked here (orfs_fh_check())
  *
  * Return: 1 with an entry, 0 at the end, -EBADMSG if the data is malformed
- * (an entry that overruns, a bad name, a zero cookie, unknown flags, or a
+ * (an entry that overruns, a bad name, a zero cookie, a cookie that leads
+ * back to the request's (orfs_dirent_iter_from()), unknown flags, or a
  * count that does not match the data).
  */
 static inline int orfs_dirent_next(struct orfs_dirent_iter *it,
@@ -1916,7 +1936,7 @@ static inline int orfs_dirent_next(struct orfs_dirent_iter *it,
 		sz += (uint32_t)sizeof(struct orfs_dirent_plus);
 	if (sz > it->left)
 		return -EBADMSG;
-	if (orfs_cpu64(d->next) == 0)
+	if (orfs_cpu64(d->next) == 0 || orfs_cpu64(d->next) == it->from)
 		return -EBADMSG;
 	if (memchr(it->p + sizeof(*d), '/', nl) || memchr(it->p + sizeof(*d), 0, nl))
 		return -EBADMSG;

@@ -23,6 +23,7 @@ static const struct {
 	[ORFS_FAULT_WRITE_SHORT]	= { "write-short", "successful WRITE" },
 	[ORFS_FAULT_COMMIT_BAD_LENGTH]	= { "commit-bad-length", "successful COMMIT" },
 	[ORFS_FAULT_ATTR_BAD_MODE]	= { "attr-bad-mode", "successful GETATTR and LOOKUP" },
+	[ORFS_FAULT_READDIR_LOOP]	= { "readdir-loop", "successful READDIR" },
 };
 #define FAULT_KINDS	ARRAY_SIZE(fault_kinds)
 

@@ -28,6 +28,11 @@
  *    or LOOKUP name no file type (the mode keeps its permission bits
  *    only).  The reply is well formed, its content is not: the client
  *    fails that request with EIO and keeps what it had cached.
+ *  - readdir-loop: the reply to a successful READDIR leads back where it
+ *    started: its last entry's cookie becomes the request's cookie (or,
+ *    for a listing's first request, the first entry's cookie), and its
+ *    end-of-directory flag is cleared.  Followed, the listing would repeat
+ *    the same entries for ever; the client fails it with EIO instead.
  *
  * No locking: only the event-loop thread uses it.
  */
@@ -51,6 +56,8 @@
  *	claims a body it does not carry
  * @ORFS_FAULT_ATTR_BAD_MODE: a successful GETATTR's or LOOKUP's reply whose
  *	attributes name no file type
+ * @ORFS_FAULT_READDIR_LOOP: a successful READDIR's reply whose cookies lead
+ *	back to where it started
  */
 enum orfs_fault_kind {
 	ORFS_FAULT_NONE = 0,
@@ -59,6 +66,7 @@ enum orfs_fault_kind {
 	ORFS_FAULT_WRITE_SHORT,
 	ORFS_FAULT_COMMIT_BAD_LENGTH,
 	ORFS_FAULT_ATTR_BAD_MODE,
+	ORFS_FAULT_READDIR_LOOP,
 };
 
 /**

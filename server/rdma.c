@@ -1216,21 +1216,73 @@ static bool fault_attr_bad_mode(struct orfs_conn *conn, struct orfs_fault *f,
 	return true;
 }
 
+/*
+ * A successful READDIR's reply, as ORFS_FAULT_READDIR_LOOP damages it: the
+ * last entry leads back to @cookie, the request's (for the first request,
+ * 0, back to the first entry's cookie: that takes two entries), and the
+ * listing does not end.
+ */
+static bool fault_readdir_loop(struct orfs_conn *conn, struct orfs_fault *f,
+			       struct orfs_hdr *h, uint64_t cookie)
+{
+	struct orfs_readdir_rep *rep = (struct orfs_readdir_rep *)(h + 1);
+	struct orfs_dirent *first = NULL, *last = NULL;
+	const struct orfs_dirent_plus *plus;
+	const struct orfs_dirent *de;
+	struct orfs_dirent_iter it;
+	uint32_t count;
+	const char *name;
+
+	if (h->status || orfs_cpu16(h->opcode) != ORFS_OP_READDIR ||
+	    orfs_cpu32(h->body_len) < sizeof(*rep))
+		return false;
+	count = orfs_cpu32(rep->count);
+	if (count < (cookie ? 1U : 2U))
+		return false;
+	orfs_dirent_iter_init(&it, orfs_data(h), orfs_cpu32(h->data_len), count);
+	while (orfs_dirent_next(&it, &de, &name, &plus) > 0) {
+		last = (struct orfs_dirent *)de;
+		if (!first)
+			first = last;
+	}
+	if (!last || !orfs_fault_take(f, ORFS_FAULT_READDIR_LOOP))
+		return false;
+	last->next = cookie ? orfs_le64(cookie) : first->next;
+	rep->flags = orfs_le32(orfs_cpu32(rep->flags) & ~ORFS_RDF_EOF);
+	log_warn("%s: fault injection: READDIR reply from cookie %llu leads back to cookie %llu (xid %llu; %u more to damage)",
+		 conn->peer, (unsigned long long)cookie,
+		 (unsigned long long)orfs_cpu64(last->next),
+		 (unsigned long long)orfs_cpu64(h->xid), f->left);
+	return true;
+}
+
+/* The cookie of @rb's request if it is a READDIR (before @rb is re-posted). */
+static uint64_t request_readdir_cookie(const struct msgbuf *rb)
+{
+	const struct orfs_hdr *h = (const struct orfs_hdr *)rb->data;
+
+	if (rb->len < sizeof(*h) + sizeof(struct orfs_readdir_req) ||
+	    orfs_cpu16(h->opcode) != ORFS_OP_READDIR)
+		return 0;
+	return orfs_cpu64(((const struct orfs_readdir_req *)(h + 1))->cookie);
+}
+
 /**
  * conn_fault() - damage a reply as ORFSD_FAULT asks (fault.h)
  * @conn: the connection
  * @sb: the send buffer holding the reply
  * @n: the reply's length; may be cut
  * @p: its gather list and SEND (conn_reply_bare()); may be changed
+ * @rd_cookie: the request's cookie, if it was a READDIR
  *
  * Only a successful READ's reply that carries data (inline, gathered or
- * bare), a successful WRITE's, COMMIT's, GETATTR's and LOOKUP's reply are
- * damaged, each by its own kind, so that a client can still mount (MOUNT
- * is never damaged) and, but with attr-bad-mode, look up the file it
- * reads or writes.
+ * bare), a successful WRITE's, COMMIT's, GETATTR's, LOOKUP's and
+ * READDIR's reply are damaged, each by its own kind, so that a client can
+ * still mount (MOUNT is never damaged) and, but with attr-bad-mode, look
+ * up the file it reads or writes.
  */
 static void conn_fault(struct orfs_conn *conn, struct msgbuf *sb,
-		       uint32_t *n, struct reply_post *p)
+		       uint32_t *n, struct reply_post *p, uint64_t rd_cookie)
 {
 	struct orfs_fault *f = conn->srv->cfg.fault;
 	struct orfs_hdr *h = (struct orfs_hdr *)sb->data;
@@ -1238,7 +1290,7 @@ static void conn_fault(struct orfs_conn *conn, struct msgbuf *sb,
 	const char *what;
 
 	if (fault_write_short(conn, f, h, n, p) || fault_commit_bad_length(conn, f, h) ||
-	    fault_attr_bad_mode(conn, f, h))
+	    fault_attr_bad_mode(conn, f, h) || fault_readdir_loop(conn, f, h, rd_cookie))
 		return;
 	if (!rr || !orfs_cpu32(rr->count) || !orfs_cpu32(h->data_len))
 		return;
@@ -1287,6 +1339,7 @@ static void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 	bool win_write = rb->areq.win_write, win_end = rb->areq.win_end;
 	bool bare = rb->areq.bare;
 	uint32_t bytes = 0, grant = 0, win_grant = rb->areq.win_grant;
+	uint64_t rd_cookie = 0;
 	struct orfs_read_rep *rr;
 	int err, nchain = 0;
 
@@ -1305,6 +1358,8 @@ static void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 		nchain = conn_chain(conn, &rb->rio, bytes, IBV_WR_RDMA_WRITE, rd);
 	if (!remote_read && rd)
 		grant = request_grant(rb);
+	if (conn->srv->cfg.fault)
+		rd_cookie = request_readdir_cookie(rb);
 	rb->rio.opcode = 0;
 	err = conn_post_recv(conn, rb);
 	if (err) {
@@ -1358,7 +1413,7 @@ static void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 	if (bare)
 		conn_reply_bare(conn, sb, n, &post);
 	if (conn->srv->cfg.fault)
-		conn_fault(conn, sb, &n, &post);
+		conn_fault(conn, sb, &n, &post, rd_cookie);
 	if (conn->srv->stopping)
 		conn->srv->cfg.stats->drained++;
 	err = conn_post_send(conn, sb, n, &post);

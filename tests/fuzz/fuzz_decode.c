@@ -524,8 +524,9 @@ static int lowest_free_fd(void)
 	return fd;
 }
 
-static void check_dirents(const struct orfs_hdr *h)
+static void check_dirents(const struct orfs_hdr *q, const struct orfs_hdr *h)
 {
+	const struct orfs_readdir_req *r = orfs_body(q);
 	const struct orfs_readdir_rep *b = orfs_body(h);
 	const struct orfs_dirent_plus *plus;
 	const struct orfs_dirent *de;
@@ -535,6 +536,8 @@ static void check_dirents(const struct orfs_hdr *h)
 	int rc;
 
 	orfs_dirent_iter_init(&it, orfs_data(h), orfs_cpu32(h->data_len), count);
+	/* No entry leads back to the cookie asked from (the client's loop check). */
+	orfs_dirent_iter_from(&it, orfs_cpu64(r->cookie));
 	while ((rc = orfs_dirent_next(&it, &de, &name, &plus)) == 1) {
 		uint16_t nl = orfs_cpu16(de->name_len);
 
@@ -659,7 +662,7 @@ static void check_success(const uint8_t *req, uint32_t len,
 		    orfs_op_name(op), data, inline_size);
 	switch (op) {
 	case ORFS_OP_READDIR:
-		check_dirents(h);
+		check_dirents(q, h);
 		break;
 	case ORFS_OP_READ: {
 		const struct orfs_read_rep *b = orfs_body(h);

@@ -1053,6 +1053,49 @@ static void orfs_dirent_test_zero_cookie(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), -EBADMSG);
 }
 
+/*
+ * An entry whose cookie leads back to the one the READDIR asked from
+ * would have the client list the same entries for ever: malformed.  Other
+ * cookies, before or after it, are the server's business.
+ */
+static void orfs_dirent_test_loop(struct kunit *test)
+{
+	const struct orfs_dirent *de;
+	struct orfs_dirent_iter it;
+	u8 *buf = orfs_test_dirbuf(test);
+	const char *name;
+	char *longname;
+	u32 len;
+	int i;
+
+	len = orfs_test_three_dirents(test, buf, &longname);	/* cookies 1, 2, 3 */
+	buf = orfs_test_exact(test, buf, len);
+
+	orfs_dirent_iter_init(&it, buf, len, 3);
+	orfs_dirent_iter_from(&it, 5);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), 1);
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), 0);
+
+	/* The last entry leads back to where the READDIR started. */
+	orfs_dirent_iter_init(&it, buf, len, 3);
+	orfs_dirent_iter_from(&it, 3);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), 1);
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), -EBADMSG);
+
+	/* So does the first. */
+	orfs_dirent_iter_init(&it, buf, len, 3);
+	orfs_dirent_iter_from(&it, 1);
+	KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), -EBADMSG);
+
+	/* From the start (cookie 0), nothing more to check than cookie 0. */
+	orfs_dirent_iter_init(&it, buf, len, 3);
+	orfs_dirent_iter_from(&it, 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, orfs_t_dirent_next(&it, &de, &name), 1);
+}
+
 static void orfs_dirent_test_overrun(struct kunit *test)
 {
 	const struct orfs_dirent *de;
@@ -1969,6 +2012,7 @@ static struct kunit_case orfs_proto_test_cases[] = {
 	KUNIT_CASE(orfs_dirent_test_plus),
 	KUNIT_CASE(orfs_dirent_test_empty),
 	KUNIT_CASE(orfs_dirent_test_zero_cookie),
+	KUNIT_CASE(orfs_dirent_test_loop),
 	KUNIT_CASE(orfs_dirent_test_overrun),
 	KUNIT_CASE(orfs_dirent_test_count_mismatch),
 	KUNIT_CASE(orfs_dirent_test_bad_name),

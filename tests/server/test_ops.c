@@ -853,6 +853,7 @@ static void readdir_all(uint32_t max, uint32_t inline_size, unsigned int *calls)
 		if (!eof)
 			assert_true(count > 0);
 		orfs_dirent_iter_init(&it, orfs_data(REP), dl, count);
+		orfs_dirent_iter_from(&it, cookie);	/* the client's loop check */
 		while ((ret = dirent_next(&it, &d, &name)) == 1) {
 			char buf[300], want[300];
 			unsigned int i;

@@ -15,6 +15,8 @@
 #  - read-garbage: a reply that names no request is dropped; the request
 #    times out (timeo), goes again on a new connection, and gets the
 #    server's bytes.
+#  - attr-bad-mode and readdir-loop: well-formed replies whose content is
+#    wrong (below).
 # Nothing else is lost: a file written through the mount meanwhile is whole
 # on the server.
 . "$(dirname "$0")/lib.sh"
@@ -235,6 +237,45 @@ attr_case() {
 	umount "$mnt"
 }
 
+# readdir_case: READDIR replies whose cookies lead back to where they
+# started, and which never say the directory ended (readdir-loop:1000).
+# Followed, a listing would repeat the same entries for ever.  The client
+# fails it with EIO once a reply leads back to the cookie it was asked
+# from: ls ends with "Input/output error" (it had 60 s), bad_replies
+# counts the replies, and the kernel logs them, with no WARNING or BUG.
+# From a server without the fault, the listing is whole.
+readdir_case() {
+	local bad0 out st=0 i
+	mkdir -p "$exp/dir"
+	for i in 1 2 3 4 5; do : >"$exp/dir/e$i"; done
+	session readdir-loop:1000 ""
+	bad0=$(ctr bad_replies)
+	dmesg_mark
+	out=$(timeout 60 ls -f "$mnt/dir" 2>&1) || st=$?
+	[ $st -ne 124 ] || fail "readdir-loop: ls did not end within 60 s"
+	[ $st -ne 0 ] ||
+		fail "readdir-loop: ls succeeded with $(echo "$out" | wc -l) names: $(echo $out | head -c 200) ..."
+	echo "$out" | grep -q "Input/output error" ||
+		fail "readdir-loop: ls gave '$(echo $out | head -c 200)', not EIO"
+	[ "$(ctr bad_replies)" -gt "$bad0" ] ||
+		fail "readdir-loop: bad_replies $(ctr bad_replies), was $bad0"
+	grep -q "fault injection: READDIR reply from cookie [0-9]* leads back" \
+		"$ORFS_WORK/orfsd.log" || fail "readdir-loop: orfsd damaged no READDIR reply"
+	dmesg | tail -n +"$((ORFS_DMESG_LINES + 1))" |
+		grep -q "orfs: READDIR reply (from cookie [0-9]*) carries malformed entries or loops" ||
+		fail "readdir-loop: the kernel did not log the looping reply"
+	dmesg_check || fail "readdir-loop: the kernel logged a warning"
+	note "readdir-loop: ls ended with EIO (exit $st) after $(echo "$out" | grep -c '^e') names;" \
+		"bad_replies +$(( $(ctr bad_replies) - bad0 ))"
+	umount "$mnt"
+	orfs_server_stop
+	orfs_server_start "$exp"
+	orfs_mount "$mnt" / nconnect=1
+	[ "$(ls "$mnt/dir" | tr '\n' ' ')" = "e1 e2 e3 e4 e5 " ] ||
+		fail "readdir: without the fault, ls gave '$(ls "$mnt/dir" | tr '\n' ' ')'"
+	umount "$mnt"
+}
+
 # garbage_case MODE OPTS: a reply naming no request; the read waits for
 # timeo (2 s), then the request goes again on a new connection.
 garbage_case() {
@@ -268,6 +309,7 @@ short_case normal nobareread "malformed reply"
 write_case
 commit_case
 attr_case
+readdir_case
 garbage_case bare bareread
 garbage_case normal nobareread
 
