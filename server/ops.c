@@ -33,10 +33,11 @@
  * orfs_areq_complete(), which encodes the reply, keeps it in the
  * duplicate-request cache if the op's replies are kept, and calls the
  * caller's done callback (rdma.c parks the request meanwhile).  Every
- * other op runs to completion at once.  orfs_handle_request() is the synchronous form:
- * it waits for the disk itself (unit tests, fuzzing).  The block cache and
- * the disk engine come from ctx->uni; without one a built-in synchronous
- * engine and no cache are used, as before the cache existed.
+ * other op runs to completion at once.  orfs_handle_request() is the
+ * synchronous form: it waits for the disk itself (unit tests, fuzzing).
+ * The block cache and the disk engine come from ctx->uni; without one a
+ * built-in synchronous engine and no cache are used, as before the cache
+ * existed.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
