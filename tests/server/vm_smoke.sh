@@ -149,24 +149,7 @@ tail -n 20 "$T/orfsd.log" | sed 's/^/# /'
 # -D, then orfsd's statistics must show the demoted blocks taken in, hit
 # by READs, and the cached and stale ones declined.
 stat_of() {
-	python3 - "$T/ctl" "$1" <<'PY'
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(sys.argv[1])
-data = b""
-while True:
-    b = s.recv(65536)
-    if not b:
-        break
-    data += b
-for line in data.decode().splitlines():
-    k, v = line.split(" ", 1)
-    if k == sys.argv[2]:
-        print(v)
-        break
-else:
-    print(-1)
-PY
+	python3 "$repo/tests/vm/tools/orfsd_stats.py" "$T/ctl" "$1" 2>/dev/null || echo -1
 }
 PORT2=$((PORT + 1))
 mkdir -p "$T/export2"

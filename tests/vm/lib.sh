@@ -65,24 +65,9 @@ orfs_server_stop() {
 
 # orfsd_stat CTL KEY...: the values of statistics KEY... from one reading
 # of orfsd's control socket CTL (--control), space-separated; fails if the
-# socket or a key is missing.
+# socket or a key is missing (tests/vm/tools/orfsd_stats.py).
 orfsd_stat() {
-	python3 - "$@" <<'PY'
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(sys.argv[1])
-data = b""
-while True:
-    b = s.recv(65536)
-    if not b:
-        break
-    data += b
-st = dict(l.split(" ", 1) for l in data.decode().splitlines() if " " in l)
-missing = [k for k in sys.argv[2:] if k not in st]
-if missing:
-    sys.exit("no key " + " ".join(missing))
-print(" ".join(st[k] for k in sys.argv[2:]))
-PY
+	python3 "$ORFS_TOP/tests/vm/tools/orfsd_stats.py" "$@"
 }
 
 # orfs_mount MNT [PATH] [OPTS]

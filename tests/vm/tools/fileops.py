@@ -35,10 +35,11 @@ import errno
 import hashlib
 import os
 import random
-import socket
 import subprocess
 import sys
 import time
+
+import orfsd_stats    # beside this file
 
 G = 1 << 30
 M = 1 << 20
@@ -516,20 +517,6 @@ def big_verify(d):
     return m
 
 
-def orfsd_stats(ctl):
-    """One reading of orfsd's statistics (--control CTL), as a dict."""
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(ctl)
-    data = b""
-    while True:
-        b = s.recv(65536)
-        if not b:
-            break
-        data += b
-    s.close()
-    return dict(l.split(" ", 1) for l in data.decode().splitlines() if " " in l)
-
-
 def stat_int(st, key):
     return int(st.get(key, "0"))
 
@@ -548,12 +535,12 @@ def offload(orfs, orfs2, export, ctl):
         name = "offload-src%d" % n
         with open(os.path.join(export, name), "wb") as f:
             f.write(os.urandom(M))
-        before = orfsd_stats(ctl)
+        before = orfsd_stats.read(ctl)
         target = os.path.join(orfs, "offload%d" % n)
         proc = subprocess.Popen(["fallocate", "-l", "%dM" % mib, target])
         seen = None
         while proc.poll() is None:
-            st = orfsd_stats(ctl)
+            st = orfsd_stats.read(ctl)
             if stat_int(st, "disk_inflight") >= 1:
                 seen = st
                 break
@@ -565,7 +552,7 @@ def offload(orfs, orfs2, export, ctl):
                                        else "to its end first"))
         with open(os.path.join(orfs2, name), "rb") as f:
             got = f.read()
-        after = orfsd_stats(ctl)
+        after = orfsd_stats.read(ctl)
         assert proc.wait() == 0, "fallocate -l %dM failed" % mib
         assert os.stat(os.path.join(export, "offload%d" % n)).st_size == mib * M
         os.unlink(target)
@@ -575,7 +562,7 @@ def offload(orfs, orfs2, export, ctl):
         assert reads[1] > reads[0], "the READ was not served from disk: %s" % (reads,)
         allocs = (stat_int(before, "op_allocate"), stat_int(after, "op_allocate"))
         if allocs[1] == allocs[0] and stat_int(after, "disk_inflight") >= 1:
-            calls = stat_int(orfsd_stats(ctl), "disk_calls")
+            calls = stat_int(orfsd_stats.read(ctl), "disk_calls")
             assert calls > stat_int(before, "disk_calls"), \
                 "the ALLOCATE was not an offload call (disk_calls %d)" % calls
             print("  offload: a READ was served while a %d MiB ALLOCATE ran"
