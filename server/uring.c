@@ -9,7 +9,7 @@
  * io_uring_enter() carries everything a batch of requests produced (the
  * chunks of a multi-block READ included).  An eventfd registered with the
  * ring is in the event loop's epoll set: it becomes readable when CQEs are
- * posted, and reap() drains it and then every CQE.
+ * posted; orfs_disk_reap() drains it, and then reap() takes every CQE.
  *
  * At most cq_entries attempts are in the kernel at once, so the completion
  * ring never overflows; attempts beyond that (and any that find the
@@ -154,20 +154,12 @@ static void uring_kick(struct orfs_disk *d)
 	uring_flush(uring_of(d));
 }
 
-/* Empty the eventfd so that it only becomes readable again for new CQEs. */
-static void uring_drain_eventfd(struct orfs_disk *d)
-{
-	uint64_t v;
-
-	while (read(d->event_fd, &v, sizeof(v)) == sizeof(v))
-		;
-}
-
 /*
- * Reap every CQE.  The eventfd is drained first: a CQE posted after that
- * raises it again, so none is left behind until the next event.
- * Callbacks may start new attempts; they are queued and submitted at the
- * end together with the backlog that the freed room lets in.
+ * Reap every CQE.  orfs_disk_reap() has drained the eventfd before: a CQE
+ * posted after that raises it again, so none is left behind until the
+ * next event.  Callbacks may start new attempts; they are queued and
+ * submitted at the end together with the backlog that the freed room lets
+ * in.
  */
 static void uring_reap(struct orfs_disk *d)
 {
@@ -176,7 +168,6 @@ static void uring_reap(struct orfs_disk *d)
 	struct orfs_disk_io *io;
 	int res;
 
-	uring_drain_eventfd(d);
 	while (io_uring_peek_cqe(&u->ring, &cqe) == 0) {
 		io = io_uring_cqe_get_data(cqe);
 		res = cqe->res;
