@@ -24,6 +24,11 @@
  *
  * Hash buckets are chosen with a per-process random seed, so a client
  * cannot aim its ids and sequence numbers at one bucket.
+ *
+ * The busy list holds the cacheable requests that are running and have no
+ * reply yet.  It is short (ALLOCATE and COPY waiting for an offload thread,
+ * at most one per request slot of each connection) and searched linearly,
+ * only for retransmissions.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -137,8 +142,11 @@ struct drc_entry {
  * @lru: every entry, least recently used first
  * @nentries: entries cached
  * @nclients: client records
+ * @busy: running cacheable requests (struct orfs_drc_busy, the callers')
+ * @nbusy: entries on @busy
  * @hits: see struct orfs_drc_stats
  * @misses: see struct orfs_drc_stats
+ * @joins: see struct orfs_drc_stats
  * @evictions: see struct orfs_drc_stats
  */
 struct orfs_drc {
@@ -152,8 +160,11 @@ struct orfs_drc {
 	struct lnode	lru;
 	uint32_t	nentries;
 	uint32_t	nclients;
+	struct orfs_drc_busy	*busy;
+	uint32_t	nbusy;
 	uint64_t	hits;
 	uint64_t	misses;
+	uint64_t	joins;
 	uint64_t	evictions;
 };
 
@@ -534,6 +545,93 @@ uint32_t orfs_drc_lookup(struct orfs_drc *drc, uint64_t client_id,
 	return n;
 }
 
+/**
+ * orfs_drc_busy_add() - note that a cacheable request is running
+ * @drc: the cache (NULL: no cache)
+ * @client_id: the connection's client id (0: not tracked)
+ * @req: the request; it passed orfs_hdr_check()
+ * @b: where to keep its identity; must stay valid until orfs_drc_busy_del()
+ *
+ * Called for a request left pending; the caller removes it before it
+ * inserts the reply (orfs_drc_insert()).
+ *
+ * Return: true if @b was added (orfs_drc_busy_del() must follow), false
+ * when the cache is disabled for @client_id.
+ */
+bool orfs_drc_busy_add(struct orfs_drc *drc, uint64_t client_id,
+		       const struct orfs_hdr *req, struct orfs_drc_busy *b)
+{
+	if (!drc_enabled(drc, client_id))
+		return false;
+	b->client_id = client_id;
+	b->seq = req_seq(req);
+	b->fp = req_fingerprint(req);
+	b->body_len = orfs_cpu32(req->body_len);
+	b->opcode = orfs_cpu16(req->opcode);
+	pthread_mutex_lock(&drc->lock);
+	b->next = drc->busy;
+	drc->busy = b;
+	drc->nbusy++;
+	pthread_mutex_unlock(&drc->lock);
+	return true;
+}
+
+/**
+ * orfs_drc_busy_del() - a request orfs_drc_busy_add() added has ended
+ * @drc: the cache it was added to
+ * @b: its entry
+ */
+void orfs_drc_busy_del(struct orfs_drc *drc, struct orfs_drc_busy *b)
+{
+	struct orfs_drc_busy **p;
+
+	pthread_mutex_lock(&drc->lock);
+	for (p = &drc->busy; *p; p = &(*p)->next) {
+		if (*p == b) {
+			*p = b->next;
+			drc->nbusy--;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&drc->lock);
+	b->next = NULL;
+}
+
+/**
+ * orfs_drc_busy_find() - is a retransmission's original still running?
+ * @drc: the cache (NULL: no cache)
+ * @client_id: the connection's client id
+ * @req: the retransmitted request; it passed orfs_hdr_check()
+ *
+ * Matches as orfs_drc_lookup() does: the same client id and sequence
+ * number, and the same opcode, body and inline data.  A match counts as a
+ * join: the caller waits for the original's reply.
+ *
+ * Return: the original's entry, or NULL.
+ */
+struct orfs_drc_busy *orfs_drc_busy_find(struct orfs_drc *drc,
+					 uint64_t client_id,
+					 const struct orfs_hdr *req)
+{
+	uint64_t fp, seq = req_seq(req);
+	struct orfs_drc_busy *b;
+
+	if (!drc_enabled(drc, client_id))
+		return NULL;
+	fp = req_fingerprint(req);
+	pthread_mutex_lock(&drc->lock);
+	for (b = drc->busy; b; b = b->next) {
+		if (b->client_id == client_id && b->seq == seq && b->fp == fp &&
+		    b->opcode == orfs_cpu16(req->opcode) &&
+		    b->body_len == orfs_cpu32(req->body_len))
+			break;
+	}
+	if (b)
+		drc->joins++;
+	pthread_mutex_unlock(&drc->lock);
+	return b;
+}
+
 void orfs_drc_get_stats(struct orfs_drc *drc, struct orfs_drc_stats *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -544,6 +642,8 @@ void orfs_drc_get_stats(struct orfs_drc *drc, struct orfs_drc_stats *st)
 	st->clients = drc->nclients;
 	st->hits = drc->hits;
 	st->misses = drc->misses;
+	st->joins = drc->joins;
+	st->busy = drc->nbusy;
 	st->evictions = drc->evictions;
 	st->mem_bytes = (uint64_t)drc->nentries * sizeof(struct drc_entry) +
 			(uint64_t)drc->nclients * sizeof(struct drc_client) +

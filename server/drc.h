@@ -14,6 +14,12 @@
  * The cache is in memory only: a server restart loses it, so a request
  * that was executed just before a restart and retransmitted after it runs
  * again (as with NFS's DRC).
+ *
+ * A cacheable request that waits for the disk (ALLOCATE, COPY) has no reply
+ * to cache yet.  While it runs, it is on the cache's busy list
+ * (orfs_drc_busy_add()), so that a retransmission arriving meanwhile can
+ * wait for its reply (orfs_drc_busy_find()) instead of running a second
+ * time.
  */
 #ifndef ORFSD_DRC_H
 #define ORFSD_DRC_H
@@ -42,6 +48,9 @@
  * @clients: client ids with at least one cached reply
  * @hits: retransmissions answered from the cache
  * @misses: retransmissions not found (executed again)
+ * @joins: retransmissions that found their original still running, and
+ *	waited for its reply
+ * @busy: cacheable requests running now (on the busy list)
  * @evictions: entries dropped to respect a bound
  * @mem_bytes: memory held by entries, client records and hash tables
  */
@@ -50,8 +59,31 @@ struct orfs_drc_stats {
 	uint32_t	clients;
 	uint64_t	hits;
 	uint64_t	misses;
+	uint64_t	joins;
+	uint32_t	busy;
 	uint64_t	evictions;
 	uint64_t	mem_bytes;
+};
+
+/**
+ * struct orfs_drc_busy - a cacheable request that is still running
+ * @next: link on the cache's busy list
+ * @client_id: the connection's client id
+ * @seq: the request's sequence number (xid >> 16)
+ * @fp: fingerprint of the request's opcode, body and inline data
+ * @body_len: the request's body length
+ * @opcode: the request's opcode
+ *
+ * Embedded in the caller's request state, which must stay valid until
+ * orfs_drc_busy_del().
+ */
+struct orfs_drc_busy {
+	struct orfs_drc_busy	*next;
+	uint64_t		client_id;
+	uint64_t		seq;
+	uint64_t		fp;
+	uint32_t		body_len;
+	uint16_t		opcode;
 };
 
 struct orfs_drc;
@@ -65,6 +97,12 @@ uint32_t orfs_drc_lookup(struct orfs_drc *drc, uint64_t client_id,
 void orfs_drc_insert(struct orfs_drc *drc, uint64_t client_id,
 		     const struct orfs_hdr *req, const void *rep,
 		     uint32_t rep_len);
+bool orfs_drc_busy_add(struct orfs_drc *drc, uint64_t client_id,
+		       const struct orfs_hdr *req, struct orfs_drc_busy *b);
+void orfs_drc_busy_del(struct orfs_drc *drc, struct orfs_drc_busy *b);
+struct orfs_drc_busy *orfs_drc_busy_find(struct orfs_drc *drc,
+					 uint64_t client_id,
+					 const struct orfs_hdr *req);
 void orfs_drc_get_stats(struct orfs_drc *drc, struct orfs_drc_stats *st);
 size_t orfs_drc_entry_bytes(void);
 

@@ -699,19 +699,90 @@ static uint32_t execute(struct orfs_areq *a, const struct orfs_hdr *h,
 }
 
 /**
+ * joined_reply() - the reply to a retransmission that waited for its original
+ * @j: the retransmission (orfs_req_start() left it pending, joined)
+ * @rep: the original's reply
+ * @n: its length
+ *
+ * The same reply, with @j's xid (its slot index may differ) and credits,
+ * as orfs_drc_lookup() makes one from the cache.
+ *
+ * Return: the reply's length in @j->rep.
+ */
+static uint32_t joined_reply(struct orfs_areq *j, const void *rep, uint32_t n)
+{
+	struct orfs_hdr *h = j->rep;
+
+	if (n < sizeof(*h) || n > j->rep_size)
+		return reply_error(j->ctx, j->opcode, j->xid, EIO, j->rep);
+	memcpy(j->rep, rep, n);
+	h->xid = orfs_le64(j->xid);
+	h->credits = orfs_le16(j->ctx->credits);
+	return n;
+}
+
+/**
  * orfs_areq_complete() - a pending op is done: encode its reply, tell the caller
  * @a: the request orfs_req_start() left pending
  * @err: 0 (a->r describes the reply) or a negative errno
  */
 void orfs_areq_complete(struct orfs_areq *a, int err)
 {
+	struct orfs_areq *j, *next;
 	uint32_t n;
 
 	orfs_stats_op(a->ctx->stats, a->opcode, orfs_now_us() - a->start_us);
 	n = encode_reply(a->ctx, a->opcode, a->xid, err, &a->r);
+	if (a->drc_busy) {
+		orfs_drc_busy_del(a->ctx->drc, &a->busy);
+		a->drc_busy = false;
+	}
 	if (a->drc_insert)
 		orfs_drc_insert(a->ctx->drc, a->ctx->client_id, a->req, a->rep, n);
+	/* Copy the reply for the retransmissions before @a's buffer goes. */
+	j = a->joined;
+	a->joined = NULL;
+	for (next = j; next; next = next->join_next)
+		next->result = joined_reply(next, a->rep, n);
 	a->done(a, n);
+	for (; j; j = next) {
+		next = j->join_next;
+		j->join_next = NULL;
+		j->done(j, j->result);
+	}
+}
+
+/**
+ * join_running() - let a retransmission wait for its running original
+ * @a: the retransmission
+ * @h: its header (ORFS_HF_RETRANSMIT set; passed orfs_hdr_check())
+ *
+ * A cacheable request left pending (ALLOCATE, COPY) has no reply in the
+ * cache until it ends.  A retransmission of it that arrives meanwhile, on
+ * another connection of the same client, waits for that reply instead of
+ * running a second time, which would undo what was done to the file in
+ * between.  Runs on the event loop's thread, as orfs_areq_complete() does.
+ *
+ * Return: true if @a now waits (it is pending, and ends with the
+ * original), false if no original of it is running.
+ */
+static bool join_running(struct orfs_areq *a, const struct orfs_hdr *h)
+{
+	struct orfs_drc_busy *b;
+	struct orfs_areq *orig;
+
+	b = orfs_drc_busy_find(a->ctx->drc, a->ctx->client_id, h);
+	if (!b)
+		return false;
+	orig = (struct orfs_areq *)((char *)b - offsetof(struct orfs_areq, busy));
+	a->opcode = orfs_cpu16(h->opcode);
+	a->xid = orfs_cpu64(h->xid);
+	a->join_next = orig->joined;
+	orig->joined = a;
+	log_debug("%s: %s xid %llu: retransmission waits for its original, still running",
+		  a->ctx->peer, orfs_op_name(a->opcode),
+		  (unsigned long long)a->xid);
+	return true;
 }
 
 /* The default when ctx->uni is NULL: no cache, synchronous disk I/O. */
@@ -751,9 +822,9 @@ struct orfs_unifier *orfs_ctx_uni(const struct orfs_req_ctx *ctx)
  * request cache: a retransmission whose original reply is cached gets that
  * reply again, with its own xid, and is not executed; every executed one
  * stores its reply, a pending one (ALLOCATE, COPY) when it ends.  A
- * retransmission that arrives while its original is still pending is
- * executed again: both run, and either reply is right, since neither op
- * changes anything the second time on a file nobody changed in between.
+ * retransmission that arrives while its original is still pending waits
+ * for the original's reply (join_running()): it is left pending too, and
+ * ends when the original does.
  *
  * Return: bytes of reply in @a->rep to send, or 0 when nothing is to be
  * sent (a CREDIT_ONLY message, garbage too short to carry an xid) or the
@@ -772,6 +843,9 @@ uint32_t orfs_req_start(struct orfs_areq *a, bool *pending)
 	a->op = NULL;
 	a->rdata = NULL;
 	a->drc_insert = false;
+	a->drc_busy = false;
+	a->joined = NULL;
+	a->join_next = NULL;
 	orfs_fh_set_peer(ctx->peer);	/* refused handles name the client */
 	if (a->rep_size < ORFS_REPLY_MIN) {
 		log_err("reply buffer of %u bytes is too small", a->rep_size);
@@ -817,6 +891,10 @@ uint32_t orfs_req_start(struct orfs_areq *a, bool *pending)
 		return execute(a, h, pending);
 
 	if (orfs_cpu16(h->flags) & ORFS_HF_RETRANSMIT) {
+		if (join_running(a, h)) {
+			*pending = true;
+			return 0;
+		}
 		n = orfs_drc_lookup(ctx->drc, ctx->client_id, h, ctx->credits,
 				    a->rep, a->rep_size);
 		if (n) {
@@ -827,10 +905,13 @@ uint32_t orfs_req_start(struct orfs_areq *a, bool *pending)
 		}
 	}
 	n = execute(a, h, pending);
-	if (*pending)
+	if (*pending) {
 		a->drc_insert = true;	/* orfs_areq_complete() inserts it */
-	else
+		a->drc_busy = orfs_drc_busy_add(ctx->drc, ctx->client_id, h,
+						&a->busy);
+	} else {
 		orfs_drc_insert(ctx->drc, ctx->client_id, h, a->rep, n);
+	}
 	return n;
 }
 

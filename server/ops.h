@@ -228,8 +228,15 @@ typedef void (*orfs_areq_done_fn)(struct orfs_areq *a, uint32_t rep_len);
  *	the reply built in @rep
  * @drc_insert: the pending request's reply goes into the duplicate-request
  *	cache when it ends
+ * @drc_busy: @drc_insert's request is on the cache's busy list, as @busy
+ * @busy: its entry there, which retransmissions find while it runs
+ * @joined: retransmissions of this pending request that arrived while it
+ *	ran: each waits for its reply (a list through their @join_next)
+ * @join_next: next on the original's @joined list
  * @finished: orfs_handle_request(): the pending request ended
- * @result: orfs_handle_request(): its reply length
+ * @result: orfs_handle_request(): its reply length; for a joined
+ *	retransmission, its reply's length between orfs_areq_complete()'s
+ *	copy and its @done
  */
 struct orfs_areq {
 	const struct orfs_req_ctx	*ctx;
@@ -250,6 +257,10 @@ struct orfs_areq {
 	uint32_t			win_grant;
 	bool				bare;
 	bool				drc_insert;
+	bool				drc_busy;
+	struct orfs_drc_busy		busy;
+	struct orfs_areq		*joined;
+	struct orfs_areq		*join_next;
 	bool				finished;
 	uint32_t			result;
 	uint64_t			start_us;

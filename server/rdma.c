@@ -2426,10 +2426,10 @@ static void log_drc_stats(struct orfs_server *srv)
 	if (!srv->cfg.drc || !orfs_log_enabled(ORFS_LOG_DEBUG))
 		return;
 	orfs_drc_get_stats(srv->cfg.drc, &st);
-	log_debug("duplicate-request cache: %u entries of %u clients (%llu bytes), %llu hits, %llu misses, %llu evictions",
+	log_debug("duplicate-request cache: %u entries of %u clients (%llu bytes), %llu hits, %llu misses, %llu joins, %llu evictions",
 		  st.entries, st.clients, (unsigned long long)st.mem_bytes,
 		  (unsigned long long)st.hits, (unsigned long long)st.misses,
-		  (unsigned long long)st.evictions);
+		  (unsigned long long)st.joins, (unsigned long long)st.evictions);
 }
 
 /**
@@ -2528,7 +2528,8 @@ static char *stats_text(struct orfs_server *srv)
 
 	if (buf)
 		orfs_stats_format(buf, ORFS_STATS_TEXT_MAX, srv->cfg.stats,
-				  srv->cfg.uni->disk, srv->cfg.uni->cache);
+				  srv->cfg.uni->disk, srv->cfg.uni->cache,
+				  srv->cfg.drc);
 	return buf;
 }
 

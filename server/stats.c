@@ -290,6 +290,22 @@ static void put_disk(struct stats_out *o, const struct orfs_stats *st,
 	}
 }
 
+/* The duplicate-request cache: what it holds, what it answered. */
+static void put_drc(struct stats_out *o, struct orfs_drc *drc)
+{
+	struct orfs_drc_stats ds;
+
+	orfs_drc_get_stats(drc, &ds);
+	put(o, "drc_entries", ds.entries);
+	put(o, "drc_clients", ds.clients);
+	put(o, "drc_hits", ds.hits);
+	put(o, "drc_misses", ds.misses);
+	put(o, "drc_joins", ds.joins);
+	put(o, "drc_running", ds.busy);
+	put(o, "drc_evictions", ds.evictions);
+	put(o, "drc_bytes", ds.mem_bytes);
+}
+
 /**
  * orfs_stats_format() - every statistic as "key value" lines
  * @buf: where the text goes (NUL-terminated if @size > 0)
@@ -297,13 +313,14 @@ static void put_disk(struct stats_out *o, const struct orfs_stats *st,
  * @st: the server's counters
  * @disk: the I/O engine (NULL: none)
  * @cache: the block cache (NULL: none; its keys are then 0)
+ * @drc: the duplicate-request cache (NULL: none; its keys are then 0)
  *
  * Return: the length of the whole text, which is >= @size if it was cut
  * (as snprintf()).
  */
 size_t orfs_stats_format(char *buf, size_t size, const struct orfs_stats *st,
 			 const struct orfs_disk *disk,
-			 const struct orfs_cache *cache)
+			 const struct orfs_cache *cache, struct orfs_drc *drc)
 {
 	struct stats_out o = { .buf = buf, .size = size, .len = 0 };
 
@@ -315,5 +332,6 @@ size_t orfs_stats_format(char *buf, size_t size, const struct orfs_stats *st,
 	put_cache(&o, st, cache);
 	put_demote(&o, st);
 	put_disk(&o, st, disk);
+	put_drc(&o, drc);
 	return o.len;
 }

@@ -14,6 +14,7 @@
 
 #include "cache.h"
 #include "diskio.h"
+#include "drc.h"
 #include "orfs_proto.h"
 
 /* errno values counted one by one; larger ones share the last slot. */
@@ -143,6 +144,6 @@ void orfs_stats_error(struct orfs_stats *st, int err);
 void orfs_stats_op(struct orfs_stats *st, uint16_t opcode, uint64_t usec);
 size_t orfs_stats_format(char *buf, size_t size, const struct orfs_stats *st,
 			 const struct orfs_disk *disk,
-			 const struct orfs_cache *cache);
+			 const struct orfs_cache *cache, struct orfs_drc *drc);
 
 #endif /* ORFSD_STATS_H */

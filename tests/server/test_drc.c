@@ -2,7 +2,7 @@
 /*
  * Unit tests for server/drc.c, the duplicate-request cache: hits, misses,
  * the two bounds, per-client isolation, LRU order, replies rebuilt with the
- * retransmission's xid.  No filesystem or RDMA needed.
+ * retransmission's xid, the list of running requests.  No filesystem or RDMA needed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -347,6 +347,54 @@ static void test_disabled(void **state)
 	orfs_drc_destroy(drc);
 }
 
+/*
+ * The busy list: a running request is found by a retransmission of it (any
+ * slot) from the same client, with the same body; not by another client's,
+ * another body's or another sequence number's; and no more once deleted.
+ */
+static void test_busy(void **state)
+{
+	struct orfs_drc *drc = orfs_drc_create(16, 16);
+	struct orfs_drc_busy b1, b2;
+
+	mkreq(ORFS_OP_ALLOCATE, 5, 1, 0, "one");
+	assert_true(orfs_drc_busy_add(drc, CLIENT_A, REQ, &b1));
+	mkreq(ORFS_OP_ALLOCATE, 6, 2, 0, "two");
+	assert_true(orfs_drc_busy_add(drc, CLIENT_A, REQ, &b2));
+	assert_int_equal(stats(drc).busy, 2);
+
+	mkreq(ORFS_OP_ALLOCATE, 5, 9, ORFS_HF_RETRANSMIT, "one");
+	assert_ptr_equal(orfs_drc_busy_find(drc, CLIENT_A, REQ), &b1);
+	assert_null(orfs_drc_busy_find(drc, CLIENT_B, REQ));
+	mkreq(ORFS_OP_ALLOCATE, 5, 9, ORFS_HF_RETRANSMIT, "One");
+	assert_null(orfs_drc_busy_find(drc, CLIENT_A, REQ));
+	mkreq(ORFS_OP_COPY, 5, 9, ORFS_HF_RETRANSMIT, "one");
+	assert_null(orfs_drc_busy_find(drc, CLIENT_A, REQ));
+	mkreq(ORFS_OP_ALLOCATE, 6, 3, ORFS_HF_RETRANSMIT, "two");
+	assert_ptr_equal(orfs_drc_busy_find(drc, CLIENT_A, REQ), &b2);
+	assert_int_equal(stats(drc).joins, 2);
+	assert_int_equal(stats(drc).hits, 0);
+
+	orfs_drc_busy_del(drc, &b1);
+	assert_int_equal(stats(drc).busy, 1);
+	mkreq(ORFS_OP_ALLOCATE, 5, 9, ORFS_HF_RETRANSMIT, "one");
+	assert_null(orfs_drc_busy_find(drc, CLIENT_A, REQ));
+	orfs_drc_busy_del(drc, &b2);
+	assert_int_equal(stats(drc).busy, 0);
+	orfs_drc_destroy(drc);
+
+	/* A disabled cache, or client id 0, tracks nothing. */
+	drc = orfs_drc_create(0, 16);
+	assert_false(orfs_drc_busy_add(drc, CLIENT_A, REQ, &b1));
+	assert_null(orfs_drc_busy_find(drc, CLIENT_A, REQ));
+	orfs_drc_destroy(drc);
+	drc = orfs_drc_create(16, 16);
+	assert_false(orfs_drc_busy_add(drc, 0, REQ, &b1));
+	assert_false(orfs_drc_busy_add(NULL, CLIENT_A, REQ, &b1));
+	assert_int_equal(stats(drc).busy, 0);
+	orfs_drc_destroy(drc);
+}
+
 /* A reply too big to keep is not kept, and an older one for the key goes. */
 static void test_oversized_reply(void **state)
 {
@@ -413,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_lru_touch),
 		cmocka_unit_test(test_clients_freed),
 		cmocka_unit_test(test_disabled),
+		cmocka_unit_test(test_busy),
 		cmocka_unit_test(test_oversized_reply),
 		cmocka_unit_test(test_stress_bounds),
 	};

@@ -1363,6 +1363,101 @@ static void test_fileops_offloaded(void **state)
 	free(rep);
 }
 
+static bool join_finished;
+static uint32_t join_len;
+
+static void join_done(struct orfs_areq *a, uint32_t rep_len)
+{
+	assert_false(join_finished);
+	join_finished = true;
+	join_len = rep_len;
+}
+
+/* Start the request in reqbuf as a second, concurrent one (join_done). */
+static bool start_second(struct orfs_areq *a, uint8_t *req, uint8_t *rep)
+{
+	bool pending = false;
+
+	memcpy(req, reqbuf, req_len());
+	*a = (struct orfs_areq){ .ctx = &ctx, .req = req, .len = req_len(),
+		.rep = rep, .rep_size = REP_SIZE, .done = join_done };
+	join_finished = false;
+	assert_int_equal(orfs_req_start(a, &pending), 0);
+	return pending;
+}
+
+/*
+ * A retransmission that arrives while its original ALLOCATE or COPY still
+ * runs (a client whose connection was replaced after a timeout) waits for
+ * the original's reply: it gets the same reply, with its own xid, when the
+ * original ends, and nothing runs twice.  A retransmission whose body
+ * differs from the running request's runs on its own, as a cache miss.
+ */
+static void test_fileops_retransmit_joins(void **state)
+{
+	uint8_t *req = aligned_alloc(8, REP_SIZE), *rep = aligned_alloc(8, REP_SIZE);
+	uint8_t *req2 = aligned_alloc(8, REP_SIZE), *rep2 = aligned_alloc(8, REP_SIZE);
+	const struct orfs_hdr *h2 = (const void *)rep2;
+	uint64_t calls = disk.st.calls;
+	struct orfs_drc_stats ds0, ds;
+	struct orfs_fh fh, src;
+	struct orfs_areq a, b;
+
+	assert_non_null(req && rep && req2 && rep2);
+	orfs_drc_get_stats(drc, &ds0);
+	new_file("j-src");
+	put_pattern("j-src", 0, 65536);
+	src = fh_of("j-src");
+	new_file("j-f");
+	fh = fh_of("j-f");
+
+	build_allocate(&fh, 0, 1 << 20, 0);
+	req_ident(7101, 0);
+	assert_true(start_pending(&a, req, rep));
+	REQ->xid = orfs_le64(7101ULL << 16 | 7);	/* another slot */
+	REQ->flags = orfs_le16(ORFS_HF_RETRANSMIT);
+	assert_true(start_second(&b, req2, rep2));
+	orfs_drc_get_stats(drc, &ds);
+	assert_true(ds.joins == ds0.joins + 1);
+	assert_true(ds.busy == 1);
+	assert_true(disk.st.inflight == 1);	/* one fallocate() */
+	assert_false(join_finished);
+	assert_int_equal(finish_pending(rep), 0);
+	assert_true(join_finished);
+	assert_int_equal(join_len, pend_len);
+	assert_int_equal(orfs_hdr_check(h2, join_len, 1), 0);
+	assert_true(orfs_cpu64(h2->xid) == (7101ULL << 16 | 7));
+	assert_int_equal(orfs_cpu16(h2->credits), ctx.credits);
+	assert_int_equal(orfs_cpu32(h2->status), 0);
+	assert_memory_equal(rep2 + sizeof(struct orfs_hdr),
+			    rep + sizeof(struct orfs_hdr), join_len - sizeof(struct orfs_hdr));
+	assert_true(disk.st.calls == calls + 1);
+	orfs_drc_get_stats(drc, &ds);
+	assert_true(ds.busy == 0);
+
+	/* A COPY, with a retransmission that does not match: both run. */
+	build_copy(&src, 0, &fh, 0, 65536);
+	req_ident(7102, 0);
+	assert_true(start_pending(&a, req, rep));
+	build_copy(&src, 4096, &fh, 4096, 4096);
+	req_ident(7102, ORFS_HF_RETRANSMIT);
+	assert_true(start_second(&b, req2, rep2));
+	assert_true(disk.st.inflight == 2);
+	assert_int_equal(finish_pending(rep), 0);
+	while (!join_finished)
+		orfs_disk_wait(&disk);
+	assert_int_equal(orfs_cpu32(h2->status), 0);
+	orfs_drc_get_stats(drc, &ds);
+	assert_true(ds.joins == ds0.joins + 1);
+	assert_true(ds.busy == 0);
+	assert_true(disk.st.calls == calls + 3);
+	assert_read_matches("j-f", 0, 65536);
+	free(req);
+	free(rep);
+	free(req2);
+	free(rep2);
+}
+
 /* Without a block cache (ctx.uni NULL): the built-in synchronous engine. */
 static void test_fileops_no_cache(void **state)
 {
@@ -1445,6 +1540,7 @@ int main(void)
 		cmocka_unit_test_setup(test_fileops_read_only, reset_ctx),
 		cmocka_unit_test_setup(test_fileops_drc, reset_ctx),
 		cmocka_unit_test_setup(test_fileops_offloaded, reset_ctx),
+		cmocka_unit_test_setup(test_fileops_retransmit_joins, reset_ctx),
 		cmocka_unit_test_setup(test_fileops_no_cache, reset_ctx),
 		cmocka_unit_test_setup(test_fileops_permissions, reset_ctx),
 	};

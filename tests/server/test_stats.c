@@ -66,7 +66,7 @@ static void test_empty(void **state)
 	size_t n;
 
 	orfs_stats_init(&st);
-	n = orfs_stats_format(text, sizeof(text), &st, NULL, NULL);
+	n = orfs_stats_format(text, sizeof(text), &st, NULL, NULL, NULL);
 	assert_int_equal(n, strlen(text));
 	check_lines();
 	assert_int_equal(value_of("requests"), 0);
@@ -80,9 +80,32 @@ static void test_empty(void **state)
 	assert_null(strstr(text, "errors_"));
 }
 
+/*
+ * Through @drc: one reply cached, a retransmission answered from it, one
+ * not found, and one that found its original running (left running).
+ */
+static void stats_drc_traffic(struct orfs_drc *drc)
+{
+	static struct orfs_drc_busy busy;
+	static uint64_t req[64], rep[64];
+	struct orfs_hdr *h = (struct orfs_hdr *)req;
+
+	orfs_hdr_init(h, ORFS_OP_UNLINK, 1ULL << 16, 0, 0, 0);
+	orfs_hdr_init((struct orfs_hdr *)rep, ORFS_OP_UNLINK, 1ULL << 16,
+		      ORFS_HF_REPLY, 0, 0);
+	orfs_drc_insert(drc, 7, h, rep, sizeof(struct orfs_hdr));
+	assert_true(orfs_drc_lookup(drc, 7, h, 1, rep, sizeof(rep)) > 0);
+	orfs_hdr_init(h, ORFS_OP_UNLINK, 2ULL << 16, 0, 0, 0);
+	assert_int_equal(orfs_drc_lookup(drc, 7, h, 1, rep, sizeof(rep)), 0);
+	orfs_hdr_init(h, ORFS_OP_ALLOCATE, 3ULL << 16, 0, 0, 0);
+	assert_true(orfs_drc_busy_add(drc, 7, h, &busy));
+	assert_ptr_equal(orfs_drc_busy_find(drc, 7, h), &busy);
+}
+
 /* Counters, errors by name, the engine, the cache's hits by origin. */
 static void test_values(void **state)
 {
+	struct orfs_drc *drc;
 	struct orfs_cache_params p = { .block_size = 4096, .version_base = 1 };
 	struct orfs_cache_block *b;
 	struct orfs_stats st;
@@ -135,8 +158,19 @@ static void test_values(void **state)
 	orfs_stats_op(&st, ORFS_OP_WRITE, 0);
 	orfs_stats_op(&st, ORFS_OP_MAX, 5);	/* unknown: ignored */
 	orfs_stats_op(NULL, ORFS_OP_READ, 5);
-	orfs_stats_format(text, sizeof(text), &st, &d, c);
+	drc = orfs_drc_create(16, 16);
+	assert_non_null(drc);
+	stats_drc_traffic(drc);
+	orfs_stats_format(text, sizeof(text), &st, &d, c, drc);
 	check_lines();
+	assert_int_equal(value_of("drc_entries"), 1);
+	assert_int_equal(value_of("drc_clients"), 1);
+	assert_int_equal(value_of("drc_hits"), 1);
+	assert_int_equal(value_of("drc_misses"), 1);
+	assert_int_equal(value_of("drc_joins"), 1);
+	assert_int_equal(value_of("drc_running"), 1);
+	assert_int_equal(value_of("drc_evictions"), 0);
+	assert_true(value_of("drc_bytes") > 0);
 	assert_int_equal(value_of("requests"), 42);
 	assert_int_equal(value_of("errors"), 4);
 	assert_int_equal(value_of("errors_ENOSPC"), 2);
@@ -177,6 +211,7 @@ static void test_values(void **state)
 	assert_int_equal(value_of("demote_declined_shape"), 0);
 	assert_int_equal(value_of("bytes_demote_grant"), 65536);
 	assert_int_equal(value_of("bytes_demote_inline"), 0);
+	orfs_drc_destroy(drc);
 	orfs_cache_destroy(c);
 	orfs_disk_fini(&d);
 	free(arena);
@@ -190,13 +225,13 @@ static void test_truncated(void **state)
 	size_t full, n;
 
 	orfs_stats_init(&st);
-	full = orfs_stats_format(text, sizeof(text), &st, NULL, NULL);
+	full = orfs_stats_format(text, sizeof(text), &st, NULL, NULL, NULL);
 	memset(small, 'x', sizeof(small));
-	n = orfs_stats_format(small, sizeof(small), &st, NULL, NULL);
+	n = orfs_stats_format(small, sizeof(small), &st, NULL, NULL, NULL);
 	assert_int_equal(n, full);
 	assert_int_equal(strlen(small), sizeof(small) - 1);
 	assert_memory_equal(small, text, sizeof(small) - 1);
-	assert_int_equal(orfs_stats_format(NULL, 0, &st, NULL, NULL), full);
+	assert_int_equal(orfs_stats_format(NULL, 0, &st, NULL, NULL, NULL), full);
 }
 
 int main(void)

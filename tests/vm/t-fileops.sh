@@ -4,9 +4,10 @@
 # zero range; EOPNOTSUPP for what ORFS or the server's file system lacks),
 # copy_file_range done by the server (the per-mount byte counters prove
 # the data stayed there), SEEK_END after a change on the server, data
-# past 4 GiB, and a long fallocate that does not stop the server.  Every compared scenario runs on the ORFS mount and on a
-# local directory of the very file system orfsd exports, and the two must
-# agree (tests/vm/tools/fileops.py): first with a tmpfs export (tmpfs has
+# past 4 GiB, a long fallocate that does not stop the server, and one
+# whose retransmissions wait for it instead of running it again.  Every
+# compared scenario runs on the ORFS mount and on a local directory of the
+# very file system orfsd exports, and the two must agree (tests/vm/tools/fileops.py): first with a tmpfs export (tmpfs has
 # no ZERO_RANGE: its EOPNOTSUPP must come through), then with ext4 on a
 # loop device (which has it).
 . "$(dirname "$0")/lib.sh"
@@ -62,6 +63,12 @@ tool crossmount "$mnt" "$mnt2" "$(sysfs "$mnt")" "$(sysfs "$mnt2")" ||
 # ALLOCATE off the event loop: a READ is served while tmpfs zeroes pages.
 tool offload "$mnt" "$mnt2" "$ORFS_WORK/tmpfs/export" "$ctl" ||
 	fail "tmpfs: a long fallocate stopped the server"
+# A retransmission of an ALLOCATE that still runs waits for its reply:
+# a third mount whose timeo (0.5 s) the fallocate outlasts.
+orfs_mount "$ORFS_WORK/mnt3" / timeo=5
+tool retransmit "$ORFS_WORK/mnt3" "$(sysfs "$ORFS_WORK/mnt3")" "$ORFS_WORK/tmpfs/export" "$ctl" ||
+	fail "tmpfs: a retransmitted ALLOCATE ran twice"
+umount "$ORFS_WORK/mnt3"
 umount "$mnt2"
 umount "$mnt"
 orfs_server_stop

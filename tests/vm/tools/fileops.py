@@ -577,6 +577,37 @@ def offload(orfs, orfs2, export, ctl):
     sys.exit("offload: no ALLOCATE outlasted a READ")
 
 
+def retransmit(orfs, sysdir, export, ctl):
+    """fallocate(1) through ORFS_DIR, a mount whose timeo is shorter than
+    the ALLOCATE: the client gives up waiting, replaces its connection and
+    sends the request again while orfsd still runs the first one.  The
+    retransmissions must wait for that run's reply (drc_joins) and never
+    run the call again (disk_calls and op_allocate up by one).  A size the
+    server finishes within timeo is retried larger."""
+    for n, mib in enumerate((256, 512, 768)):
+        target = os.path.join(orfs, "retransmit%d" % n)
+        before = orfsd_stats.read(ctl)
+        tmo = counters(sysdir)["timeouts"]
+        subprocess.run(["fallocate", "-l", "%dM" % mib, target], check=True)
+        after = orfsd_stats.read(ctl)
+        size = os.stat(os.path.join(export, "retransmit%d" % n)).st_size
+        assert size == mib * M, "retransmit: size %d after fallocate -l %dM" % (size, mib)
+        os.unlink(target)
+        d = {k: stat_int(after, k) - stat_int(before, k)
+             for k in ("disk_calls", "op_allocate", "drc_joins", "drc_misses")}
+        timeouts = counters(sysdir)["timeouts"] - tmo
+        if not timeouts:
+            print("  retransmit: the %d MiB ALLOCATE ended within timeo; larger" % mib)
+            continue
+        assert d["disk_calls"] == 1 and d["op_allocate"] == 1, \
+            "retransmit: one fallocate -l %dM ran %d calls (%s)" % (mib, d["disk_calls"], d)
+        assert d["drc_joins"] >= 1, "retransmit: no retransmission joined (%s)" % d
+        print("  retransmit: %d MiB ALLOCATE, %d client timeouts, %d retransmissions"
+              " waited for it, 1 call ran (%s)" % (mib, timeouts, d["drc_joins"], d))
+        return
+    sys.exit("retransmit: no ALLOCATE outlasted timeo")
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "compare":
@@ -595,6 +626,8 @@ def main():
         print("  past 4 GiB:", big_verify(args[0]))
     elif cmd == "offload":
         offload(*args)
+    elif cmd == "retransmit":
+        retransmit(*args)
     else:
         sys.exit("unknown command " + cmd)
 
