@@ -1269,18 +1269,26 @@ static void pend_done(struct orfs_areq *a, uint32_t rep_len)
 
 /*
  * Start the request in reqbuf, as the transport does, from copies of it
- * and a reply buffer of its own; return whether it was left pending.
+ * and a reply buffer of its own, ending with @done; return whether it was
+ * left pending.
  */
-static bool start_pending(struct orfs_areq *a, uint8_t *req, uint8_t *rep)
+static bool start_with(struct orfs_areq *a, uint8_t *req, uint8_t *rep,
+		       orfs_areq_done_fn done)
 {
 	bool pending = false;
 
 	memcpy(req, reqbuf, req_len());
 	*a = (struct orfs_areq){ .ctx = &ctx, .req = req, .len = req_len(),
-		.rep = rep, .rep_size = REP_SIZE, .done = pend_done };
-	pend_finished = false;
+		.rep = rep, .rep_size = REP_SIZE, .done = done };
 	assert_int_equal(orfs_req_start(a, &pending), 0);
 	return pending;
+}
+
+/* start_with() for the first request of a test (pend_done). */
+static bool start_pending(struct orfs_areq *a, uint8_t *req, uint8_t *rep)
+{
+	pend_finished = false;
+	return start_with(a, req, rep, pend_done);
 }
 
 /* Reap until the pending request finished; its reply status. */
@@ -1373,17 +1381,11 @@ static void join_done(struct orfs_areq *a, uint32_t rep_len)
 	join_len = rep_len;
 }
 
-/* Start the request in reqbuf as a second, concurrent one (join_done). */
+/* start_with() for a second, concurrent request (join_done). */
 static bool start_second(struct orfs_areq *a, uint8_t *req, uint8_t *rep)
 {
-	bool pending = false;
-
-	memcpy(req, reqbuf, req_len());
-	*a = (struct orfs_areq){ .ctx = &ctx, .req = req, .len = req_len(),
-		.rep = rep, .rep_size = REP_SIZE, .done = join_done };
 	join_finished = false;
-	assert_int_equal(orfs_req_start(a, &pending), 0);
-	return pending;
+	return start_with(a, req, rep, join_done);
 }
 
 /*
