@@ -5,6 +5,8 @@
 #define pr_fmt(fmt) "orfs: " fmt
 
 #include <linux/namei.h>
+#include <linux/slab.h>
+#include "dirwalk.h"
 #include "orfs_fs.h"
 
 /**
@@ -383,6 +385,18 @@ int orfs_readdir_call(struct inode *dir, u64 cookie, u32 flags,
 	return 0;
 }
 
+/*
+ * The server's cookies for @dir went round in a loop over several READDIRs
+ * and came back to @cookie (fs/dirwalk.h): count, log, fail the listing.
+ */
+static int orfs_readdir_loop(struct inode *dir, u64 cookie)
+{
+	orfs_stat_add(&ORFS_SB(dir->i_sb)->stats, ORFS_CTR_BAD_REPLIES, 1);
+	pr_warn_ratelimited("READDIR cookies of directory %lu lead back to cookie %llu, asked from before; failing the listing with EIO\n",
+			    dir->i_ino, cookie);
+	return -EIO;
+}
+
 /**
  * orfs_readdir() - list a directory
  * @file: the open directory
@@ -400,10 +414,16 @@ int orfs_readdir_call(struct inode *dir, u64 cookie, u32 flags,
  * hold about a fifth as many entries, so a plain listing of a large
  * directory goes on without them.
  *
- * Context: process, directory lock held shared; sleeps on the network.
+ * Replies whose cookies lead back to where the listing had been fail it
+ * with EIO: within one reply (orfs_check_entries()), or over several
+ * (the open directory's struct orfs_dirwalk).
+ *
+ * Context: process, directory lock held shared, and the file's f_pos_lock
+ * if it is shared; sleeps on the network.
  */
 static int orfs_readdir(struct file *file, struct dir_context *ctx)
 {
+	struct orfs_dirwalk *walk = file->private_data;
 	struct inode *dir = file_inode(file);
 	struct orfs_reply rep;
 	u32 count, rflags, flags = 0;
@@ -418,6 +438,8 @@ static int orfs_readdir(struct file *file, struct dir_context *ctx)
 		flags = ORFS_RDQ_PLUS;
 	for (;;) {
 		cookie = ctx->pos == 2 ? 0 : ctx->pos;
+		if (!orfs_dirwalk_request(walk, cookie))
+			return orfs_readdir_loop(dir, cookie);
 		ret = orfs_readdir_call(dir, cookie, flags, file->f_cred, &rep,
 					&count, &rflags);
 		if (ret)
@@ -426,6 +448,7 @@ static int orfs_readdir(struct file *file, struct dir_context *ctx)
 		if (!ret)
 			ret = orfs_emit_entries(file, ctx, &rep, count);
 		orfs_reply_put(&rep);
+		orfs_dirwalk_reached(walk, ctx->pos == 2 ? 0 : ctx->pos);
 		if (ret <= 0)
 			return ret;
 		if (rflags & ORFS_RDF_EOF)
@@ -668,7 +691,25 @@ const struct inode_operations orfs_dir_inode_operations = {
 	.listxattr	= orfs_listxattr,
 };
 
+/*
+ * An open directory carries its listing's loop detector (fs/dirwalk.h).
+ * Context: process.
+ */
+static int orfs_dir_open(struct inode *inode, struct file *file)
+{
+	file->private_data = kzalloc(sizeof(struct orfs_dirwalk), GFP_KERNEL);
+	return file->private_data ? 0 : -ENOMEM;
+}
+
+static int orfs_dir_release(struct inode *inode, struct file *file)
+{
+	kfree(file->private_data);
+	return 0;
+}
+
 const struct file_operations orfs_dir_operations = {
+	.open		= orfs_dir_open,
+	.release	= orfs_dir_release,
 	.llseek		= generic_file_llseek,
 	.read		= generic_read_dir,
 	.iterate_shared	= orfs_readdir,

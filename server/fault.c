@@ -24,6 +24,7 @@ static const struct {
 	[ORFS_FAULT_COMMIT_BAD_LENGTH]	= { "commit-bad-length", "successful COMMIT" },
 	[ORFS_FAULT_ATTR_BAD_MODE]	= { "attr-bad-mode", "successful GETATTR and LOOKUP" },
 	[ORFS_FAULT_READDIR_LOOP]	= { "readdir-loop", "successful READDIR" },
+	[ORFS_FAULT_READDIR_CYCLE]	= { "readdir-cycle", "successful READDIR" },
 };
 #define FAULT_KINDS	ARRAY_SIZE(fault_kinds)
 

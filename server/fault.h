@@ -33,6 +33,12 @@
  *    for a listing's first request, the first entry's cookie), and its
  *    end-of-directory flag is cleared.  Followed, the listing would repeat
  *    the same entries for ever; the client fails it with EIO instead.
+ *  - readdir-cycle: the same over two requests: the reply to a successful
+ *    READDIR of two entries or more leads on to its first entry's cookie,
+ *    unless the READDIR before it (on any connection) asked from another
+ *    cookie than 0 and this one; then it leads back to that cookie.  A
+ *    listing then asks from two cookies in turn for ever (0, c1, c2, c1,
+ *    c2 ...), and no single reply leads back to its own request's cookie.
  *
  * No locking: only the event-loop thread uses it.
  */
@@ -58,6 +64,8 @@
  *	attributes name no file type
  * @ORFS_FAULT_READDIR_LOOP: a successful READDIR's reply whose cookies lead
  *	back to where it started
+ * @ORFS_FAULT_READDIR_CYCLE: successful READDIRs' replies whose cookies lead
+ *	round a loop of two requests
  */
 enum orfs_fault_kind {
 	ORFS_FAULT_NONE = 0,
@@ -67,16 +75,19 @@ enum orfs_fault_kind {
 	ORFS_FAULT_COMMIT_BAD_LENGTH,
 	ORFS_FAULT_ATTR_BAD_MODE,
 	ORFS_FAULT_READDIR_LOOP,
+	ORFS_FAULT_READDIR_CYCLE,
 };
 
 /**
  * struct orfs_fault - the fault orfsd injects
  * @kind: enum orfs_fault_kind
  * @left: replies still to damage
+ * @readdir_prev: readdir-cycle: the cookie of the last READDIR it damaged
  */
 struct orfs_fault {
 	enum orfs_fault_kind	kind;
 	uint32_t		left;
+	uint64_t		readdir_prev;
 };
 
 int orfs_fault_parse(const char *spec, struct orfs_fault *f);

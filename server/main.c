@@ -312,7 +312,7 @@ static const char *poll_window_text(const struct orfs_config *cfg, char *buf)
 static int fault_setup(struct orfs_fault *f, struct orfs_server_cfg *scfg)
 {
 	const char *spec = getenv(ORFS_FAULT_ENV);
-	char kinds[128];
+	char kinds[256];
 
 	if (orfs_fault_parse(spec, f)) {
 		log_err("%s=%s: not a fault (%s, then optionally :COUNT, 1..%u)", ORFS_FAULT_ENV,

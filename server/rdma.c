@@ -1220,7 +1220,8 @@ static bool fault_attr_bad_mode(struct orfs_conn *conn, struct orfs_fault *f,
  * A successful READDIR's reply, as ORFS_FAULT_READDIR_LOOP damages it: the
  * last entry leads back to @cookie, the request's (for the first request,
  * 0, back to the first entry's cookie: that takes two entries), and the
- * listing does not end.
+ * listing does not end.  ORFS_FAULT_READDIR_CYCLE's (fault.h) leads on to
+ * the first entry's cookie, or back to the last damaged READDIR's.
  */
 static bool fault_readdir_loop(struct orfs_conn *conn, struct orfs_fault *f,
 			       struct orfs_hdr *h, uint64_t cookie)
@@ -1232,12 +1233,17 @@ static bool fault_readdir_loop(struct orfs_conn *conn, struct orfs_fault *f,
 	struct orfs_dirent_iter it;
 	uint32_t count;
 	const char *name;
+	bool cycle, back;
 
+	if (!f || (f->kind != ORFS_FAULT_READDIR_LOOP &&
+		   f->kind != ORFS_FAULT_READDIR_CYCLE))
+		return false;
 	if (h->status || orfs_cpu16(h->opcode) != ORFS_OP_READDIR ||
 	    orfs_cpu32(h->body_len) < sizeof(*rep))
 		return false;
+	cycle = f->kind == ORFS_FAULT_READDIR_CYCLE;
 	count = orfs_cpu32(rep->count);
-	if (count < (cookie ? 1U : 2U))
+	if (count < (cookie && !cycle ? 1U : 2U))
 		return false;
 	orfs_dirent_iter_init(&it, orfs_data(h), orfs_cpu32(h->data_len), count);
 	while (orfs_dirent_next(&it, &de, &name, &plus) > 0) {
@@ -1245,12 +1251,21 @@ static bool fault_readdir_loop(struct orfs_conn *conn, struct orfs_fault *f,
 		if (!first)
 			first = last;
 	}
-	if (!last || !orfs_fault_take(f, ORFS_FAULT_READDIR_LOOP))
+	if (!last || !orfs_fault_take(f, f->kind))
 		return false;
-	last->next = cookie ? orfs_le64(cookie) : first->next;
+	if (cycle)
+		back = cookie && f->readdir_prev && f->readdir_prev != cookie;
+	else
+		back = cookie;
+	if (!back)
+		last->next = first->next;
+	else
+		last->next = orfs_le64(cycle ? f->readdir_prev : cookie);
+	f->readdir_prev = cookie;
 	rep->flags = orfs_le32(orfs_cpu32(rep->flags) & ~ORFS_RDF_EOF);
-	log_warn("%s: fault injection: READDIR reply from cookie %llu leads back to cookie %llu (xid %llu; %u more to damage)",
+	log_warn("%s: fault injection: READDIR reply from cookie %llu leads %s cookie %llu (xid %llu; %u more to damage)",
 		 conn->peer, (unsigned long long)cookie,
+		 back ? "back to" : "on to",
 		 (unsigned long long)orfs_cpu64(last->next),
 		 (unsigned long long)orfs_cpu64(h->xid), f->left);
 	return true;

@@ -60,6 +60,12 @@ static void test_kinds(void **state)
 	assert_int_equal(f.left, 100);
 	assert_string_equal(orfs_fault_name(f.kind), "readdir-loop");
 	assert_string_equal(orfs_fault_target(f.kind), "successful READDIR");
+	assert_int_equal(orfs_fault_parse("readdir-cycle:7", &f), 0);
+	assert_int_equal(f.kind, ORFS_FAULT_READDIR_CYCLE);
+	assert_int_equal(f.left, 7);
+	assert_true(f.readdir_prev == 0);
+	assert_string_equal(orfs_fault_name(f.kind), "readdir-cycle");
+	assert_string_equal(orfs_fault_target(f.kind), "successful READDIR");
 	assert_string_equal(orfs_fault_target(ORFS_FAULT_READ_GARBAGE), "READ with data");
 	assert_string_equal(orfs_fault_target((enum orfs_fault_kind)99), "?");
 	assert_int_equal(orfs_fault_parse("read-short:1000000", &f), 0);
@@ -70,10 +76,10 @@ static void test_kinds(void **state)
 /* The list in orfsd's startup error names every kind, from the table. */
 static void test_kinds_list(void **state)
 {
-	char buf[128], small[12];
+	char buf[256], small[12];
 
 	assert_string_equal(orfs_fault_kinds(buf, sizeof(buf)),
-			    "read-short, read-garbage, write-short, commit-bad-length, attr-bad-mode or readdir-loop");
+			    "read-short, read-garbage, write-short, commit-bad-length, attr-bad-mode, readdir-loop or readdir-cycle");
 	/* Cut short, never overrun. */
 	assert_string_equal(orfs_fault_kinds(small, sizeof(small)), "read-short,");
 }
@@ -86,7 +92,7 @@ static void test_malformed(void **state)
 		"read-short:1000001", "read-short:99999999999999999999", ":1",
 		"none", "read-short:1:2", "write", "write-garbage", "commit",
 		"commit-bad-length:0", "attr", "attr-bad-mode:0", "attr-bad-mode:x",
-		"readdir", "readdir-loop:0",
+		"readdir", "readdir-loop:0", "readdir-cycle:0", "readdir-cycle2",
 	};
 	struct orfs_fault f;
 	size_t i;

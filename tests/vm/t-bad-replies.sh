@@ -15,8 +15,8 @@
 #  - read-garbage: a reply that names no request is dropped; the request
 #    times out (timeo), goes again on a new connection, and gets the
 #    server's bytes.
-#  - attr-bad-mode and readdir-loop: well-formed replies whose content is
-#    wrong (below).
+#  - attr-bad-mode, readdir-loop and readdir-cycle: well-formed replies
+#    whose content is wrong (below).
 # Nothing else is lost: a file written through the mount meanwhile is whole
 # on the server.
 . "$(dirname "$0")/lib.sh"
@@ -276,6 +276,39 @@ readdir_case() {
 	umount "$mnt"
 }
 
+# cycle_case: READDIR replies whose cookies go round a loop of two requests
+# (readdir-cycle:1000): no reply leads back to its own request's cookie,
+# so each passes the reply check; the open directory's loop detector
+# (fs/dirwalk.h) fails the listing with EIO when it asks from a cookie
+# a second time.  The kernel logs it, bad_replies counts it, and a listing
+# from a server without the fault is whole (readdir_case checked).
+cycle_case() {
+	local bad0 out st=0 n
+	session readdir-cycle:1000 ""
+	bad0=$(ctr bad_replies)
+	dmesg_mark
+	out=$(timeout 60 ls -f "$mnt/dir" 2>&1) || st=$?
+	[ $st -ne 124 ] || fail "readdir-cycle: ls did not end within 60 s"
+	[ $st -ne 0 ] ||
+		fail "readdir-cycle: ls succeeded with $(echo "$out" | wc -l) names: $(echo $out | head -c 200) ..."
+	echo "$out" | grep -q "Input/output error" ||
+		fail "readdir-cycle: ls gave '$(echo $out | head -c 200)', not EIO"
+	n=$(echo "$out" | grep -c '^e')
+	[ "$n" -le 20 ] || fail "readdir-cycle: ls listed $n names before the EIO"
+	[ "$(ctr bad_replies)" -gt "$bad0" ] ||
+		fail "readdir-cycle: bad_replies $(ctr bad_replies), was $bad0"
+	grep -q "fault injection: READDIR reply from cookie [0-9]* leads back" \
+		"$ORFS_WORK/orfsd.log" || fail "readdir-cycle: orfsd led no READDIR back"
+	dmesg | tail -n +"$((ORFS_DMESG_LINES + 1))" |
+		grep -q "orfs: READDIR cookies of directory [0-9]* lead back to cookie [0-9]*, asked from before" ||
+		fail "readdir-cycle: the kernel did not log the loop"
+	dmesg_check || fail "readdir-cycle: the kernel logged a warning"
+	note "readdir-cycle: ls ended with EIO (exit $st) after $n names," \
+		"$(grep -c "fault injection: READDIR" "$ORFS_WORK/orfsd.log") damaged replies;" \
+		"bad_replies +$(( $(ctr bad_replies) - bad0 ))"
+	umount "$mnt"
+}
+
 # garbage_case MODE OPTS: a reply naming no request; the read waits for
 # timeo (2 s), then the request goes again on a new connection.
 garbage_case() {
@@ -310,6 +343,7 @@ write_case
 commit_case
 attr_case
 readdir_case
+cycle_case
 garbage_case bare bareread
 garbage_case normal nobareread
 
