@@ -237,6 +237,24 @@ attr_case() {
 	umount "$mnt"
 }
 
+# ls_eio WHAT: ls -f of $mnt/dir must end (within 60 s) with EIO, and
+# bad_replies must rise; sets ls_out (what ls printed) and ls_st (its
+# status).  The caller ran session and dmesg_mark.
+ls_eio() {
+	local what=$1 bad0
+	bad0=$(ctr bad_replies)
+	ls_st=0
+	ls_out=$(timeout 60 ls -f "$mnt/dir" 2>&1) || ls_st=$?
+	[ $ls_st -ne 124 ] || fail "$what: ls did not end within 60 s"
+	[ $ls_st -ne 0 ] ||
+		fail "$what: ls succeeded with $(echo "$ls_out" | wc -l) names: $(echo $ls_out | head -c 200) ..."
+	echo "$ls_out" | grep -q "Input/output error" ||
+		fail "$what: ls gave '$(echo $ls_out | head -c 200)', not EIO"
+	[ "$(ctr bad_replies)" -gt "$bad0" ] ||
+		fail "$what: bad_replies $(ctr bad_replies), was $bad0"
+	ls_bad=$(( $(ctr bad_replies) - bad0 ))
+}
+
 # readdir_case: READDIR replies whose cookies lead back to where they
 # started, and which never say the directory ended (readdir-loop:1000).
 # Followed, a listing would repeat the same entries for ever.  The client
@@ -245,28 +263,20 @@ attr_case() {
 # counts the replies, and the kernel logs them, with no WARNING or BUG.
 # From a server without the fault, the listing is whole.
 readdir_case() {
-	local bad0 out st=0 i
+	local i
 	mkdir -p "$exp/dir"
 	for i in 1 2 3 4 5; do : >"$exp/dir/e$i"; done
 	session readdir-loop:1000 ""
-	bad0=$(ctr bad_replies)
 	dmesg_mark
-	out=$(timeout 60 ls -f "$mnt/dir" 2>&1) || st=$?
-	[ $st -ne 124 ] || fail "readdir-loop: ls did not end within 60 s"
-	[ $st -ne 0 ] ||
-		fail "readdir-loop: ls succeeded with $(echo "$out" | wc -l) names: $(echo $out | head -c 200) ..."
-	echo "$out" | grep -q "Input/output error" ||
-		fail "readdir-loop: ls gave '$(echo $out | head -c 200)', not EIO"
-	[ "$(ctr bad_replies)" -gt "$bad0" ] ||
-		fail "readdir-loop: bad_replies $(ctr bad_replies), was $bad0"
+	ls_eio readdir-loop
 	grep -q "fault injection: READDIR reply from cookie [0-9]* leads back" \
 		"$ORFS_WORK/orfsd.log" || fail "readdir-loop: orfsd damaged no READDIR reply"
 	dmesg | tail -n +"$((ORFS_DMESG_LINES + 1))" |
 		grep -q "orfs: READDIR reply (from cookie [0-9]*) carries malformed entries or loops" ||
 		fail "readdir-loop: the kernel did not log the looping reply"
 	dmesg_check || fail "readdir-loop: the kernel logged a warning"
-	note "readdir-loop: ls ended with EIO (exit $st) after $(echo "$out" | grep -c '^e') names;" \
-		"bad_replies +$(( $(ctr bad_replies) - bad0 ))"
+	note "readdir-loop: ls ended with EIO (exit $ls_st) after $(echo "$ls_out" | grep -c '^e') names;" \
+		"bad_replies +$ls_bad"
 	umount "$mnt"
 	orfs_server_stop
 	orfs_server_start "$exp"
@@ -283,29 +293,21 @@ readdir_case() {
 # a second time.  The kernel logs it, bad_replies counts it, and a listing
 # from a server without the fault is whole (readdir_case checked).
 cycle_case() {
-	local bad0 out st=0 n
+	local n
 	session readdir-cycle:1000 ""
-	bad0=$(ctr bad_replies)
 	dmesg_mark
-	out=$(timeout 60 ls -f "$mnt/dir" 2>&1) || st=$?
-	[ $st -ne 124 ] || fail "readdir-cycle: ls did not end within 60 s"
-	[ $st -ne 0 ] ||
-		fail "readdir-cycle: ls succeeded with $(echo "$out" | wc -l) names: $(echo $out | head -c 200) ..."
-	echo "$out" | grep -q "Input/output error" ||
-		fail "readdir-cycle: ls gave '$(echo $out | head -c 200)', not EIO"
-	n=$(echo "$out" | grep -c '^e')
+	ls_eio readdir-cycle
+	n=$(echo "$ls_out" | grep -c '^e')
 	[ "$n" -le 20 ] || fail "readdir-cycle: ls listed $n names before the EIO"
-	[ "$(ctr bad_replies)" -gt "$bad0" ] ||
-		fail "readdir-cycle: bad_replies $(ctr bad_replies), was $bad0"
 	grep -q "fault injection: READDIR reply from cookie [0-9]* leads back" \
 		"$ORFS_WORK/orfsd.log" || fail "readdir-cycle: orfsd led no READDIR back"
 	dmesg | tail -n +"$((ORFS_DMESG_LINES + 1))" |
 		grep -q "orfs: READDIR cookies of directory [0-9]* lead back to cookie [0-9]*, asked from before" ||
 		fail "readdir-cycle: the kernel did not log the loop"
 	dmesg_check || fail "readdir-cycle: the kernel logged a warning"
-	note "readdir-cycle: ls ended with EIO (exit $st) after $n names," \
+	note "readdir-cycle: ls ended with EIO (exit $ls_st) after $n names," \
 		"$(grep -c "fault injection: READDIR" "$ORFS_WORK/orfsd.log") damaged replies;" \
-		"bad_replies +$(( $(ctr bad_replies) - bad0 ))"
+		"bad_replies +$ls_bad"
 	umount "$mnt"
 }
 
