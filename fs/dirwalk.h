@@ -40,8 +40,8 @@
  * @last: the cookie of the walk's last request
  * @mark: the marked cookie
  * @steps: requests since @mark was left
- * @power: requests after which the mark moves on (a power of two)
- * @started: the walk has had a request
+ * @power: requests after which the mark moves on (a power of two; 0
+ *	until the walk's first request)
  */
 struct orfs_dirwalk {
 	u64	next;
@@ -49,7 +49,6 @@ struct orfs_dirwalk {
 	u64	mark;
 	u32	steps;
 	u32	power;
-	bool	started;
 };
 
 /**
@@ -62,9 +61,9 @@ struct orfs_dirwalk {
  */
 static inline bool orfs_dirwalk_request(struct orfs_dirwalk *w, u64 cookie)
 {
-	if (!w->started || cookie != w->next) {
+	if (!w->power || cookie != w->next) {
 		*w = (struct orfs_dirwalk){ .next = cookie, .last = cookie,
-			.mark = cookie, .power = 1, .started = true };
+			.mark = cookie, .power = 1 };
 		return true;
 	}
 	if (cookie == w->last)

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "util.h"
 
 #ifndef MAP_HUGE_SHIFT
 #define MAP_HUGE_SHIFT	26
@@ -49,9 +50,6 @@
 #endif
 
 #define ORFS_CACHE_HUGE_SIZE	(2UL << 20)
-
-#define cache_container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
 
 enum {
 	BLK_FREE = 0,
@@ -176,7 +174,7 @@ static void link_add_head(struct orfs_cache_link *n, struct orfs_cache_link *h)
 
 static struct orfs_cache_block *blk_of(struct orfs_cache_link *l)
 {
-	return cache_container_of(l, struct orfs_cache_block, link);
+	return container_of(l, struct orfs_cache_block, link);
 }
 
 /* ---- hashing ---- */
@@ -216,7 +214,7 @@ static struct orfs_cache_file *file_find(struct orfs_cache *c, uint64_t key)
 
 	for (h = c->fhash[file_bucket(c, key)]; h; h = h->next) {
 		struct orfs_cache_file *f =
-			cache_container_of(h, struct orfs_cache_file, hash);
+			container_of(h, struct orfs_cache_file, hash);
 
 		if (f->key == key)
 			return f;
@@ -249,13 +247,13 @@ static struct orfs_cache_file *file_alloc(struct orfs_cache *c)
 		/* Records with blocks < nfiles, so an idle one exists. */
 		assert(!link_empty(&c->idle_files));
 		l = c->idle_files.next;
-		f = cache_container_of(l, struct orfs_cache_file, link);
+		f = container_of(l, struct orfs_cache_file, link);
 		if (f->version > c->floor)
 			c->floor = f->version;
 		orfs_hnode_del(&f->hash);
 	}
 	link_del(l);
-	return cache_container_of(l, struct orfs_cache_file, link);
+	return container_of(l, struct orfs_cache_file, link);
 }
 
 /*
@@ -685,7 +683,7 @@ struct orfs_cache_block *orfs_cache_lookup(struct orfs_cache *c, uint64_t key,
 
 	for (h = c->bhash[blk_bucket(c, key, blkno)]; h; h = h->next) {
 		struct orfs_cache_block *b =
-			cache_container_of(h, struct orfs_cache_block, hash);
+			container_of(h, struct orfs_cache_block, hash);
 
 		if (b->key == key && b->blkno == blkno)
 			return b;
@@ -1231,7 +1229,7 @@ uint32_t orfs_cache_invalidate_range(struct orfs_cache *c, uint64_t key,
 	file_new_version(c, f);
 	for (l = f->blocks.next; l != &f->blocks; l = next) {
 		struct orfs_cache_block *b =
-			cache_container_of(l, struct orfs_cache_block, flink);
+			container_of(l, struct orfs_cache_block, flink);
 
 		next = l->next;
 		if (b->blkno >= first && b->blkno <= last) {

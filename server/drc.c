@@ -43,9 +43,7 @@
 #include "drc.h"
 #include "hash.h"
 #include "log.h"
-
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
+#include "util.h"
 
 /* ---- tiny intrusive lists ---- */
 

@@ -59,6 +59,7 @@
 #include "ops_int.h"
 #include "stats.h"
 #include "unifier.h"
+#include "util.h"
 
 #define reply_body	orfs_reply_body
 
@@ -740,10 +741,10 @@ void orfs_areq_complete(struct orfs_areq *a, int err)
 	if (a->drc_insert)
 		orfs_drc_insert(a->ctx->drc, a->ctx->client_id, a->req, a->rep, n);
 	/* Copy the reply for the retransmissions before @a's buffer goes. */
+	for (j = a->joined; j; j = j->join_next)
+		j->result = joined_reply(j, a->rep, n);
 	j = a->joined;
 	a->joined = NULL;
-	for (next = j; next; next = next->join_next)
-		next->result = joined_reply(next, a->rep, n);
 	a->done(a, n);
 	for (; j; j = next) {
 		next = j->join_next;
@@ -774,7 +775,7 @@ static bool join_running(struct orfs_areq *a, const struct orfs_hdr *h)
 	b = orfs_drc_busy_find(a->ctx->drc, a->ctx->client_id, h);
 	if (!b)
 		return false;
-	orig = (struct orfs_areq *)((char *)b - offsetof(struct orfs_areq, busy));
+	orig = container_of(b, struct orfs_areq, busy);
 	a->opcode = orfs_cpu16(h->opcode);
 	a->xid = orfs_cpu64(h->xid);
 	a->join_next = orig->joined;

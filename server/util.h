@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * Small helpers every part of orfsd (and its unit tests) may use: the
- * length of an array, and the one strict parser of decimal numbers that
+ * length of an array, the structure a member is embedded in, and the one
+ * strict parser of decimal numbers that
  * the configuration (config.c), the allow-list (acl.c) and fault
  * injection (fault.c) share.
  */
@@ -9,8 +10,13 @@
 #define ORFSD_UTIL_H
 
 #include <errno.h>
+#include <stddef.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* The @type that embeds @ptr as its @member (the kernel's container_of). */
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
 
 /**
  * orfs_parse_dec() - parse a plain decimal number in [@lo, @hi]
