@@ -265,9 +265,10 @@ static int orfs_copy_call(struct inode *src, loff_t pos_in, struct inode *dst,
  * @pos_out: its first byte
  * @len: bytes, > 0 (the VFS cut it at the source's end of file)
  *
- * The source range is written back, so that the server copies what the
- * application wrote; the destination range is written back and, once the
- * server is done, invalidated.  COPYs of up to ORFS_COPY_MAX follow one
+ * The source is written back from @pos_in on, so that the server copies
+ * what the application wrote and knows the size the client knows; the
+ * destination range is written back and, once the server is done,
+ * invalidated.  COPYs of up to ORFS_COPY_MAX follow one
  * another until @len is done, a COPY comes back short (end of the
  * source), an error, or a fatal signal.
  *
@@ -284,8 +285,12 @@ static ssize_t orfs_copy_server(struct file *file_in, loff_t pos_in,
 	u64 done = 0, n, got;
 	int ret;
 
-	ret = filemap_write_and_wait_range(src->i_mapping, pos_in,
-					   pos_in + len - 1);
+	/*
+	 * Not only the range: dirty pages past it may be what makes the
+	 * source reach that far (the VFS cut @len at the client's size), and
+	 * a server that has not seen them ends the copy early.
+	 */
+	ret = filemap_write_and_wait_range(src->i_mapping, pos_in, LLONG_MAX);
 	if (ret)
 		return ret;
 	inode_lock(dst);

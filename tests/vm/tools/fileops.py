@@ -294,6 +294,17 @@ def sc_copy(d):
                 err_of(os.copy_file_range, src, src, 1000, 0, 500)))
     os.close(src)
     os.close(dst)
+    # From a hole below the client's size, where only a dirty page further
+    # on makes the source that long: the server must see that page too.
+    src = newfile(d + "/c-hole")
+    dst = newfile(d + "/c-hole-dst")
+    os.pwrite(src, pat(0, 4096), 0)
+    os.fsync(src)
+    os.pwrite(src, pat(M, 4096), M)            # dirty, extends the file
+    n = cfr_all(src, dst, 8192, 8192, 0)
+    obs.append(("hole-dirty-end", n, digest(dst)))
+    os.close(src)
+    os.close(dst)
     # Beyond 4 GiB on both sides.
     src = newfile(d + "/c-5g")
     dst = newfile(d + "/c-17g")
