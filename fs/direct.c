@@ -647,7 +647,10 @@ static u32 orfs_dio_max_pages(const struct iov_iter *iter)
  *
  * Writes back the cached pages of the range, and for a write drops them, so
  * that requests that bypass the page cache (O_DIRECT, ORFS_IOC_XFER) see and
- * leave the file as buffered readers will.
+ * leave the file as buffered readers will.  A read writes back everything
+ * from @pos on: a dirty page past the range may be what makes the file
+ * reach into it, and a server that has not seen that page would end the
+ * read early, at its own end of file.
  *
  * Context: process; sleeps.  The caller holds the inode lock for a write.
  * Return: 0 or a negative errno from write-back or invalidation.
@@ -660,7 +663,7 @@ int orfs_sync_cache_range(struct inode *inode, loff_t pos, u64 count, bool write
 
 	if (!mapping->nrpages)
 		return 0;
-	ret = filemap_write_and_wait_range(mapping, pos, end);
+	ret = filemap_write_and_wait_range(mapping, pos, write ? end : LLONG_MAX);
 	if (ret || !write)
 		return ret;
 	return invalidate_inode_pages2_range(mapping, pos >> PAGE_SHIFT,

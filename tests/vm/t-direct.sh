@@ -157,6 +157,14 @@ buf[:4096] = b"C" * 4096
 os.pwritev(d, [memoryview(buf)[:4096]], 0)
 assert m[:4] == b"CCCC", "mmap saw stale data after a direct write"
 m.close()
+# A direct read of a hole that only a dirty page further on puts inside
+# the file: the server must know that page, or it answers end of file.
+os.fsync(b)
+os.pwrite(b, b"D" * 100, 1 << 20)        # dirty, extends the file
+buf[:8192] = b"x" * 8192
+n = os.preadv(d, [memoryview(buf)[:8192]], 1 << 19)
+assert n == 8192 and buf[:8192] == b"\0" * 8192, \
+    "direct read of a hole below a dirty end of file returned %d bytes" % n
 print("buffered/direct coherence ok")
 PY
 
