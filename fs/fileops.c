@@ -268,9 +268,9 @@ static int orfs_copy_call(struct inode *src, loff_t pos_in, struct inode *dst,
  * The source is written back from @pos_in on, so that the server copies
  * what the application wrote and knows the size the client knows; the
  * destination range is written back and, once the server is done,
- * invalidated.  COPYs of up to ORFS_COPY_MAX follow one
- * another until @len is done, a COPY comes back short (end of the
- * source), an error, or a fatal signal.
+ * invalidated.  COPYs of up to ORFS_COPY_MAX follow one another until
+ * @len is done, a COPY comes back short (end of the source), an error, or
+ * a fatal signal.
  *
  * Context: process; takes the destination's inode lock; sleeps.
  * Return: bytes copied, or a negative errno if none were.
