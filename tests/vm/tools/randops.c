@@ -15,7 +15,8 @@
  *              with BASE above 4 GiB the file is large and sparse below
  *   -c OTHER   the same file seen through another mount: now and then the
  *              file is closed, checked whole through OTHER, sometimes
- *              written there, and reopened (close-to-open coherence)
+ *              written there, and reopened (close-to-open coherence;
+ *              an ORFS mount with nocto does not promise it)
  *   -d         also O_DIRECT reads and writes (page-aligned), through a
  *              second descriptor, mixed with the buffered ones
  *   -v         print every operation
