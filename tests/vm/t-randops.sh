@@ -29,30 +29,34 @@ ro=$ORFS_WORK/randops
 out=$("$ro" -n "$ops" -s 7 "$ORFS_WORK/local/f" 2>&1) || fail "randops on tmpfs: $out"
 note "local tmpfs: $out"
 
-# run EXPORT LABEL OPTS RANDOPS-ARGS...: mounts EXPORT's server with OPTS
-# on mnt and mnt2, runs randops, compares the file with the server's copy,
-# unmounts.
+# run EXPORT LABEL OPTS BASE RANDOPS-ARGS...: mounts EXPORT's server with
+# OPTS on mnt and mnt2, runs randops with its offsets BASE bytes into the
+# file, compares the file from BASE on (below it is a hole that cmp would
+# read for minutes) with the server's copy, unmounts.
 run() {
-	local exp=$1 label=$2 opts=$3 mnt=$ORFS_WORK/mnt mnt2=$ORFS_WORK/mnt2 out start
-	shift 3
+	local exp=$1 label=$2 opts=$3 base=$4 mnt=$ORFS_WORK/mnt mnt2=$ORFS_WORK/mnt2 out start
+	shift 4
 	orfs_mount "$mnt" / "$opts" || fail "$label: mount -o ${opts:-(defaults)}"
 	orfs_mount "$mnt2" / "$opts" || fail "$label: second mount"
 	start=$SECONDS
-	out=$("$ro" -n "$ops" "$@" -c "$mnt2/$label" "$mnt/$label" 2>&1) ||
+	out=$("$ro" -n "$ops" -b "$base" "$@" -c "$mnt2/$label" "$mnt/$label" 2>&1) ||
 		fail "$label (mount -o ${opts:-defaults}): $out"
 	note "$label: $out ($((SECONDS - start)) s)"
 	echo 3 >/proc/sys/vm/drop_caches
-	cmp "$mnt/$label" "$exp/$label" || fail "$label: the client's copy differs from the server's"
+	[ "$(stat -c %s "$mnt/$label")" = "$(stat -c %s "$exp/$label")" ] ||
+		fail "$label: the client and the server see different sizes"
+	cmp -i "$base" "$mnt/$label" "$exp/$label" ||
+		fail "$label: the client's copy differs from the server's"
 	umount "$mnt2"
 	umount "$mnt"
 }
 
 orfs_insmod
 orfs_server_start "$ORFS_WORK/tmpfs"
-run "$ORFS_WORK/tmpfs" defaults "" -s 1
-run "$ORFS_WORK/tmpfs" small rsize=65536,wsize=65536 -s 2 -b 5G
-run "$ORFS_WORK/tmpfs" trusted trusted_fabric -s 3
-run "$ORFS_WORK/tmpfs" direct "" -s 4 -d
+run "$ORFS_WORK/tmpfs" defaults "" 0 -s 1
+run "$ORFS_WORK/tmpfs" small rsize=65536,wsize=65536 $((5 << 30)) -s 2
+run "$ORFS_WORK/tmpfs" trusted trusted_fabric 0 -s 3
+run "$ORFS_WORK/tmpfs" direct "" 0 -s 4 -d
 orfs_server_stop
 
 modprobe loop
@@ -61,7 +65,7 @@ mkfs.ext4 -q -F -b 4096 "$ORFS_WORK/ext4.img"
 mkdir -p "$ORFS_WORK/ext4"
 mount -t ext4 -o loop "$ORFS_WORK/ext4.img" "$ORFS_WORK/ext4"
 orfs_server_start "$ORFS_WORK/ext4"
-run "$ORFS_WORK/ext4" ext4 "" -s 5 -d
+run "$ORFS_WORK/ext4" ext4 "" 0 -s 5 -d
 orfs_server_stop
 umount "$ORFS_WORK/ext4"
 exit 0
