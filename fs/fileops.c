@@ -285,12 +285,8 @@ static ssize_t orfs_copy_server(struct file *file_in, loff_t pos_in,
 	u64 done = 0, n, got;
 	int ret;
 
-	/*
-	 * Not only the range: dirty pages past it may be what makes the
-	 * source reach that far (the VFS cut @len at the client's size), and
-	 * a server that has not seen them ends the copy early.
-	 */
-	ret = filemap_write_and_wait_range(src->i_mapping, pos_in, LLONG_MAX);
+	/* As for a direct read: from @pos_in on, not only the range. */
+	ret = orfs_sync_cache_range(src, pos_in, len, false);
 	if (ret)
 		return ret;
 	inode_lock(dst);

@@ -265,31 +265,51 @@ static void pick_range(uint64_t *off, uint64_t *len)
 		*len = maxlen - *off;
 }
 
+/* The file now reaches at least @end. */
+static void grow(uint64_t end)
+{
+	if (end > size)
+		size = end;
+}
+
+/* Writes @len new random bytes at @off through @f, and into the model. */
+static void write_new(int f, uint64_t off, uint64_t len)
+{
+	fill(buf, len);
+	full_write(f, buf, len, off);
+	memcpy(good + off, buf, len);
+	grow(off + len);
+}
+
+/* Reads [off, off + len) through @f: the model's bytes, short at its end. */
+static void read_check(int f, const char *what, uint64_t off, uint64_t len)
+{
+	uint64_t want, got;
+
+	want = off >= size ? 0 : (off + len > size ? size - off : len);
+	got = full_read(f, buf, len, off);
+	if (got != want)
+		die("%s of %" PRIu64 "+%" PRIu64 " returned %" PRIu64 " bytes, want %"
+		    PRIu64 " (size %" PRIu64 ")", what, off, len, got, want, size);
+	compare(what, buf, off, got);
+}
+
 static void do_write(void)
 {
 	uint64_t off, len;
 
 	pick_range(&off, &len);
 	record(OP_WRITE, off, len, 0);
-	fill(buf, len);
-	full_write(fd, buf, len, off);
-	memcpy(good + off, buf, len);
-	if (off + len > size)
-		size = off + len;
+	write_new(fd, off, len);
 }
 
 static void do_read(void)
 {
-	uint64_t off, len, want, got;
+	uint64_t off, len;
 
 	pick_range(&off, &len);
 	record(OP_READ, off, len, size);
-	want = off >= size ? 0 : (off + len > size ? size - off : len);
-	got = full_read(fd, buf, len, off);
-	if (got != want)
-		die("pread of %" PRIu64 "+%" PRIu64 " returned %" PRIu64 " bytes, want %"
-		    PRIu64 " (size %" PRIu64 ")", off, len, got, want, size);
-	compare("pread", buf, off, got);
+	read_check(fd, "pread", off, len);
 }
 
 /* A page-aligned range of 1..MAXOP/page pages within the model. */
@@ -315,28 +335,19 @@ static void do_dwrite(void)
 		return;
 	}
 	record(OP_DWRITE, off, len, 0);
-	fill(buf, len);
-	full_write(dfd, buf, len, off);
-	memcpy(good + off, buf, len);
-	if (off + len > size)
-		size = off + len;
+	write_new(dfd, off, len);
 }
 
 static void do_dread(void)
 {
-	uint64_t off, len, want, got;
+	uint64_t off, len;
 
 	if (!pick_aligned(&off, &len)) {
 		do_read();
 		return;
 	}
 	record(OP_DREAD, off, len, size);
-	want = off >= size ? 0 : (off + len > size ? size - off : len);
-	got = full_read(dfd, buf, len, off);
-	if (got != want)
-		die("O_DIRECT pread of %" PRIu64 "+%" PRIu64 " returned %" PRIu64
-		    " bytes, want %" PRIu64 " (size %" PRIu64 ")", off, len, got, want, size);
-	compare("O_DIRECT pread", buf, off, got);
+	read_check(dfd, "O_DIRECT pread", off, len);
 }
 
 /* Maps [off, off + len) of the file; *delta is where off is in the map. */
@@ -451,8 +462,8 @@ static void do_falloc(enum op op)
 		return;
 	if (op == OP_PUNCH || op == OP_ZERO)
 		zero_model(off, off + len < size ? off + len : size);
-	if (!keep && off + len > size)
-		size = off + len;
+	if (!keep)
+		grow(off + len);
 }
 
 static void do_copy(void)
@@ -496,8 +507,7 @@ static void do_copy(void)
 		left -= (uint64_t)n;
 	}
 	memmove(good + dst, good + src, len);
-	if (dst + len > size)
-		size = dst + len;
+	grow(dst + len);
 }
 
 static void do_fsync(void)
@@ -642,13 +652,8 @@ static void do_other(void)
 	if (f < 0)
 		error("open %s", other);
 	check_whole("read through the other mount", f);
-	if (write) {
-		fill(buf, len);
-		full_write(f, buf, len, off);
-		memcpy(good + off, buf, len);
-		if (off + len > size)
-			size = off + len;
-	}
+	if (write)
+		write_new(f, off, len);
 	if (close(f))
 		error("close %s", other);
 	open_file();
