@@ -99,9 +99,9 @@ static ssize_t connections_show(struct orfs_sb_info *sbi, char *buf)
 	for (i = 0; i < n; i++) {
 		orfs_clnt_conn_info(sbi->clnt, i, &ci);
 		len += sysfs_emit_at(buf, len,
-				     "%u %s requests %llu inflight %u credits %u grants %u srtt_us %u spin_us %u\n",
+				     "%u %s requests %llu inflight %u credits %u grants %u srtt_us %u spin_us %u cpu %d\n",
 				     i, ci.up ? "up" : "down", ci.requests, ci.users,
-				     ci.credits, ci.grants, ci.srtt_us, ci.spin_us);
+				     ci.credits, ci.grants, ci.srtt_us, ci.spin_us, ci.cpu);
 	}
 	return len;
 }

@@ -240,6 +240,8 @@ struct orfs_ping_result {
  *	no sample yet)
  * @spin_us: how long a caller now spins for a small request's reply
  *	(orfs_busypoll_budget_us())
+ * @cpu: where its receive completions ran last (orfs_conn_rx_cpu()), -1:
+ *	none yet
  */
 struct orfs_conn_info {
 	bool	up;
@@ -249,6 +251,7 @@ struct orfs_conn_info {
 	u32	grants;
 	u32	srtt_us;
 	u32	spin_us;
+	int	cpu;
 };
 
 /* The client: what fs/ uses (net/clnt.c). */
@@ -283,6 +286,7 @@ void orfs_net_exit(void);
 int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp);
 void orfs_conn_get(struct orfs_conn *conn);
 void orfs_conn_put(struct orfs_conn *conn);
+void orfs_conn_discard(struct orfs_conn *conn);
 void orfs_conn_fail(struct orfs_conn *conn, int err);
 void orfs_conn_set_live_opts(struct orfs_conn *conn, const struct orfs_conn_opts *from);
 bool orfs_conn_is_up(struct orfs_conn *conn);
@@ -304,6 +308,7 @@ u32 orfs_conn_io_max(const struct orfs_conn *conn);
 u32 orfs_conn_direct_pages(const struct orfs_conn *conn);
 u32 orfs_conn_grants(const struct orfs_conn *conn);
 u32 orfs_conn_srtt_ns(const struct orfs_conn *conn);
+int orfs_conn_rx_cpu(const struct orfs_conn *conn);
 int orfs_transport_init(void);
 void orfs_transport_exit(void);
 

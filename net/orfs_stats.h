@@ -44,6 +44,7 @@ enum orfs_counter {
 	ORFS_CTR_OPEN_READS,		/* opens whose READ brought the attributes and the data */
 	ORFS_CTR_BARE_REPLIES,		/* inline READs answered with their data alone */
 	ORFS_CTR_BAD_REPLY_RETRIES,	/* requests sent again after a malformed reply */
+	ORFS_CTR_SPREAD_RETRIES,	/* connections opened again to run on another CPU */
 	ORFS_CTR_NR
 };
 

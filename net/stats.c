@@ -41,6 +41,7 @@ static const char * const orfs_counter_names[ORFS_CTR_NR] = {
 	[ORFS_CTR_OPEN_READS]		= "open_reads",
 	[ORFS_CTR_BARE_REPLIES]		= "bare_replies",
 	[ORFS_CTR_BAD_REPLY_RETRIES]	= "bad_reply_retries",
+	[ORFS_CTR_SPREAD_RETRIES]	= "spread_reconnects",
 };
 
 static const char * const orfs_op_names[ORFS_OP_MAX] = {

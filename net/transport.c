@@ -66,6 +66,8 @@ static DEFINE_MUTEX(orfs_conn_list_lock);
 static DECLARE_WAIT_QUEUE_HEAD(orfs_conn_list_wq);
 /* Devices being removed: no new connection starts while non-zero. */
 static atomic_t orfs_removing = ATOMIC_INIT(0);
+/* The completion vector the next connection's CQ takes (orfs_create_qp()). */
+static atomic_t orfs_next_vector = ATOMIC_INIT(0);
 
 static struct ib_device *orfs_dev(struct orfs_conn *conn)
 {
@@ -100,6 +102,24 @@ u32 orfs_conn_direct_pages(const struct orfs_conn *conn)
 u32 orfs_conn_grants(const struct orfs_conn *conn)
 {
 	return conn->ngrants;
+}
+
+/**
+ * orfs_conn_rx_cpu() - where a connection's receive completions run
+ * @conn: the connection
+ *
+ * The CQ is polled in softirq on the CPU its device signalled it on.  A
+ * hardware device signals on the CQ's completion vector, whose interrupt
+ * has a CPU of its own; a software one (rxe, siw) on the CPU that
+ * processed the incoming packet, which receive steering (RPS or RSS)
+ * chose from a hash of the connection's flow.
+ *
+ * Context: any.
+ * Return: the CPU of the last receive completion, or -1 before the first.
+ */
+int orfs_conn_rx_cpu(const struct orfs_conn *conn)
+{
+	return READ_ONCE(conn->rx_cpu);
 }
 
 /* The smoothed reply time of small requests (busy_poll=auto), ns; 0: none. */
@@ -413,6 +433,7 @@ static void orfs_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ib_dma_sync_single_for_cpu(orfs_dev(conn), rx->dma, conn->rx_size,
 				   DMA_FROM_DEVICE);
 	WRITE_ONCE(conn->last_rx, jiffies);
+	WRITE_ONCE(conn->rx_cpu, raw_smp_processor_id());
 	rx->len = wc->byte_len;
 	rx->bare = false;
 	if (wc->wc_flags & IB_WC_WITH_IMM) {
@@ -644,12 +665,17 @@ static int orfs_create_qp(struct orfs_conn *conn)
 		return ret;
 	}
 	/* Room for a completion of every work request that can be posted:
-	 * unsignaled ones complete too when they fail or are flushed.
+	 * unsignaled ones complete too when they fail or are flushed.  The
+	 * connections take the device's completion vectors in turn, so that
+	 * a mount's are signalled (and polled) on different CPUs, as far as
+	 * the device decides that (orfs_conn_rx_cpu()).
 	 */
 	conn->cq = ib_alloc_cq(dev, conn, conn->nslots + 1 + conn->nrecv + 1 +
 			       ORFS_CLNT_GRANTS_MAX * (conn->grant_wrs + ORFS_FRWR_WRS) +
 			       ORFS_RC_BATCH_MAX,
-			       0, IB_POLL_SOFTIRQ);
+			       (unsigned int)atomic_inc_return(&orfs_next_vector) %
+			       max(dev->num_comp_vectors, 1),
+			       IB_POLL_SOFTIRQ);
 	if (IS_ERR(conn->cq)) {
 		ret = PTR_ERR(conn->cq);
 		conn->cq = NULL;
@@ -1078,6 +1104,7 @@ int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp)
 	conn->state = ORFS_CONN_CONNECTING;
 	kref_init(&conn->ref);
 	conn->last_rx = jiffies;
+	conn->rx_cpu = -1;
 	spin_lock_init(&conn->lock);
 	init_waitqueue_head(&conn->slot_wq);
 	init_waitqueue_head(&conn->grant_wq);
@@ -1153,6 +1180,25 @@ static void orfs_conn_release(struct kref *ref)
 void orfs_conn_put(struct orfs_conn *conn)
 {
 	kref_put(&conn->ref, orfs_conn_release);
+}
+
+/**
+ * orfs_conn_discard() - close a connection its owner did not install
+ * @conn: from orfs_conn_open(), with no other reference left
+ *
+ * orfs_conn_put() without the owner's down callback: nothing is to
+ * reconnect in its place.
+ *
+ * Context: process; sleeps while the queue pair drains.
+ */
+void orfs_conn_discard(struct orfs_conn *conn)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	conn->opened = false;
+	spin_unlock_irqrestore(&conn->lock, flags);
+	orfs_conn_put(conn);
 }
 
 void orfs_conn_get(struct orfs_conn *conn)

@@ -226,6 +226,8 @@ struct orfs_grant {
  * @stats: the mount's counters (opts.stats)
  * @ref: references: the owner's plus one per caller and per held reply
  * @last_rx: jiffies of the last completion received (keepalive)
+ * @rx_cpu: the CPU that ran the last receive completion, -1 before the
+ *	first (orfs_conn_rx_cpu())
  * @users: requests that chose this connection and have not finished with it
  *	(net/clnt.c sends a request without a preferred connection to the
  *	one with the fewest)
@@ -285,6 +287,7 @@ struct orfs_conn {
 	struct orfs_stats	*stats;
 	struct kref		ref;
 	unsigned long		last_rx;
+	int			rx_cpu;
 	atomic_t		users;
 	struct list_head	dev_node;
 
