@@ -6,6 +6,11 @@
 # every CPU has as many connections as any other, unless the client ran
 # out of tries (spread_tries, counted in spread_reconnects); with
 # spread_tries=0 no connection is opened twice.
+#
+# It runs before t-link-flap (the name): taking v1 down flushes the policy
+# route that sends the client's traffic out of v1 (tools/vm/guest-setup.sh),
+# and nothing puts it back, so the tests after it in the same VM talk over
+# lo, where RPS does not steer, and no placement is better than another.
 . "$(dirname "$0")/lib.sh"
 set -e
 exp=$ORFS_WORK/export
