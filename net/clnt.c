@@ -293,6 +293,23 @@ static struct orfs_conn *orfs_clnt_take_dead(struct orfs_clnt *clnt, unsigned in
 	return conn;
 }
 
+/* Connection @i with a reference, if it is up; NULL otherwise.  Takes
+ * clnt->lock.
+ */
+static struct orfs_conn *orfs_clnt_hold_up(struct orfs_clnt *clnt, unsigned int i)
+{
+	struct orfs_conn *conn;
+
+	spin_lock(&clnt->lock);
+	conn = clnt->conns[i];
+	if (conn && orfs_conn_is_up(conn))
+		orfs_conn_get(conn);
+	else
+		conn = NULL;
+	spin_unlock(&clnt->lock);
+	return conn;
+}
+
 /* Spreading a mount's connections over the CPUs.
  *
  * A software RDMA device (rxe, siw) does a connection's packet work, both
@@ -304,9 +321,9 @@ static struct orfs_conn *orfs_clnt_take_dead(struct orfs_clnt *clnt, unsigned in
  * idle: in the test VM, buffered sequential writes made about 105 MiB/s
  * with both connections on one vCPU and about 135 with one on each.
  *
- * So a new connection is probed with a NULL request, which shows the CPU
- * its receive completions run on (orfs_conn_rx_cpu()), and so are the
- * mount's other live connections, again.  If another of them already has
+ * So a new connection is probed with NULL requests, which show the CPU
+ * its receive completions run on (orfs_conn_rx_cpu()); the mount's other
+ * live connections are probed again once before.  If another of them has
  * that CPU while an online CPU has fewer of them, the new one is closed
  * and opened again (new queue pairs, a new UDP port, a new hash), at most
  * spread_tries times; the last one is kept wherever it landed.  On a
@@ -343,15 +360,7 @@ static void orfs_clnt_reprobe(struct orfs_clnt *clnt, unsigned int i)
 	unsigned int j;
 
 	for (j = 0; j < clnt->opts.nconnect; j++) {
-		if (j == i)
-			continue;
-		spin_lock(&clnt->lock);
-		c = clnt->conns[j];
-		if (c && orfs_conn_is_up(c))
-			orfs_conn_get(c);
-		else
-			c = NULL;
-		spin_unlock(&clnt->lock);
+		c = j == i ? NULL : orfs_clnt_hold_up(clnt, j);
 		if (!c)
 			continue;
 		orfs_clnt_probe_cpu(clnt, c);
@@ -368,7 +377,6 @@ static bool orfs_clnt_crowded(struct orfs_clnt *clnt, unsigned int i, int cpu)
 	struct orfs_conn *c;
 	int k;
 
-	orfs_clnt_reprobe(clnt, i);
 	spin_lock(&clnt->lock);
 	for_each_online_cpu(k) {
 		n = 0;
@@ -400,14 +408,17 @@ static bool orfs_clnt_crowded(struct orfs_clnt *clnt, unsigned int i, int cpu)
 static int orfs_clnt_open(struct orfs_clnt *clnt, unsigned int i, struct orfs_conn **connp)
 {
 	unsigned int try, tries = READ_ONCE(orfs_spread_tries);
+	bool spread = clnt->opts.nconnect > 1 && tries;
 	struct orfs_conn *conn;
 	int ret, cpu;
 
+	if (spread)
+		orfs_clnt_reprobe(clnt, i);
 	for (try = 0; ; try++) {
 		ret = orfs_conn_open(&clnt->opts, &conn);
 		if (ret)
 			return ret;
-		if (clnt->opts.nconnect == 1 || !tries)
+		if (!spread)
 			break;
 		cpu = orfs_clnt_probe_cpu(clnt, conn);
 		if (cpu < 0 || try == tries || !orfs_clnt_crowded(clnt, i, cpu))
@@ -492,16 +503,13 @@ static void orfs_clnt_keepalive_worker(struct work_struct *work)
 	int ret;
 
 	for (i = 0; i < clnt->opts.nconnect; i++) {
-		spin_lock(&clnt->lock);
-		conn = clnt->conns[i];
-		if (conn && orfs_conn_is_up(conn) &&
-		    time_after(jiffies, orfs_conn_last_rx(conn) + idle))
-			orfs_conn_get(conn);
-		else
-			conn = NULL;
-		spin_unlock(&clnt->lock);
+		conn = orfs_clnt_hold_up(clnt, i);
 		if (!conn)
 			continue;
+		if (!time_after(jiffies, orfs_conn_last_rx(conn) + idle)) {
+			orfs_conn_put(conn);
+			continue;
+		}
 		ret = orfs_conn_call(conn, &msg, atomic64_inc_return(&clnt->seq), 0,
 				     idle, &rep);
 		if (!ret) {
