@@ -193,8 +193,8 @@ raw_bw_once() {
 # MiB, and 1 MiB messages on two QPs (_q2: 100 each), the raw limit of the
 # two connections an ORFS mount has by default (nconnect=2 on two vCPUs;
 # NFS/RDMA's mount has one).  The guest's RPS puts each QP's flows on a
-# vCPU of their own, as it does ORFS's, so _q2 is the limit for work spread
-# the same way.  A run that exits 0 with a zero bandwidth (perftest does,
+# vCPU it picks by hash; perftest, unlike ORFS (spread_tries), does not
+# steer them apart, so in some boots _q2 has both QPs on one vCPU.  A run that exits 0 with a zero bandwidth (perftest does,
 # now and then, under emulation) is run once more (perf_twice).
 raw_bw() {
 	local tool=$1 spec s n q out r tag
