@@ -1,15 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# Server unit tests: the cmocka binaries (test_proto, test_ops, test_config,
-# test_drc, test_acl, test_cache, test_rseg, test_unifier, test_stats,
-# test_auth, test_fileops, test_window, test_fault, test_offload) and
-# cli_test.sh (startup errors of the real orfsd).  test_ops runs twice: as
-# is, and as test_ops_cached with ORFS_TEST_CACHE=io_uring (every request
-# through the block cache and the io_uring engine).  Runs on the host, no
-# RDMA needed; test_ops, test_unifier and test_fileops need root (file handles, private
-# tmpfs mounts) and a filesystem with file handles under /tmp (or
-# ORFS_TEST_TMPDIR).
+# Server unit tests: the cmocka binaries (test_proto, the request-handling
+# tests test_ops and test_ops_io, test_config, test_drc, test_acl,
+# test_cache, test_rseg, test_unifier, test_stats, test_auth, test_fileops,
+# test_window, test_fault, test_offload) and cli_test.sh (startup errors
+# of the real orfsd).  Each request-handling test runs twice: as is, and
+# as <binary>_cached (test_ops_cached ...) with ORFS_TEST_CACHE=io_uring
+# (every request through the block cache and the io_uring engine).  Runs
+# on the host, no RDMA needed; the request-handling tests, test_unifier
+# and test_fileops need root (file handles, private tmpfs mounts) and a
+# filesystem with file handles under /tmp (or ORFS_TEST_TMPDIR).
 #
 # Usage: tests/server/run.sh [--tap] [--no-build]
 #
@@ -73,16 +74,20 @@ report() {
 
 out=$(mktemp -d "${TMPDIR:-/tmp}/orfs-server-tests.XXXXXX")
 trap 'rm -rf "$out"' EXIT
-for t in test_proto test_ops test_config test_drc test_acl test_cache test_rseg \
-	test_unifier test_stats test_auth test_fileops test_window test_fault \
-	test_offload; do
+# The request-handling tests (server/Makefile's OPS_TESTS).
+ops_tests="test_ops test_ops_io"
+for t in test_proto $ops_tests test_config test_drc test_acl test_cache \
+	test_rseg test_unifier test_stats test_auth test_fileops test_window \
+	test_fault test_offload; do
 	echo "# $t"
 	"$build/tests/$t" >"$out/$t" 2>&1
 	report "$t" "$out/$t" $?
 done
-echo "# test_ops_cached"
-ORFS_TEST_CACHE=io_uring "$build/tests/test_ops" >"$out/test_ops_cached" 2>&1
-report test_ops_cached "$out/test_ops_cached" $?
+for t in $ops_tests; do
+	echo "# ${t}_cached"
+	ORFS_TEST_CACHE=io_uring "$build/tests/$t" >"$out/${t}_cached" 2>&1
+	report "${t}_cached" "$out/${t}_cached" $?
+done
 echo "# cli_test"
 ORFSD=$repo/server/orfsd bash "$here/cli_test.sh" >"$out/cli" 2>&1
 report cli_test "$out/cli" $?
