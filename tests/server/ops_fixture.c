@@ -1038,8 +1038,7 @@ ssize_t local_xattr(const char *rel, const char *name, char *buf,
 	return lgetxattr(p, name, buf, size);
 }
 
-
-/* ---- identities: credentials, squashing, permission checks ---- */
+/* ---- identities ---- */
 
 /* The following requests carry @uid:@gid and the @n groups of @groups. */
 void as_id(uint32_t uid, uint32_t gid, uint32_t n,

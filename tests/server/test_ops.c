@@ -7,11 +7,13 @@
  * tampered, another export's, the key's storage), the read-only export
  * (EROFS before any decoding) and a fuzzer over every opcode.
  *
- * The other handlers have files of their own, with the same fixture:
- * test_ops_io.c (ops_io.c), test_ops_ns.c (ops_ns.c, with the duplicate-request
- * cache), test_ops_xattr.c (ops_xattr.c) and test_ops_cred.c (identities, squashing
- * and permission checks across all of them);
- * SEEK, ALLOCATE and COPY are test_fileops.c's.
+ * The other handlers have files of their own on the same fixture:
+ * test_ops_io.c (ops_io.c), test_ops_ns.c (ops_ns.c, with the
+ * duplicate-request cache), test_ops_xattr.c (ops_xattr.c), and
+ * test_ops_cred.c (identities, squashing and permission checks across
+ * all of them).  SEEK, ALLOCATE and COPY (ops_file.c) are test_fileops.c's;
+ * DEMOTE_META and DEMOTE (ops_demote.c) need a block cache and are
+ * test_unifier.c's.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
