@@ -28,7 +28,7 @@
 
 static char base[PATH_MAX];	/* the mkdtemp() directory */
 char export_dir[PATH_MAX];
-struct orfs_export exp;
+struct orfs_export test_exp;
 struct orfs_req_ctx ctx;
 struct orfs_drc *drc;	/* ctx.drc unless a test removes it */
 
@@ -187,12 +187,12 @@ int group_setup(void **state)
 		return -1;
 	}
 	path_in(export_dir, "export");
-	if (orfs_export_open(&exp, export_dir)) {
+	if (orfs_export_open(&test_exp, export_dir)) {
 		fprintf(stderr,
 			"# cannot open the export (run as root, on a filesystem with file handles; ORFS_TEST_TMPDIR=dir)\n");
 		return -1;
 	}
-	ctx.exp = &exp;
+	ctx.exp = &test_exp;
 	ctx.inline_size = ORFS_INLINE_DEFAULT;
 	ctx.credits = 17;
 	ctx.peer = "test";
@@ -211,8 +211,8 @@ int group_setup(void **state)
  */
 int reset_ctx(void **state)
 {
-	exp.read_only = false;
-	ctx.exp = &exp;
+	test_exp.read_only = false;
+	ctx.exp = &test_exp;
 	ctx.inline_size = ORFS_INLINE_DEFAULT;
 	ctx.credits = 17;
 	ctx.client_id = CLIENT_ID;
@@ -226,7 +226,7 @@ int reset_ctx(void **state)
 	ctx.uni = uni;
 	ctx.stats = uni ? &test_stats : NULL;
 	memset(&test_cred, 0, sizeof(test_cred));
-	memset(&exp.squash, 0, sizeof(exp.squash));
+	memset(&test_exp.squash, 0, sizeof(test_exp.squash));
 	return 0;
 }
 
@@ -238,7 +238,7 @@ static int rm_one(const char *path, const struct stat *st, int flag,
 
 int group_teardown(void **state)
 {
-	orfs_export_close(&exp);
+	orfs_export_close(&test_exp);
 	orfs_drc_destroy(drc);
 	if (uni) {
 		struct orfs_cache_stats cs;
@@ -521,7 +521,7 @@ struct orfs_fh raw_fh_in(const struct orfs_export *e, const char *rel)
 
 struct orfs_fh raw_fh(const char *rel)
 {
-	return raw_fh_in(&exp, rel);
+	return raw_fh_in(&test_exp, rel);
 }
 
 void lstat_in(const char *rel, struct stat *st)

@@ -65,12 +65,7 @@
 #define USER_GID	1000U
 
 extern char export_dir[PATH_MAX];	/* base/export */
-/*
- * The export every request uses.  exp is also the name of a C library
- * built-in (exp(3)): server/Makefile builds these files with
- * -fno-builtin-exp.
- */
-extern struct orfs_export exp;
+extern struct orfs_export test_exp;	/* the export every request uses */
 extern struct orfs_req_ctx ctx;
 extern struct orfs_drc *drc;		/* ctx.drc unless a test removes it */
 extern struct orfs_unifier *uni;	/* ORFS_TEST_CACHE's Unifier, or NULL */

@@ -890,7 +890,7 @@ static void ro_setup(struct ro_fix *f, const char *name)
 	lstat_rw(rel, &f->dir_st);
 	ro_rel(f, "f", rel);
 	lstat_rw(rel, &f->file_st);
-	exp.read_only = true;
+	test_exp.read_only = true;
 }
 
 static void assert_same_stat(const struct stat *a, const struct stat *b)
@@ -920,7 +920,7 @@ static void ro_expect_erofs(struct ro_fix *f)
 	DIR *d;
 
 	assert_int_equal(run(), EROFS);
-	exp.read_only = false;
+	test_exp.read_only = false;
 	ro_rel(f, NULL, rel);
 	lstat_rw(rel, &st);
 	assert_same_stat(&st, &f->dir_st);
@@ -960,7 +960,7 @@ static void test_ro_create(void **state)
 	build_create(ORFS_OP_CREATE, &f.dir, "new", 0644, 0, 0, 0, NULL);
 	ro_expect_erofs(&f);
 	/* Without EXCL, even an existing name (which would be a no-op). */
-	exp.read_only = true;
+	test_exp.read_only = true;
 	build_create(ORFS_OP_CREATE, &f.dir, "f", 0644, 0, 0, 0, NULL);
 	ro_expect_erofs(&f);
 }
@@ -1018,7 +1018,7 @@ static void test_ro_rename(void **state)
 	ro_setup(&f, "ro-rename");
 	build_rename(&f.dir, "f", &f.dir, "g", 0);
 	ro_expect_erofs(&f);
-	exp.read_only = true;
+	test_exp.read_only = true;
 	build_rename(&f.dir, "f", &f.sub, "f", ORFS_RN_NOREPLACE);
 	ro_expect_erofs(&f);
 }
@@ -1052,7 +1052,7 @@ static void test_ro_setxattr(void **state)
 	ro_setup(&f, "ro-setxattr");
 	build_setxattr(&f.file, xn("ro"), "w", 1, 0);
 	ro_expect_erofs(&f);
-	exp.read_only = true;
+	test_exp.read_only = true;
 	build_setxattr(&f.file, xn("other"), "w", 1, ORFS_XA_CREATE);
 	ro_expect_erofs(&f);
 }
@@ -1076,7 +1076,7 @@ static void test_ro_before_decode(void **state)
 	memset(&bad, 0xee, sizeof(bad));
 	build_remove(ORFS_OP_UNLINK, &bad, "..");
 	ro_expect_erofs(&f);
-	exp.read_only = true;
+	test_exp.read_only = true;
 	build_write(&f.file, 0, "XXXX", 4, 0);
 	REQ->data_len = orfs_le32(3);	/* data_len != count */
 	ro_expect_erofs(&f);
@@ -1112,7 +1112,7 @@ static void test_ro_reads_allowed(void **state)
 	req_ident(4242, 3, ORFS_HF_RETRANSMIT);
 	assert_int_equal(run(), EROFS);
 	/* ... so once writable, the same retransmission runs. */
-	exp.read_only = false;
+	test_exp.read_only = false;
 	assert_int_equal(run_create(NULL, NULL), 0);
 	assert_true(exists_rw("ro-reads/late"));
 }
@@ -1202,7 +1202,7 @@ static void test_handle_forged_file_outside(void **state)
 		1, 2, 3, 4, 5, 6, 7, 8 };
 	struct orfs_fh fh;
 
-	assert_false(exp.whole_fs);
+	assert_false(test_exp.whole_fs);
 	fh = forged_fh("outside/secret.txt", NULL, 0);	/* the pre-tag format */
 	assert_secret_refused(&fh);
 	fh = forged_fh("outside/secret.txt", zero, ORFS_FH_MAC_LEN);
@@ -1255,12 +1255,12 @@ static void test_handle_other_export(void **state)
 	assert_int_equal(orfs_export_open(&out, p), 0);
 	path_in(p, "export/sub");
 	assert_int_equal(orfs_export_open(&sub, p), 0);
-	assert_memory_not_equal(out.fh_key, exp.fh_key, ORFS_FH_KEY_LEN);
+	assert_memory_not_equal(out.fh_key, test_exp.fh_key, ORFS_FH_KEY_LEN);
 	/* outside/secret.txt as the other export issued it */
 	fh = raw_fh_in(&out, "outside/secret.txt");
 	ctx.exp = &out;
 	assert_int_equal(do_getattr(&fh, NULL), 0);
-	ctx.exp = &exp;
+	ctx.exp = &test_exp;
 	assert_secret_refused(&fh);
 	/* export/sub/inner.txt: the subdirectory export's handle, and ours */
 	fh = raw_fh_in(&sub, "export/sub/inner.txt");
@@ -1271,7 +1271,7 @@ static void test_handle_other_export(void **state)
 	ctx.exp = &sub;
 	assert_int_equal(do_getattr(&fh, NULL), 0);
 	assert_int_equal(do_getattr(&mine, NULL), ESTALE);
-	ctx.exp = &exp;
+	ctx.exp = &test_exp;
 	orfs_export_close(&out);
 	orfs_export_close(&sub);
 	/* The key attribute stays: a restart gives the same key. */
@@ -1283,7 +1283,7 @@ static void test_handle_other_export(void **state)
 	orfs_export_close(&out);
 	assert_int_equal(orfs_export_open(&out, p), 0);
 	assert_int_equal(do_getattr(&fh, NULL), 0);
-	ctx.exp = &exp;
+	ctx.exp = &test_exp;
 	orfs_export_close(&out);
 }
 
@@ -1305,7 +1305,7 @@ static void test_handle_key_storage(void **state)
 	/* the attribute holds exactly the key in use */
 	n = getxattr(export_dir, ORFS_FH_KEY_XATTR, key, sizeof(key));
 	assert_int_equal(n, ORFS_FH_KEY_LEN);
-	assert_memory_equal(key, exp.fh_key, ORFS_FH_KEY_LEN);
+	assert_memory_equal(key, test_exp.fh_key, ORFS_FH_KEY_LEN);
 	/* a key file: made, then read back the same */
 	path_in(kf, "fh.key");
 	unlink(kf);
@@ -1315,14 +1315,14 @@ static void test_handle_key_storage(void **state)
 	assert_true(st.st_size == 2 * ORFS_FH_KEY_LEN + 1);
 	assert_int_equal(orfs_export_open_key(&e2, export_dir, kf), 0);
 	assert_memory_equal(e1.fh_key, e2.fh_key, ORFS_FH_KEY_LEN);
-	assert_memory_not_equal(e1.fh_key, exp.fh_key, ORFS_FH_KEY_LEN);
+	assert_memory_not_equal(e1.fh_key, test_exp.fh_key, ORFS_FH_KEY_LEN);
 	ctx.exp = &e1;
 	assert_int_equal(do_lookup(&root, "file.txt", NULL, NULL), ESTALE);
 	fh = raw_fh_in(&e1, "export");
 	assert_int_equal(do_lookup(&fh, "file.txt", &fh2, NULL), 0);
 	ctx.exp = &e2;
 	assert_int_equal(do_getattr(&fh2, NULL), 0);	/* survives a restart */
-	ctx.exp = &exp;
+	ctx.exp = &test_exp;
 	assert_int_equal(do_getattr(&fh2, NULL), ESTALE);
 	orfs_export_close(&e1);
 	orfs_export_close(&e2);

@@ -162,7 +162,7 @@ static void test_cred_root_squash_create(void **state)
 	struct orfs_attr attr;
 	struct stat st;
 
-	orfs_squash_default(&exp.squash);
+	orfs_squash_default(&test_exp.squash);
 	as_root();
 	assert_int_equal(do_create(ORFS_OP_CREATE, &dir, "f", 0644,
 				   ORFS_CR_EXCL, NULL, NULL, &attr), 0);
@@ -194,7 +194,7 @@ static void test_cred_root_squash_create(void **state)
 	assert_int_equal(run_create(NULL, NULL), EPERM);
 	assert_false(exists_rw("sq-create/gift"));
 	/* Without root squash, root is root. */
-	memset(&exp.squash, 0, sizeof(exp.squash));
+	memset(&test_exp.squash, 0, sizeof(test_exp.squash));
 	as_root();
 	assert_int_equal(do_create(ORFS_OP_CREATE, &dir, "r", 0644,
 				   ORFS_CR_EXCL, NULL, NULL, NULL), 0);
@@ -238,10 +238,10 @@ static void test_cred_read(void **state)
 	as_user();
 	assert_int_equal(do_read(&fh, 0, 4), EACCES);
 	assert_int_equal(do_getattr(&fh, NULL), 0);	/* no permission needed */
-	orfs_squash_default(&exp.squash);
+	orfs_squash_default(&test_exp.squash);
 	as_root();
 	assert_int_equal(do_read(&fh, 0, 4), EACCES);
-	memset(&exp.squash, 0, sizeof(exp.squash));
+	memset(&test_exp.squash, 0, sizeof(test_exp.squash));
 	assert_int_equal(do_read(&fh, 0, 4), 0);
 	assert_int_equal(read_count(), 4);
 

@@ -636,13 +636,13 @@ static void test_io_remote_malformed(void **state)
 		expect_remote_refused(EBADMSG);
 	}
 	/* A read-only export: the transport leaves the WRITE alone. */
-	exp.read_only = true;
+	test_exp.read_only = true;
 	build_remote(ORFS_OP_WRITE, &fh, 0, 100, 0, 1);
 	expect_remote_refused(EROFS);
 	build_remote(ORFS_OP_READ, &fh, 0, 100, 0, 1);
 	assert_true(remote_taken(NULL));
 	assert_int_equal(run(), 0);
-	exp.read_only = false;
+	test_exp.read_only = false;
 	/* Other messages are never REMOTE. */
 	build_remote(ORFS_OP_WRITE, &fh, 0, 100, 0, 1);
 	REQ->opcode = orfs_le16(ORFS_OP_COMMIT);

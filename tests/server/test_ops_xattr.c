@@ -509,7 +509,7 @@ static void test_xattr_private(void **state)
 	/* the key is still there, unchanged */
 	assert_int_equal(getxattr(export_dir, ORFS_FH_KEY_XATTR, key, sizeof(key)),
 			 ORFS_FH_KEY_LEN);
-	assert_memory_equal(key, exp.fh_key, ORFS_FH_KEY_LEN);
+	assert_memory_equal(key, test_exp.fh_key, ORFS_FH_KEY_LEN);
 }
 
 int main(void)
