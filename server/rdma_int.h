@@ -324,4 +324,16 @@ struct reply_post {
 	struct ibv_sge		bare_sge;
 };
 
+/* The body of @n bytes of reply in @sb if it is a successful READ's, else NULL. */
+static inline struct orfs_read_rep *read_rep_of(struct msgbuf *sb, uint32_t n)
+{
+	struct orfs_hdr *h = (struct orfs_hdr *)sb->data;
+
+	if (n < sizeof(*h) + sizeof(struct orfs_read_rep) || h->status ||
+	    orfs_cpu16(h->opcode) != ORFS_OP_READ)
+		return NULL;
+	return (struct orfs_read_rep *)(h + 1);
+}
+
+
 #endif /* ORFSD_RDMA_INT_H */
