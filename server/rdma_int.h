@@ -335,5 +335,17 @@ static inline struct orfs_read_rep *read_rep_of(struct msgbuf *sb, uint32_t n)
 	return (struct orfs_read_rep *)(h + 1);
 }
 
+/* rdma_loop.c: the event loop */
+int set_nonblock(int fd);
+int epoll_add(int epfd, int fd, struct ep_src *src);
+
+/* rdma.c: connections, completions, replies */
+void cm_events(struct orfs_server *srv);
+void devs_free(struct orfs_server *srv);
+void conn_close(struct orfs_conn *conn);
+void free_zombies(struct orfs_server *srv);
+void conn_fail(struct orfs_conn *conn);
+uint32_t conn_poll_cq(struct orfs_conn *conn);
+int conn_arm_cq(struct orfs_conn *conn);
 
 #endif /* ORFSD_RDMA_INT_H */
