@@ -20,6 +20,7 @@
 #include "ops.h"
 #include "orfs_proto.h"
 #include "rdma.h"
+#include "unifier.h"
 #include "window.h"
 
 /*
@@ -335,11 +336,54 @@ static inline struct orfs_read_rep *read_rep_of(struct msgbuf *sb, uint32_t n)
 	return (struct orfs_read_rep *)(h + 1);
 }
 
+static inline void send_buf_put(struct orfs_conn *conn, struct msgbuf *b)
+{
+	b->next = conn->send_free;
+	conn->send_free = b;
+	conn->nsend_free++;
+}
+
+static inline struct msgbuf *send_buf_get(struct orfs_conn *conn)
+{
+	struct msgbuf *b = conn->send_free;
+
+	if (b) {
+		conn->send_free = b->next;
+		conn->nsend_free--;
+	}
+	return b;
+}
+
+/* Drop the pins of a zero-copy READ's cache blocks (NULL: nothing). */
+static inline void rdata_release(struct orfs_rdata *rd)
+{
+	if (rd)
+		rd->release(rd);
+}
+
+/*
+ * Has @conn failed the shared-secret handshake?  It is then disconnected
+ * as soon as the EACCES reply that says so has gone out.
+ */
+static inline bool conn_auth_failed(const struct orfs_conn *conn)
+{
+	return conn->ctx.auth && conn->auth.state == ORFS_AUTH_FAILED;
+}
+
+/* Give back the REMOTE slot a REMOTE READ took when it started, if any. */
+static inline void conn_put_remote_slot(struct orfs_conn *conn, struct msgbuf *rb)
+{
+	if (rb->remote_slot) {
+		rb->remote_slot = false;
+		conn->remote_busy--;
+	}
+}
+
 /* rdma_loop.c: the event loop */
 int set_nonblock(int fd);
 int epoll_add(int epfd, int fd, struct ep_src *src);
 
-/* rdma.c: connections, completions, replies */
+/* rdma.c: connections, completions */
 void cm_events(struct orfs_server *srv);
 void devs_free(struct orfs_server *srv);
 void conn_close(struct orfs_conn *conn);
@@ -347,5 +391,12 @@ void free_zombies(struct orfs_server *srv);
 void conn_fail(struct orfs_conn *conn);
 uint32_t conn_poll_cq(struct orfs_conn *conn);
 int conn_arm_cq(struct orfs_conn *conn);
+
+/* rdma_reply.c: replies, and posting */
+int conn_post_recv(struct orfs_conn *conn, struct msgbuf *b);
+int conn_chain(struct orfs_conn *conn, const struct orfs_remote_io *rio,
+	       uint32_t count, enum ibv_wr_opcode opcode,
+	       const struct orfs_rdata *rd);
+void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n);
 
 #endif /* ORFSD_RDMA_INT_H */
