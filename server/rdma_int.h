@@ -383,12 +383,15 @@ static inline void conn_put_remote_slot(struct orfs_conn *conn, struct msgbuf *r
 int set_nonblock(int fd);
 int epoll_add(int epfd, int fd, struct ep_src *src);
 
-/* rdma.c: connections, completions */
+/* rdma.c: connections */
 void cm_events(struct orfs_server *srv);
 void devs_free(struct orfs_server *srv);
 void conn_close(struct orfs_conn *conn);
+void conn_close_finish(struct orfs_conn *conn);
 void free_zombies(struct orfs_server *srv);
 void conn_fail(struct orfs_conn *conn);
+
+/* rdma_recv.c: completions and requests */
 uint32_t conn_poll_cq(struct orfs_conn *conn);
 int conn_arm_cq(struct orfs_conn *conn);
 

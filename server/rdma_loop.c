@@ -27,8 +27,9 @@
  * the export's filesystem is synced (syncfs), the clients are
  * disconnected and orfsd exits 0.  A second signal ends the drain at once.
  *
- * The rest of the transport: connections and their completions are in
- * rdma.c, replies in rdma_reply.c; rdma_int.h holds the structures they
+ * The rest of the transport: connections are set up and torn down in
+ * rdma.c, their completions and requests handled in rdma_recv.c, replies
+ * built and posted in rdma_reply.c; rdma_int.h holds the structures they
  * share, rdma.h what main.c sees.
  */
 #define _GNU_SOURCE
