@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * orfsd transport internals: the server, connection and buffer structures
- * the transport's files share.  Not used outside the transport: main.c and
- * config.c see rdma.h only.
+ * that the transport's files share, with the helpers and functions they
+ * call of each other.  The transport is rdma_loop.c (the event loop,
+ * signals, the control socket), rdma_conn.c (connection setup and
+ * teardown), rdma_recv.c (completions and requests) and rdma_reply.c
+ * (building and posting replies); fault.c's hook sees a reply on its way
+ * out through struct reply_post.  Not used outside the transport: main.c
+ * and config.c see rdma.h only.
  *
  * Only the event-loop thread touches these structures, so none has a lock.
  */
@@ -383,7 +388,7 @@ static inline void conn_put_remote_slot(struct orfs_conn *conn, struct msgbuf *r
 int set_nonblock(int fd);
 int epoll_add(int epfd, int fd, struct ep_src *src);
 
-/* rdma.c: connections */
+/* rdma_conn.c: connections */
 void cm_events(struct orfs_server *srv);
 void devs_free(struct orfs_server *srv);
 void conn_close(struct orfs_conn *conn);

@@ -18,7 +18,8 @@
  * need no locks.
  *
  * The loop also drops the connections that have not proved the shared
- * secret in time (auth_sweep(); the handshake is described in rdma.c).
+ * secret in time (auth_sweep(); the handshake is described in
+ * rdma_conn.c).
  *
  * SIGTERM/SIGINT: drain.  New connect requests are rejected and requests
  * received from then on are dropped unexecuted (the client sends them
@@ -28,9 +29,9 @@
  * disconnected and orfsd exits 0.  A second signal ends the drain at once.
  *
  * The rest of the transport: connections are set up and torn down in
- * rdma.c, their completions and requests handled in rdma_recv.c, replies
- * built and posted in rdma_reply.c; rdma_int.h holds the structures they
- * share, rdma.h what main.c sees.
+ * rdma_conn.c, their completions and requests handled in rdma_recv.c,
+ * replies built and posted in rdma_reply.c; rdma_int.h holds the
+ * structures they share, rdma.h what main.c sees.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>

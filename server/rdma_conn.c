@@ -1,6 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * orfsd transport.
+ * orfsd transport: connection setup and teardown.
+ *
+ * A connect request (cm_connect_request()) is checked (the allow-list, the
+ * private data, the shared secret), sized (conn_size(): credits, queue
+ * depths, server-side RDMA, zero copy), given its staging buffers
+ * (conn_grant()) and its verbs resources (conn_setup()), and accepted; the
+ * rdma_cm events that follow are dispatched by cm_event().  The event loop
+ * (rdma_loop.c) reads them; completions and requests are handled in
+ * rdma_recv.c, replies in rdma_reply.c.
  *
  * Per RDMA device: one PD, and one registration of the whole arena for the
  * server's own work requests (local access only), made when the first
