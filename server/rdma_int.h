@@ -341,6 +341,7 @@ static inline struct orfs_read_rep *read_rep_of(struct msgbuf *sb, uint32_t n)
 	return (struct orfs_read_rep *)(h + 1);
 }
 
+/* Put a send buffer back on @conn's free list; take one off it (NULL: none). */
 static inline void send_buf_put(struct orfs_conn *conn, struct msgbuf *b)
 {
 	b->next = conn->send_free;
