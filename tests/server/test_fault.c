@@ -188,64 +188,65 @@ static uint32_t env_read(struct reply_env *e, uint32_t count)
 	return n;
 }
 
+/* Hand @e's reply of @n bytes to orfs_fault_reply(); return its length then. */
+static uint32_t env_fault(struct reply_env *e, uint32_t n, uint64_t cookie)
+{
+	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, cookie);
+	return n;
+}
+
 static void test_reply_read_short(void **state)
 {
 	struct reply_env *e = env_new("read-short:3");
 	struct ibv_sge sg[2];
-	uint32_t n, len;
+	uint32_t n;
 
 	/* From its buffer: the SEND is one byte shorter. */
-	len = n = env_read(e, 100);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 0);
-	assert_int_equal(n, len - 1);
+	n = env_read(e, 100);
+	assert_int_equal(env_fault(e, n, 0), n - 1);
 	assert_int_equal(e->f.left, 2);
 	assert_int_equal(orfs_cpu32(env_hdr(e)->magic), ORFS_MAGIC);
 
 	/* Gathered from cache blocks: the last span is one byte shorter. */
-	len = n = env_read(e, 100);
+	n = env_read(e, 100);
 	sg[0].length = orfs_data_offset(sizeof(struct orfs_read_rep));
 	sg[1].length = 100;
 	e->post.sg = sg;
 	e->post.nsg = 2;
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 0);
-	assert_int_equal(n, len);
+	assert_int_equal(env_fault(e, n, 0), n);
 	assert_int_equal(e->post.nsg, 2);
 	assert_int_equal(sg[1].length, 99);
 
 	/* A last span of one byte is left out. */
-	len = n = env_read(e, 100);
+	n = env_read(e, 100);
 	sg[1].length = 1;
 	e->post.sg = sg;
 	e->post.nsg = 2;
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 0);
+	env_fault(e, n, 0);
 	assert_int_equal(e->post.nsg, 1);
-	assert_int_equal(sg[1].length, 1);
 	assert_int_equal(e->f.left, 0);
 
 	/* None left: the next one goes out whole. */
-	len = n = env_read(e, 100);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 0);
-	assert_int_equal(n, len);
+	n = env_read(e, 100);
+	assert_int_equal(env_fault(e, n, 0), n);
 	free(e);
 }
 
 static void test_reply_read_garbage(void **state)
 {
 	struct reply_env *e = env_new("read-garbage:2");
-	uint32_t n, len;
+	uint32_t n;
 
 	/* A normal reply loses its magic. */
-	len = n = env_read(e, 64);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 0);
-	assert_int_equal(n, len);
+	n = env_read(e, 64);
+	assert_int_equal(env_fault(e, n, 0), n);
 	assert_int_equal(orfs_cpu32(env_hdr(e)->magic), ~ORFS_MAGIC);
 
 	/* A bare one keeps it, and a bit of its sequence number flips. */
-	len = n = env_read(e, 64);
+	n = env_read(e, 64);
 	e->post.bare = true;
 	e->post.imm = htobe32(0x1234);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 0);
-	assert_int_equal(n, len);
+	assert_int_equal(env_fault(e, n, 0), n);
 	assert_int_equal(orfs_cpu32(env_hdr(e)->magic), ORFS_MAGIC);
 	assert_int_equal(be32toh(e->post.imm), 0x1234 ^ (1U << ORFS_BARE_SLOT_BITS));
 	assert_int_equal(e->f.left, 0);
@@ -255,24 +256,28 @@ static void test_reply_read_garbage(void **state)
 /* Replies a READ fault leaves alone, without counting them. */
 static void test_reply_read_untouched(void **state)
 {
+	static const struct {
+		uint16_t	opcode;
+		uint32_t	status;
+		uint32_t	body_len;
+	} replies[] = {
+		{ ORFS_OP_READ, EIO, 0 },
+		{ ORFS_OP_MOUNT, 0, sizeof(struct orfs_mount_rep) },
+		{ ORFS_OP_WRITE, 0, sizeof(struct orfs_write_rep) },
+		{ ORFS_OP_GETATTR, 0, sizeof(struct orfs_attr_rep) },
+	};
 	struct reply_env *e = env_new("read-short");
-	uint32_t n, len;
+	uint32_t n, i;
 
 	/* No data (at the end of the file). */
-	len = n = env_read(e, 0);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 0);
-	assert_int_equal(n, len);
-	/* A failed READ. */
-	len = n = env_reply(e, ORFS_OP_READ, EIO, 0, 0);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 0);
-	assert_int_equal(n, len);
-	/* MOUNT, WRITE and GETATTR replies. */
-	len = n = env_reply(e, ORFS_OP_MOUNT, 0, sizeof(struct orfs_mount_rep), 0);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 0);
-	assert_int_equal(n, len);
-	len = n = env_reply(e, ORFS_OP_WRITE, 0, sizeof(struct orfs_write_rep), 0);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 0);
-	assert_int_equal(n, len);
+	n = env_read(e, 0);
+	assert_int_equal(env_fault(e, n, 0), n);
+	for (i = 0; i < ARRAY_SIZE(replies); i++) {
+		n = env_reply(e, replies[i].opcode, replies[i].status,
+			      replies[i].body_len, 0);
+		assert_int_equal(env_fault(e, n, 0), n);
+		assert_int_equal(orfs_cpu32(env_hdr(e)->magic), ORFS_MAGIC);
+	}
 	assert_int_equal(e->f.left, 1);
 	free(e);
 }
@@ -280,16 +285,14 @@ static void test_reply_read_untouched(void **state)
 static void test_reply_write_short(void **state)
 {
 	struct reply_env *e = env_new("write-short");
-	uint32_t n, len;
+	uint32_t n;
 
 	/* A failed WRITE's reply is not taken. */
-	len = n = env_reply(e, ORFS_OP_WRITE, EIO, 0, 0);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 0);
-	assert_int_equal(n, len);
+	n = env_reply(e, ORFS_OP_WRITE, EIO, 0, 0);
+	assert_int_equal(env_fault(e, n, 0), n);
 	assert_int_equal(e->f.left, 1);
-	len = n = env_reply(e, ORFS_OP_WRITE, 0, sizeof(struct orfs_write_rep), 0);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 0);
-	assert_int_equal(n, len - 1);
+	n = env_reply(e, ORFS_OP_WRITE, 0, sizeof(struct orfs_write_rep), 0);
+	assert_int_equal(env_fault(e, n, 0), n - 1);
 	assert_int_equal(e->f.left, 0);
 	free(e);
 }
@@ -297,12 +300,10 @@ static void test_reply_write_short(void **state)
 static void test_reply_commit_bad_length(void **state)
 {
 	struct reply_env *e = env_new("commit-bad-length");
-	uint32_t n, len;
+	uint32_t n = env_reply(e, ORFS_OP_COMMIT, 0, 0, 0);
 
-	len = n = env_reply(e, ORFS_OP_COMMIT, 0, 0, 0);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 0);
 	/* The SEND is as long as before; its header claims 8 more bytes. */
-	assert_int_equal(n, len);
+	assert_int_equal(env_fault(e, n, 0), n);
 	assert_int_equal(orfs_cpu32(env_hdr(e)->body_len), 8);
 	assert_int_equal(e->f.left, 0);
 	free(e);
@@ -311,25 +312,23 @@ static void test_reply_commit_bad_length(void **state)
 static void test_reply_attr_bad_mode(void **state)
 {
 	struct reply_env *e = env_new("attr-bad-mode:2");
-	struct orfs_attr_rep *ar;
-	struct orfs_lookup_rep *lr;
+	struct orfs_attr_rep *ar = (struct orfs_attr_rep *)(env_hdr(e) + 1);
+	struct orfs_lookup_rep *lr = (struct orfs_lookup_rep *)(env_hdr(e) + 1);
 	uint32_t n;
 
 	/* A body too short to hold the attributes is not taken. */
 	n = env_reply(e, ORFS_OP_GETATTR, 0, sizeof(*ar) - 8, 0);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 0);
+	env_fault(e, n, 0);
 	assert_int_equal(e->f.left, 2);
 
 	n = env_reply(e, ORFS_OP_GETATTR, 0, sizeof(*ar), 0);
-	ar = (struct orfs_attr_rep *)(env_hdr(e) + 1);
 	ar->attr.mode = orfs_le32(0100644);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 0);
+	env_fault(e, n, 0);
 	assert_int_equal(orfs_cpu32(ar->attr.mode), 0644);
 
 	n = env_reply(e, ORFS_OP_LOOKUP, 0, sizeof(*lr), 0);
-	lr = (struct orfs_lookup_rep *)(env_hdr(e) + 1);
 	lr->attr.mode = orfs_le32(040755);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 0);
+	env_fault(e, n, 0);
 	assert_int_equal(orfs_cpu32(lr->attr.mode), 0755);
 	assert_int_equal(e->f.left, 0);
 	free(e);
@@ -379,26 +378,30 @@ static bool env_readdir_eof(struct reply_env *e)
 	return orfs_cpu32(rep->flags) & ORFS_RDF_EOF;
 }
 
+/*
+ * Hand a READDIR reply of @count entries to a request from @cookie to
+ * orfs_fault_reply(); return the cookie its last entry leads to then.
+ */
+static uint64_t env_readdir_fault(struct reply_env *e, uint32_t count,
+				  uint64_t cookie)
+{
+	env_fault(e, env_readdir(e, count), cookie);
+	return env_readdir_next(e);
+}
+
 static void test_reply_readdir_loop(void **state)
 {
 	struct reply_env *e = env_new("readdir-loop:3");
-	uint32_t n;
 
 	/* A listing's first request: back to the first entry's cookie. */
-	n = env_readdir(e, 3);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 0);
-	assert_int_equal(env_readdir_next(e), 10);
+	assert_int_equal(env_readdir_fault(e, 3, 0), 10);
 	assert_false(env_readdir_eof(e));
 	/* That takes two entries. */
-	n = env_readdir(e, 1);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 0);
-	assert_int_equal(env_readdir_next(e), 10);
+	assert_int_equal(env_readdir_fault(e, 1, 0), 10);
 	assert_true(env_readdir_eof(e));
 	assert_int_equal(e->f.left, 2);
 	/* Any other request: back to its own cookie, with one entry too. */
-	n = env_readdir(e, 1);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 42);
-	assert_int_equal(env_readdir_next(e), 42);
+	assert_int_equal(env_readdir_fault(e, 1, 42), 42);
 	assert_false(env_readdir_eof(e));
 	assert_int_equal(e->f.left, 1);
 	free(e);
@@ -407,24 +410,17 @@ static void test_reply_readdir_loop(void **state)
 static void test_reply_readdir_cycle(void **state)
 {
 	struct reply_env *e = env_new("readdir-cycle:4");
-	uint32_t n;
 
 	/* From 0: on to the first entry's cookie. */
-	n = env_readdir(e, 2);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 0);
-	assert_int_equal(env_readdir_next(e), 10);
+	assert_int_equal(env_readdir_fault(e, 2, 0), 10);
 	assert_false(env_readdir_eof(e));
 	/* From 10, after 0: on again. */
-	n = env_readdir(e, 2);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 10);
-	assert_int_equal(env_readdir_next(e), 10);
+	assert_int_equal(env_readdir_fault(e, 2, 10), 10);
 	/* From 20, after 10: back to 10. */
-	n = env_readdir(e, 2);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 20);
-	assert_int_equal(env_readdir_next(e), 10);
+	assert_int_equal(env_readdir_fault(e, 2, 20), 10);
+	assert_false(env_readdir_eof(e));
 	/* One entry is not enough for a cycle. */
-	n = env_readdir(e, 1);
-	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, 10);
+	env_readdir_fault(e, 1, 10);
 	assert_true(env_readdir_eof(e));
 	assert_int_equal(e->f.left, 1);
 	free(e);
