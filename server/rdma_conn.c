@@ -6,9 +6,9 @@
  * private data, the shared secret), sized (conn_size(): credits, queue
  * depths, server-side RDMA, zero copy), given its staging buffers
  * (conn_grant()) and its verbs resources (conn_setup()), and accepted; the
- * rdma_cm events that follow are dispatched by cm_event().  The event loop
- * (rdma_loop.c) reads them; completions and requests are handled in
- * rdma_recv.c, replies in rdma_reply.c.
+ * rdma_cm events that follow are dispatched by cm_event(), which the event
+ * loop (rdma_loop.c) calls through cm_events(); completions and requests
+ * are handled in rdma_recv.c, replies in rdma_reply.c.
  *
  * Per RDMA device: one PD, and one registration of the whole arena for the
  * server's own work requests (local access only), made when the first
@@ -33,7 +33,7 @@
  * proof, another request first) gets EACCES replies and is disconnected
  * once its reply has gone out (conn_auth_failed()); one that has not
  * authenticated within ORFS_AUTH_TIMEOUT_SECS is disconnected by the loop
- * (auth_sweep()).
+ * (auth_sweep(), rdma_loop.c).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
