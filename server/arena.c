@@ -6,7 +6,7 @@
  * The arena is one anonymous mapping from orfs_cache_arena_alloc():
  * MAP_HUGETLB first (it needs reserved huge pages, vm.nr_hugepages), else
  * normal pages with transparent huge pages requested by madvise().  Either way the
- * whole arena is registered with each RDMA device once (rdma.c, local
+ * whole arena is registered with each RDMA device once (rdma_conn.c, local
  * access), and each connection's staging buffers once more when it
  * connects (remote access for that client only), so a request never
  * registers memory.

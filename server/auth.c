@@ -13,7 +13,7 @@
  * secret to anyone who has not shown they know it.  Until AUTH succeeds
  * every other request gets EACCES, and a connection whose AUTH fails, or
  * that sends anything else first, is failed for good: EACCES to
- * everything while the transport disconnects it (rdma.c).
+ * everything while the transport disconnects it (rdma_recv.c).
  *
  * SHA-256 is written here from FIPS 180-4 and HMAC from RFC 2104, so orfsd
  * needs no crypto library; tests/server/test_auth.c checks both against

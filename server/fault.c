@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * orfsd fault injection (fault.h): parsing ORFSD_FAULT and counting the
- * replies still to damage.  The damage itself is done where replies are
- * posted (rdma.c, conn_fault()).
+ * orfsd fault injection (fault.h): parsing ORFSD_FAULT, counting the
+ * replies still to damage, and the damage itself.  The transport has one
+ * hook, orfs_fault_reply(), which it calls with every reply just before it
+ * posts the reply's SEND (conn_reply()), and reads a READDIR's cookie for
+ * it while the request is still in its receive buffer
+ * (orfs_fault_readdir_cookie()).  The damage is done to that SEND: its
+ * length, its gather list, its immediate value, or the reply's header and
+ * body in the send buffer.
  */
 #define _GNU_SOURCE
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "fault.h"
+#include "log.h"
+#include "rdma_int.h"
 #include "util.h"
 
 /* Each kind's name, as ORFSD_FAULT spells it, and the replies it damages. */
@@ -118,4 +126,192 @@ bool orfs_fault_take(struct orfs_fault *f, enum orfs_fault_kind kind)
 		return false;
 	f->left--;
 	return true;
+}
+
+/* Cut a reply by its last byte: the header's lengths no longer add up. */
+static void fault_cut(uint32_t *n, struct reply_post *p)
+{
+	if (!p->sg)
+		(*n)--;
+	else if (p->sg[p->nsg - 1].length > 1)
+		p->sg[p->nsg - 1].length--;
+	else
+		p->nsg--;
+}
+
+/* A successful WRITE's reply, as ORFS_FAULT_WRITE_SHORT damages it. */
+static bool fault_write_short(struct orfs_conn *conn, struct orfs_fault *f,
+			      struct orfs_hdr *h, uint32_t *n, struct reply_post *p)
+{
+	if (*n <= sizeof(*h) || h->status ||
+	    orfs_cpu16(h->opcode) != ORFS_OP_WRITE ||
+	    !orfs_fault_take(f, ORFS_FAULT_WRITE_SHORT))
+		return false;
+	fault_cut(n, p);
+	log_warn("%s: fault injection: WRITE reply one byte short (xid %llu; %u more to damage)",
+		 conn->peer, (unsigned long long)orfs_cpu64(h->xid), f->left);
+	return true;
+}
+
+/* A successful COMMIT's reply, as ORFS_FAULT_COMMIT_BAD_LENGTH damages it. */
+static bool fault_commit_bad_length(struct orfs_conn *conn, struct orfs_fault *f,
+				    struct orfs_hdr *h)
+{
+	if (h->status || orfs_cpu16(h->opcode) != ORFS_OP_COMMIT ||
+	    !orfs_fault_take(f, ORFS_FAULT_COMMIT_BAD_LENGTH))
+		return false;
+	h->body_len = orfs_le32(orfs_cpu32(h->body_len) + 8);
+	log_warn("%s: fault injection: COMMIT reply claims a body it does not carry (xid %llu; %u more to damage)",
+		 conn->peer, (unsigned long long)orfs_cpu64(h->xid), f->left);
+	return true;
+}
+
+/* A successful GETATTR's or LOOKUP's reply, as ORFS_FAULT_ATTR_BAD_MODE damages it. */
+static bool fault_attr_bad_mode(struct orfs_conn *conn, struct orfs_fault *f,
+				struct orfs_hdr *h)
+{
+	uint16_t op = orfs_cpu16(h->opcode);
+	struct orfs_attr *a;
+	size_t need;
+
+	if (op == ORFS_OP_GETATTR)
+		need = sizeof(struct orfs_attr_rep);
+	else if (op == ORFS_OP_LOOKUP)
+		need = sizeof(struct orfs_lookup_rep);
+	else
+		return false;
+	if (h->status || orfs_cpu32(h->body_len) < need ||
+	    !orfs_fault_take(f, ORFS_FAULT_ATTR_BAD_MODE))
+		return false;
+	if (op == ORFS_OP_GETATTR)
+		a = &((struct orfs_attr_rep *)(h + 1))->attr;
+	else
+		a = &((struct orfs_lookup_rep *)(h + 1))->attr;
+	a->mode = orfs_le32(orfs_cpu32(a->mode) & 07777);
+	log_warn("%s: fault injection: %s reply's attributes name no file type (xid %llu; %u more to damage)",
+		 conn->peer, op == ORFS_OP_GETATTR ? "GETATTR" : "LOOKUP",
+		 (unsigned long long)orfs_cpu64(h->xid), f->left);
+	return true;
+}
+
+/*
+ * A successful READDIR's reply, as ORFS_FAULT_READDIR_LOOP damages it: the
+ * last entry leads back to @cookie, the request's (for the first request,
+ * 0, back to the first entry's cookie: that takes two entries), and the
+ * listing does not end.  ORFS_FAULT_READDIR_CYCLE's (fault.h) leads on to
+ * the first entry's cookie, or back to the last damaged READDIR's.
+ */
+static bool fault_readdir_loop(struct orfs_conn *conn, struct orfs_fault *f,
+			       struct orfs_hdr *h, uint64_t cookie)
+{
+	struct orfs_readdir_rep *rep = (struct orfs_readdir_rep *)(h + 1);
+	struct orfs_dirent *first = NULL, *last = NULL;
+	const struct orfs_dirent_plus *plus;
+	const struct orfs_dirent *de;
+	struct orfs_dirent_iter it;
+	uint32_t count;
+	const char *name;
+	bool cycle, back;
+
+	if (!f || (f->kind != ORFS_FAULT_READDIR_LOOP &&
+		   f->kind != ORFS_FAULT_READDIR_CYCLE))
+		return false;
+	if (h->status || orfs_cpu16(h->opcode) != ORFS_OP_READDIR ||
+	    orfs_cpu32(h->body_len) < sizeof(*rep))
+		return false;
+	cycle = f->kind == ORFS_FAULT_READDIR_CYCLE;
+	count = orfs_cpu32(rep->count);
+	if (count < (cookie && !cycle ? 1U : 2U))
+		return false;
+	orfs_dirent_iter_init(&it, orfs_data(h), orfs_cpu32(h->data_len), count);
+	while (orfs_dirent_next(&it, &de, &name, &plus) > 0) {
+		last = (struct orfs_dirent *)de;
+		if (!first)
+			first = last;
+	}
+	if (!last || !orfs_fault_take(f, f->kind))
+		return false;
+	if (cycle)
+		back = cookie && f->readdir_prev && f->readdir_prev != cookie;
+	else
+		back = cookie;
+	if (!back)
+		last->next = first->next;
+	else
+		last->next = orfs_le64(cycle ? f->readdir_prev : cookie);
+	f->readdir_prev = cookie;
+	rep->flags = orfs_le32(orfs_cpu32(rep->flags) & ~ORFS_RDF_EOF);
+	log_warn("%s: fault injection: READDIR reply from cookie %llu leads %s cookie %llu (xid %llu; %u more to damage)",
+		 conn->peer, (unsigned long long)cookie,
+		 back ? "back to" : "on to",
+		 (unsigned long long)orfs_cpu64(last->next),
+		 (unsigned long long)orfs_cpu64(h->xid), f->left);
+	return true;
+}
+
+/**
+ * orfs_fault_readdir_cookie() - what orfs_fault_reply() needs of a request
+ * @rb: the receive buffer holding the request
+ *
+ * Context: the event loop, while ORFSD_FAULT is set, before @rb is
+ * re-posted (the next request received into it would overwrite the
+ * cookie).
+ *
+ * Return: the cookie of @rb's request if it is a READDIR, else 0.
+ */
+uint64_t orfs_fault_readdir_cookie(const struct msgbuf *rb)
+{
+	const struct orfs_hdr *h = (const struct orfs_hdr *)rb->data;
+
+	if (rb->len < sizeof(*h) + sizeof(struct orfs_readdir_req) ||
+	    orfs_cpu16(h->opcode) != ORFS_OP_READDIR)
+		return 0;
+	return orfs_cpu64(((const struct orfs_readdir_req *)(h + 1))->cookie);
+}
+
+/**
+ * orfs_fault_reply() - damage a reply as ORFSD_FAULT asks (fault.h)
+ * @conn: the connection
+ * @sb: the send buffer holding the reply
+ * @n: the reply's length; may be cut
+ * @p: its gather list and SEND (conn_reply_bare()); may be changed
+ * @rd_cookie: the request's cookie, if it was a READDIR
+ *
+ * Only a successful READ's reply that carries data (inline, gathered or
+ * bare), a successful WRITE's, COMMIT's, GETATTR's, LOOKUP's and
+ * READDIR's reply are damaged, each by its own kind, so that a client can
+ * still mount (MOUNT is never damaged) and, but with attr-bad-mode, look
+ * up the file it reads or writes.
+ *
+ * Context: the event loop, while ORFSD_FAULT is set: conn_reply() calls it
+ * once the reply's SEND is built and before it is posted.
+ */
+void orfs_fault_reply(struct orfs_conn *conn, struct msgbuf *sb,
+		      uint32_t *n, struct reply_post *p, uint64_t rd_cookie)
+{
+	struct orfs_fault *f = conn->srv->cfg.fault;
+	struct orfs_hdr *h = (struct orfs_hdr *)sb->data;
+	const struct orfs_read_rep *rr = read_rep_of(sb, *n);
+	const char *what;
+
+	if (fault_write_short(conn, f, h, n, p) || fault_commit_bad_length(conn, f, h) ||
+	    fault_attr_bad_mode(conn, f, h) || fault_readdir_loop(conn, f, h, rd_cookie))
+		return;
+	if (!rr || !orfs_cpu32(rr->count) || !orfs_cpu32(h->data_len))
+		return;
+	if (orfs_fault_take(f, ORFS_FAULT_READ_SHORT)) {
+		what = "one byte short";
+		fault_cut(n, p);
+	} else if (orfs_fault_take(f, ORFS_FAULT_READ_GARBAGE)) {
+		what = "unmatchable";
+		if (p->bare)
+			p->imm ^= htobe32(1U << ORFS_BARE_SLOT_BITS);
+		else
+			h->magic = ~h->magic;
+	} else {
+		return;
+	}
+	log_warn("%s: fault injection: %s READ reply %s (xid %llu; %u more to damage)",
+		 conn->peer, p->bare ? "bare" : "normal", what,
+		 (unsigned long long)orfs_cpu64(h->xid), f->left);
 }

@@ -96,4 +96,13 @@ const char *orfs_fault_target(enum orfs_fault_kind kind);
 const char *orfs_fault_kinds(char *buf, size_t len);
 bool orfs_fault_take(struct orfs_fault *f, enum orfs_fault_kind kind);
 
+/* The transport's hook (rdma_int.h's structures). */
+struct msgbuf;
+struct orfs_conn;
+struct reply_post;
+
+uint64_t orfs_fault_readdir_cookie(const struct msgbuf *rb);
+void orfs_fault_reply(struct orfs_conn *conn, struct msgbuf *sb,
+		      uint32_t *n, struct reply_post *p, uint64_t rd_cookie);
+
 #endif /* ORFSD_FAULT_H */

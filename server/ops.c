@@ -32,7 +32,7 @@
  * then returns with the request pending, and the op finishes it later with
  * orfs_areq_complete(), which encodes the reply, keeps it in the
  * duplicate-request cache if the op's replies are kept, and calls the
- * caller's done callback (rdma.c parks the request meanwhile).  Every
+ * caller's done callback (rdma_recv.c parks the request meanwhile).  Every
  * other op runs to completion at once.  orfs_handle_request() is the
  * synchronous form: it waits for the disk itself (unit tests, fuzzing).
  * The block cache and the disk engine come from ctx->uni; without one a

@@ -31,7 +31,7 @@
  * @grant_size: bytes in each
  * @remote: the transport serves ORFS_IO_REMOTE on this connection: it
  *	moves the data between the client's segments and the staging buffer
- *	around the request (rdma.c, "Server-side RDMA").  If false, such
+ *	around the request (rdma_recv.c, "Server-side RDMA").  If false, such
  *	requests get EOPNOTSUPP
  * @pages: with @remote, the connection agreed on ORFS_CF_PAGES and its
  *	queues hold page-list transfers: ORFS_IO_PAGES is served.  If false,

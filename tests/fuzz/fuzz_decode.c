@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * libFuzzer target: one input is one received request, handed to
- * orfs_handle_request(), the entry point orfsd's transport (rdma.c,
+ * orfs_handle_request(), the entry point orfsd's transport (rdma_recv.c,
  * conn_process()) calls for every receive.  So every input goes through
  * the header check, the dispatch, the decoder and handler of its opcode,
  * the duplicate-request cache and the reply encoding, against a real
@@ -100,7 +100,7 @@ static struct orfs_fh handles[FUZZ_NOBJ];
 static struct orfs_export exp_out = { .fd = -1 };	/* outside/, for forgeries */
 static bool used_outside;	/* the input names an outside object by handle */
 static uint32_t inline_size = FUZZ_INLINE_DEFAULT;
-static uint32_t rep_size;	/* ORFS_META_MAX + inline_size, as rdma.c */
+static uint32_t rep_size;	/* ORFS_META_MAX + inline_size, as rdma_conn.c */
 static uint8_t *rep, *rep2;
 #ifdef ORFS_IO_GRANT
 /* The connection's staging buffers (RDMA READ/WRITE), exactly this big. */
@@ -1210,7 +1210,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 #ifdef ORFS_IO_PAGES
 /*
- * The transport's half of a REMOTE request (server/rdma.c): what
+ * The transport's half of a REMOTE request (server/rdma_recv.c): what
  * orfs_io_remote() takes, orfs_io_remote_chunks() must cut into chunks
  * that fit the bound the send queue is sized with and tile the count, for
  * segment and page lists alike.  Done before orfs_handle_request(), as

@@ -89,7 +89,7 @@ static void fuzz_conn_req(const uint8_t *p, uint32_t len, uint32_t server_max,
 		bug("orfs_conn_req_check() accepted io_size %u", orfs_cpu32(r->io_size));
 #endif
 
-	/* The accept orfsd (rdma.c) builds must satisfy the client. */
+	/* The accept orfsd (rdma_conn.c) builds must satisfy the client. */
 	asked = orfs_cpu32(r->inline_size);
 	il = orfs_negotiate_inline(asked, server_max);
 	if (il < ORFS_INLINE_MIN || il > ORFS_INLINE_MAX || il % 1024)

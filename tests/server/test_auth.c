@@ -228,7 +228,7 @@ static struct orfs_conn_req conn_req(bool offer)
 	return r;
 }
 
-/* The rest of an accept, as rdma.c fills it. */
+/* The rest of an accept, as rdma_conn.c fills it. */
 static void finish_rep(struct orfs_conn_rep *rep)
 {
 	rep->magic = orfs_le32(ORFS_MAGIC);

@@ -1,19 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Unit tests for orfsd's fault injection (server/fault.c): what ORFSD_FAULT
- * accepts, and that a fault damages exactly the replies it counts.
+ * accepts, that a fault damages exactly the replies it counts, and what
+ * orfs_fault_reply(), the transport's hook, does to each kind of reply:
+ * its length, its gather list, its immediate value, its header or body.
  */
 #define _GNU_SOURCE
+#include <endian.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "fault.h"
+#include "log.h"
+#include "rdma_int.h"
 #include "util.h"
 
 static void test_none(void **state)
@@ -122,6 +128,323 @@ static void test_take_counts(void **state)
 	assert_int_equal(f.left, 0);
 }
 
+/*
+ * A reply on its way out, as the transport hands it to orfs_fault_reply():
+ * a connection of a server that injects @f, and a send buffer.
+ */
+struct reply_env {
+	struct orfs_fault	f;
+	struct orfs_server	srv;
+	struct orfs_conn	conn;
+	struct msgbuf		sb;
+	struct reply_post	post;
+	uint64_t		buf[1024];	/* 8-byte aligned, as a send buffer */
+};
+
+static struct reply_env *env_new(const char *spec)
+{
+	struct reply_env *e = calloc(1, sizeof(*e));
+
+	assert_non_null(e);
+	assert_int_equal(orfs_fault_parse(spec, &e->f), 0);
+	e->srv.cfg.fault = &e->f;
+	e->conn.srv = &e->srv;
+	strcpy(e->conn.peer, "192.0.2.1:4791");
+	e->sb.data = (u8 *)e->buf;
+	e->sb.is_send = true;
+	e->sb.conn = &e->conn;
+	return e;
+}
+
+static struct orfs_hdr *env_hdr(struct reply_env *e)
+{
+	return (struct orfs_hdr *)e->buf;
+}
+
+/* Build a reply header in @e's buffer; return the reply's length. */
+static uint32_t env_reply(struct reply_env *e, uint16_t opcode, uint32_t status,
+			  uint32_t body_len, uint32_t data_len)
+{
+	struct orfs_hdr *h = env_hdr(e);
+
+	memset(e->buf, 0, sizeof(e->buf));
+	memset(&e->post, 0, sizeof(e->post));
+	h->magic = orfs_le32(ORFS_MAGIC);
+	h->opcode = orfs_le16(opcode);
+	h->xid = orfs_le64(77);
+	h->status = orfs_le32(status);
+	h->body_len = orfs_le32(body_len);
+	h->data_len = orfs_le32(data_len);
+	return orfs_data_offset(body_len) + data_len;
+}
+
+/* A successful READ reply with @count bytes of inline data. */
+static uint32_t env_read(struct reply_env *e, uint32_t count)
+{
+	uint32_t n = env_reply(e, ORFS_OP_READ, 0, sizeof(struct orfs_read_rep), count);
+	struct orfs_read_rep *rr = (struct orfs_read_rep *)(env_hdr(e) + 1);
+
+	rr->count = orfs_le32(count);
+	return n;
+}
+
+/* Hand @e's reply of @n bytes to orfs_fault_reply(); return its length then. */
+static uint32_t env_fault(struct reply_env *e, uint32_t n, uint64_t cookie)
+{
+	orfs_fault_reply(&e->conn, &e->sb, &n, &e->post, cookie);
+	return n;
+}
+
+static void test_reply_read_short(void **state)
+{
+	struct reply_env *e = env_new("read-short:3");
+	struct ibv_sge sg[2];
+	uint32_t n;
+
+	/* From its buffer: the SEND is one byte shorter. */
+	n = env_read(e, 100);
+	assert_int_equal(env_fault(e, n, 0), n - 1);
+	assert_int_equal(e->f.left, 2);
+	assert_int_equal(orfs_cpu32(env_hdr(e)->magic), ORFS_MAGIC);
+
+	/* Gathered from cache blocks: the last span is one byte shorter. */
+	n = env_read(e, 100);
+	sg[0].length = orfs_data_offset(sizeof(struct orfs_read_rep));
+	sg[1].length = 100;
+	e->post.sg = sg;
+	e->post.nsg = 2;
+	assert_int_equal(env_fault(e, n, 0), n);
+	assert_int_equal(e->post.nsg, 2);
+	assert_int_equal(sg[1].length, 99);
+
+	/* A last span of one byte is left out. */
+	n = env_read(e, 100);
+	sg[1].length = 1;
+	e->post.sg = sg;
+	e->post.nsg = 2;
+	env_fault(e, n, 0);
+	assert_int_equal(e->post.nsg, 1);
+	assert_int_equal(e->f.left, 0);
+
+	/* None left: the next one goes out whole. */
+	n = env_read(e, 100);
+	assert_int_equal(env_fault(e, n, 0), n);
+	free(e);
+}
+
+static void test_reply_read_garbage(void **state)
+{
+	struct reply_env *e = env_new("read-garbage:2");
+	uint32_t n;
+
+	/* A normal reply loses its magic. */
+	n = env_read(e, 64);
+	assert_int_equal(env_fault(e, n, 0), n);
+	assert_int_equal(orfs_cpu32(env_hdr(e)->magic), ~ORFS_MAGIC);
+
+	/* A bare one keeps it, and a bit of its sequence number flips. */
+	n = env_read(e, 64);
+	e->post.bare = true;
+	e->post.imm = htobe32(0x1234);
+	assert_int_equal(env_fault(e, n, 0), n);
+	assert_int_equal(orfs_cpu32(env_hdr(e)->magic), ORFS_MAGIC);
+	assert_int_equal(be32toh(e->post.imm), 0x1234 ^ (1U << ORFS_BARE_SLOT_BITS));
+	assert_int_equal(e->f.left, 0);
+	free(e);
+}
+
+/* Replies a READ fault leaves alone, without counting them. */
+static void test_reply_read_untouched(void **state)
+{
+	static const struct {
+		uint16_t	opcode;
+		uint32_t	status;
+		uint32_t	body_len;
+	} replies[] = {
+		{ ORFS_OP_READ, EIO, 0 },
+		{ ORFS_OP_MOUNT, 0, sizeof(struct orfs_mount_rep) },
+		{ ORFS_OP_WRITE, 0, sizeof(struct orfs_write_rep) },
+		{ ORFS_OP_GETATTR, 0, sizeof(struct orfs_attr_rep) },
+	};
+	struct reply_env *e = env_new("read-short");
+	uint32_t n, i;
+
+	/* No data (at the end of the file). */
+	n = env_read(e, 0);
+	assert_int_equal(env_fault(e, n, 0), n);
+	for (i = 0; i < ARRAY_SIZE(replies); i++) {
+		n = env_reply(e, replies[i].opcode, replies[i].status,
+			      replies[i].body_len, 0);
+		assert_int_equal(env_fault(e, n, 0), n);
+		assert_int_equal(orfs_cpu32(env_hdr(e)->magic), ORFS_MAGIC);
+	}
+	assert_int_equal(e->f.left, 1);
+	free(e);
+}
+
+static void test_reply_write_short(void **state)
+{
+	struct reply_env *e = env_new("write-short");
+	uint32_t n;
+
+	/* A failed WRITE's reply is not taken. */
+	n = env_reply(e, ORFS_OP_WRITE, EIO, 0, 0);
+	assert_int_equal(env_fault(e, n, 0), n);
+	assert_int_equal(e->f.left, 1);
+	n = env_reply(e, ORFS_OP_WRITE, 0, sizeof(struct orfs_write_rep), 0);
+	assert_int_equal(env_fault(e, n, 0), n - 1);
+	assert_int_equal(e->f.left, 0);
+	free(e);
+}
+
+static void test_reply_commit_bad_length(void **state)
+{
+	struct reply_env *e = env_new("commit-bad-length");
+	uint32_t n = env_reply(e, ORFS_OP_COMMIT, 0, 0, 0);
+
+	/* The SEND is as long as before; its header claims 8 more bytes. */
+	assert_int_equal(env_fault(e, n, 0), n);
+	assert_int_equal(orfs_cpu32(env_hdr(e)->body_len), 8);
+	assert_int_equal(e->f.left, 0);
+	free(e);
+}
+
+static void test_reply_attr_bad_mode(void **state)
+{
+	struct reply_env *e = env_new("attr-bad-mode:2");
+	struct orfs_attr_rep *ar = (struct orfs_attr_rep *)(env_hdr(e) + 1);
+	struct orfs_lookup_rep *lr = (struct orfs_lookup_rep *)(env_hdr(e) + 1);
+	uint32_t n;
+
+	/* A body too short to hold the attributes is not taken. */
+	n = env_reply(e, ORFS_OP_GETATTR, 0, sizeof(*ar) - 8, 0);
+	env_fault(e, n, 0);
+	assert_int_equal(e->f.left, 2);
+
+	n = env_reply(e, ORFS_OP_GETATTR, 0, sizeof(*ar), 0);
+	ar->attr.mode = orfs_le32(0100644);
+	env_fault(e, n, 0);
+	assert_int_equal(orfs_cpu32(ar->attr.mode), 0644);
+
+	n = env_reply(e, ORFS_OP_LOOKUP, 0, sizeof(*lr), 0);
+	lr->attr.mode = orfs_le32(040755);
+	env_fault(e, n, 0);
+	assert_int_equal(orfs_cpu32(lr->attr.mode), 0755);
+	assert_int_equal(e->f.left, 0);
+	free(e);
+}
+
+/*
+ * A successful READDIR reply of @count entries "a", "b", ... whose cookies
+ * are 10, 20, ..., with the end-of-directory flag.  Return: its length.
+ */
+static uint32_t env_readdir(struct reply_env *e, uint32_t count)
+{
+	uint32_t sz = orfs_dirent_size(1), i;
+	uint32_t n = env_reply(e, ORFS_OP_READDIR, 0, sizeof(struct orfs_readdir_rep),
+			       count * sz);
+	struct orfs_readdir_rep *rep = (struct orfs_readdir_rep *)(env_hdr(e) + 1);
+	u8 *p = (u8 *)orfs_data(env_hdr(e));
+
+	rep->count = orfs_le32(count);
+	rep->flags = orfs_le32(ORFS_RDF_EOF);
+	for (i = 0; i < count; i++, p += sz) {
+		struct orfs_dirent *de = (struct orfs_dirent *)p;
+
+		de->ino = orfs_le64(100 + i);
+		de->next = orfs_le64(10 * (i + 1));
+		de->name_len = orfs_le16(1);
+		p[sizeof(*de)] = (u8)('a' + i);
+	}
+	return n;
+}
+
+/* The cookie the last entry of @e's READDIR reply leads to. */
+static uint64_t env_readdir_next(struct reply_env *e)
+{
+	const struct orfs_readdir_rep *rep = (const struct orfs_readdir_rep *)(env_hdr(e) + 1);
+	const struct orfs_dirent *de;
+	uint32_t count = orfs_cpu32(rep->count);
+
+	de = (const struct orfs_dirent *)((const u8 *)orfs_data(env_hdr(e)) +
+					  (count - 1) * orfs_dirent_size(1));
+	return orfs_cpu64(de->next);
+}
+
+static bool env_readdir_eof(struct reply_env *e)
+{
+	const struct orfs_readdir_rep *rep = (const struct orfs_readdir_rep *)(env_hdr(e) + 1);
+
+	return orfs_cpu32(rep->flags) & ORFS_RDF_EOF;
+}
+
+/*
+ * Hand a READDIR reply of @count entries to a request from @cookie to
+ * orfs_fault_reply(); return the cookie its last entry leads to then.
+ */
+static uint64_t env_readdir_fault(struct reply_env *e, uint32_t count,
+				  uint64_t cookie)
+{
+	env_fault(e, env_readdir(e, count), cookie);
+	return env_readdir_next(e);
+}
+
+static void test_reply_readdir_loop(void **state)
+{
+	struct reply_env *e = env_new("readdir-loop:3");
+
+	/* A listing's first request: back to the first entry's cookie. */
+	assert_int_equal(env_readdir_fault(e, 3, 0), 10);
+	assert_false(env_readdir_eof(e));
+	/* That takes two entries. */
+	assert_int_equal(env_readdir_fault(e, 1, 0), 10);
+	assert_true(env_readdir_eof(e));
+	assert_int_equal(e->f.left, 2);
+	/* Any other request: back to its own cookie, with one entry too. */
+	assert_int_equal(env_readdir_fault(e, 1, 42), 42);
+	assert_false(env_readdir_eof(e));
+	assert_int_equal(e->f.left, 1);
+	free(e);
+}
+
+static void test_reply_readdir_cycle(void **state)
+{
+	struct reply_env *e = env_new("readdir-cycle:4");
+
+	/* From 0: on to the first entry's cookie. */
+	assert_int_equal(env_readdir_fault(e, 2, 0), 10);
+	assert_false(env_readdir_eof(e));
+	/* From 10, after 0: on again. */
+	assert_int_equal(env_readdir_fault(e, 2, 10), 10);
+	/* From 20, after 10: back to 10. */
+	assert_int_equal(env_readdir_fault(e, 2, 20), 10);
+	assert_false(env_readdir_eof(e));
+	/* One entry is not enough for a cycle. */
+	env_readdir_fault(e, 1, 10);
+	assert_true(env_readdir_eof(e));
+	assert_int_equal(e->f.left, 1);
+	free(e);
+}
+
+static void test_readdir_cookie(void **state)
+{
+	uint64_t buf[32] = { 0 };
+	struct orfs_hdr *h = (struct orfs_hdr *)buf;
+	struct orfs_readdir_req *q = (struct orfs_readdir_req *)(h + 1);
+	struct msgbuf rb = { .data = (u8 *)buf };
+
+	h->opcode = orfs_le16(ORFS_OP_READDIR);
+	q->cookie = orfs_le64(42);
+	rb.len = sizeof(*h) + sizeof(*q);
+	assert_true(orfs_fault_readdir_cookie(&rb) == 42);
+	/* Too short to hold the cookie, or another opcode: 0. */
+	rb.len--;
+	assert_true(orfs_fault_readdir_cookie(&rb) == 0);
+	rb.len++;
+	h->opcode = orfs_le16(ORFS_OP_GETATTR);
+	assert_true(orfs_fault_readdir_cookie(&rb) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -130,7 +453,19 @@ int main(void)
 		cmocka_unit_test(test_kinds_list),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_take_counts),
+		cmocka_unit_test(test_reply_read_short),
+		cmocka_unit_test(test_reply_read_garbage),
+		cmocka_unit_test(test_reply_read_untouched),
+		cmocka_unit_test(test_reply_write_short),
+		cmocka_unit_test(test_reply_commit_bad_length),
+		cmocka_unit_test(test_reply_attr_bad_mode),
+		cmocka_unit_test(test_reply_readdir_loop),
+		cmocka_unit_test(test_reply_readdir_cycle),
+		cmocka_unit_test(test_readdir_cookie),
 	};
+
+	/* The damage is logged as a warning: not in the test output. */
+	orfs_log_set_level(getenv("ORFS_TEST_DEBUG") ? ORFS_LOG_DEBUG : ORFS_LOG_ERROR);
 
 	return cmocka_run_group_tests_name("orfsd_fault", tests, NULL, NULL);
 }

@@ -1,0 +1,1040 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * orfsd transport: connection setup and teardown.
+ *
+ * A connect request (cm_connect_request()) is checked (the allow-list, the
+ * private data, the shared secret), sized (conn_size(): credits, queue
+ * depths, server-side RDMA, zero copy), given its staging buffers
+ * (conn_grant()) and its verbs resources (conn_setup()), and accepted; the
+ * rdma_cm events that follow are dispatched by cm_event(), which the event
+ * loop (rdma_loop.c) calls through cm_events(); completions and requests
+ * are handled in rdma_recv.c, replies in rdma_reply.c.
+ *
+ * Per RDMA device: one PD, and one registration of the whole arena for the
+ * server's own work requests (local access only), made when the first
+ * client arrives on that device.  Per connection: one CQ shared by send and
+ * receive, one RC QP, a contiguous run of staging buffers registered once
+ * more with remote read and write (the rkey the client gets reaches only
+ * its own staging buffers, never the cache or other clients'), and one
+ * registered area holding credits+1 receive buffers and credits+1 send
+ * buffers of ORFS_META_MAX + inline_size bytes each.  The extra receive
+ * buffer is the one reserved for CREDIT_ONLY messages; the extra send buffer
+ * lets a client that (wrongly) uses it for a request still get a reply.
+ *
+ * Teardown: a completion error or a failed post calls rdma_disconnect(); the
+ * connection is freed on the DISCONNECTED (or error) cm event, or at
+ * shutdown.  A freed connection's memory outlives the current epoll batch
+ * (zombie list), so a stale event for it in the same batch is harmless.
+ *
+ * Shared secret (--secret-file, auth.c): a connect request without
+ * ORFS_CF_AUTH is rejected (ORFS_REJ_AUTH); any other is accepted with the
+ * server's nonce and proof in the accept, and its connection runs no
+ * request before a right AUTH.  A connection whose handshake failed (wrong
+ * proof, another request first) gets EACCES replies and is disconnected
+ * once its reply has gone out (conn_auth_failed()); one that has not
+ * authenticated within ORFS_AUTH_TIMEOUT_SECS is disconnected by the loop
+ * (auth_sweep(), rdma_loop.c).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "arena.h"
+#include "clock.h"
+#include "log.h"
+#include "ops.h"
+#include "orfs_proto.h"
+#include "rdma.h"
+#include "rdma_int.h"
+#include "stats.h"
+#include "unifier.h"
+#include "window.h"
+
+#define ORFS_RD_ATOM_MAX	16	/* outstanding RDMA READs each way */
+#define ORFS_ACK_TIMEOUT	17	/* 4.096us * 2^17 = ~0.5 s */
+
+/* Print @sa as "a.b.c.d:port" or "[v6]:port". */
+static void format_addr(const struct sockaddr *sa, char *buf, size_t len)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned int port = 0;
+
+	if (sa && sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)sa;
+
+		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+		port = ntohs(in->sin_port);
+		snprintf(buf, len, "%s:%u", host, port);
+	} else if (sa && sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+		port = ntohs(in6->sin6_port);
+		snprintf(buf, len, "[%s]:%u", host, port);
+	} else {
+		snprintf(buf, len, "?");
+	}
+}
+
+/* ---- buffers ---- */
+
+/**
+ * conn_alloc_bufs() - allocate, register and carve the message buffers
+ * @conn: the connection, with @nrecv, @nsend, @buf_size and @pd set
+ *
+ * Return: 0 or a negative errno.
+ */
+static int conn_alloc_bufs(struct orfs_conn *conn)
+{
+	size_t total = (size_t)(conn->nrecv + conn->nsend) * conn->buf_size;
+	long page = sysconf(_SC_PAGESIZE);
+	uint32_t i;
+
+	if (page <= 0)
+		page = 4096;
+	total = (total + (size_t)page - 1) & ~((size_t)page - 1);
+	conn->mem = aligned_alloc((size_t)page, total);
+	if (!conn->mem)
+		return -ENOMEM;
+	memset(conn->mem, 0, total);
+	conn->bufs = calloc(conn->nrecv + conn->nsend, sizeof(*conn->bufs));
+	if (!conn->bufs)
+		return -ENOMEM;
+	conn->mr = ibv_reg_mr(conn->dev->pd, conn->mem, total,
+			      IBV_ACCESS_LOCAL_WRITE);
+	if (!conn->mr)
+		return errno ? -errno : -ENOMEM;
+	for (i = 0; i < conn->nrecv + conn->nsend; i++) {
+		struct msgbuf *b = &conn->bufs[i];
+
+		b->data = conn->mem + (size_t)i * conn->buf_size;
+		b->conn = conn;
+		b->is_send = i >= conn->nrecv;
+		if (b->is_send)
+			send_buf_put(conn, b);
+	}
+	return 0;
+}
+
+/* ---- connection teardown ---- */
+
+/*
+ * Zero-copy READs whose SEND never completed (the QP is gone): their cache
+ * blocks' pins.
+ */
+static void conn_release_rdata(struct orfs_conn *conn)
+{
+	uint32_t i;
+
+	for (i = 0; conn->bufs && i < conn->nrecv + conn->nsend; i++) {
+		rdata_release(conn->bufs[i].rdata);
+		conn->bufs[i].rdata = NULL;
+	}
+}
+
+/**
+ * conn_release() - free everything a connection holds except its struct
+ * @conn: the connection, possibly half set up
+ *
+ * Safe on a partially built connection: each resource is checked.  The QP
+ * goes first so nothing can DMA into the buffers freed after it.  Every CQ
+ * event was acknowledged when it was read, so ibv_destroy_cq() cannot block.
+ */
+static void conn_release(struct orfs_conn *conn)
+{
+	struct orfs_server *srv = conn->srv;
+
+	if (conn->ch)
+		epoll_ctl(srv->epfd, EPOLL_CTL_DEL, conn->ch->fd, NULL);
+	orfs_windows_dealloc(&conn->win);
+	if (conn->id && conn->id->qp)
+		rdma_destroy_qp(conn->id);
+	orfs_windows_fini(&conn->win);
+	if (conn->cq)
+		ibv_destroy_cq(conn->cq);
+	if (conn->ch)
+		ibv_destroy_comp_channel(conn->ch);
+	if (conn->mr)
+		ibv_dereg_mr(conn->mr);
+	conn_release_rdata(conn);
+	free(conn->mem);
+	free(conn->bufs);
+	free(conn->chunks);
+	free(conn->pieces);
+	free(conn->wr);
+	free(conn->sge);
+	free(conn->gsge);
+	if (conn->ngrants) {
+		ibv_dereg_mr(conn->grant_mr);
+		conn->grant_mr = NULL;
+		orfs_arena_ungrant(srv->cfg.arena, conn->grant_first, conn->ngrants);
+		srv->ngranted--;
+	}
+	if (conn->id)
+		rdma_destroy_id(conn->id);
+	conn->cq = NULL;
+	conn->ch = NULL;
+	conn->mr = NULL;
+	conn->mem = NULL;
+	conn->bufs = NULL;
+	conn->chunks = NULL;
+	conn->pieces = NULL;
+	conn->wr = NULL;
+	conn->sge = NULL;
+	conn->gsge = NULL;
+	conn->gather_max = 0;
+	conn->qpx = NULL;
+	conn->ngrants = 0;
+	conn->remote_max = 0;
+	conn->ctx.remote = false;
+	conn->ctx.pages = false;
+	conn->ctx.zero_copy = false;
+	conn->ctx.windows = false;
+	conn->ctx.window_data = NULL;
+	conn->ctx.win_per_set = 0;
+	conn->ctx.gather = false;
+	conn->ctx.read_attr = false;
+	conn->ctx.bare = false;
+	conn->ctx.grants = 0;
+	conn->ctx.grant_base = NULL;
+	conn->dev = NULL;
+	conn->id = NULL;
+}
+
+/* Unlink @conn from the server's live list. */
+static void conn_unlink(struct orfs_conn *conn)
+{
+	struct orfs_conn **pp;
+
+	for (pp = &conn->srv->conns; *pp; pp = &(*pp)->next) {
+		if (*pp == conn) {
+			*pp = conn->next;
+			conn->srv->nconns--;
+			conn->srv->cfg.stats->conns = conn->srv->nconns;
+			break;
+		}
+	}
+	conn->next = NULL;
+}
+
+/**
+ * conn_close() - tear a connection down now
+ * @conn: a live connection
+ *
+ * Releases all its resources and moves it to the zombie list; the struct
+ * is freed after the current epoll batch.  With requests still waiting for
+ * the disk, which may read from or write into its buffers and staging
+ * grants, it goes to the closing list instead, and conn_req_done()
+ * releases it when the last one completes.  Idempotent.
+ */
+void conn_close(struct orfs_conn *conn)
+{
+	struct orfs_server *srv = conn->srv;
+
+	if (conn->state == CONN_DEAD)
+		return;
+	conn_unlink(conn);
+	conn->state = CONN_DEAD;
+	conn->pend_head = conn->pend_tail = NULL;
+	if (conn->disk_busy) {
+		/* No more CQ events: nothing reads them until the release. */
+		if (conn->ch)
+			epoll_ctl(srv->epfd, EPOLL_CTL_DEL, conn->ch->fd, NULL);
+		conn->closing = true;
+		conn->next = srv->closing;
+		srv->closing = conn;
+		return;
+	}
+	conn_release(conn);
+	conn->next = srv->zombies;
+	srv->zombies = conn;
+}
+
+/* A closing connection's last disk I/O completed: release it now. */
+void conn_close_finish(struct orfs_conn *conn)
+{
+	struct orfs_server *srv = conn->srv;
+	struct orfs_conn **pp;
+
+	for (pp = &srv->closing; *pp; pp = &(*pp)->next) {
+		if (*pp == conn) {
+			*pp = conn->next;
+			break;
+		}
+	}
+	conn->closing = false;
+	conn_release(conn);
+	conn->next = srv->zombies;
+	srv->zombies = conn;
+}
+
+void free_zombies(struct orfs_server *srv)
+{
+	struct orfs_conn *c;
+
+	while ((c = srv->zombies)) {
+		srv->zombies = c->next;
+		free(c);
+	}
+}
+
+/**
+ * conn_fail() - start disconnecting after a transport error
+ * @conn: the connection
+ *
+ * The cm then reports DISCONNECTED (after the peer answers or a timeout),
+ * and that event frees the connection.  Pending requests are dropped.
+ */
+void conn_fail(struct orfs_conn *conn)
+{
+	if (conn->state != CONN_CONNECTING && conn->state != CONN_ESTABLISHED)
+		return;
+	conn->state = CONN_DISCONNECTING;
+	conn->pend_head = conn->pend_tail = NULL;
+	if (rdma_disconnect(conn->id))
+		log_debug("%s: rdma_disconnect: %s", conn->peer, strerror(errno));
+}
+
+/* ---- connection setup ---- */
+
+static void reject(struct rdma_cm_id *id, enum orfs_rej_reason reason)
+{
+	struct orfs_conn_rej rej;
+
+	memset(&rej, 0, sizeof(rej));
+	rej.magic = orfs_le32(ORFS_MAGIC);
+	rej.reason = orfs_le16(reason);
+	rej.min_version = orfs_le16(ORFS_PROTO_MIN_VERSION);
+	rej.max_version = orfs_le16(ORFS_PROTO_VERSION);
+	if (rdma_reject(id, &rej, sizeof(rej)))
+		log_debug("rdma_reject: %s", strerror(errno));
+}
+
+/* Reject a connect request, count it and destroy its id. */
+static void reject_destroy(struct orfs_server *srv, struct rdma_cm_id *id,
+			   enum orfs_rej_reason reason)
+{
+	reject(id, reason);
+	rdma_destroy_id(id);
+	srv->cfg.stats->conns_rejected++;
+}
+
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * RDMA READs the server may have outstanding as the initiator: the client's
+ * responder resources, bounded by the device and ORFS_RD_ATOM_MAX.
+ */
+static uint32_t initiator_depth(const struct rdma_conn_param *req_param,
+				const struct ibv_device_attr *attr)
+{
+	return min_u32(min_u32(req_param->responder_resources,
+			       (uint32_t)attr->max_qp_init_rd_atom),
+		       ORFS_RD_ATOM_MAX);
+}
+
+/*
+ * Cache blocks one zero-copy REMOTE READ of up to @grant_size bytes can
+ * span (each adds at most one work request to its chain), or 0 without a
+ * block cache (then REMOTE READs go through the staging buffer).
+ */
+static uint32_t zero_copy_spans(const struct orfs_server *srv,
+				uint32_t grant_size)
+{
+	const struct orfs_unifier *u = srv->cfg.uni;
+
+	if (!u || !u->cache || !u->block_size)
+		return 0;
+	return grant_size / u->block_size + 2;
+}
+
+/**
+ * conn_size_zero_copy() - size the zero-copy paths of granted and inline READs
+ * @srv: the server
+ * @conn: the connection, its other queue sizes chosen
+ * @req: the client's connect request
+ * @attr: the device's limits
+ *
+ * Memory windows (window.h) when the client reads them (ORFS_CF_WINDOWS),
+ * the device has them and there is a block cache: a set of per_set windows
+ * per staging buffer, and room in the send queue (and CQ) for one chain of
+ * 2 * per_set invalidations and binds per staging buffer.  A gathered
+ * inline reply needs one SGE per cache block it spans, after the header.
+ */
+static void conn_size_zero_copy(struct orfs_server *srv, struct orfs_conn *conn,
+				const struct orfs_conn_req *req,
+				const struct ibv_device_attr *attr)
+{
+	const struct orfs_unifier *u = srv->cfg.uni;
+	uint32_t per, extra;
+
+	conn->win.per_set = 0;
+	conn->gather_max = 0;
+	if (!u || !u->cache || !u->block_size || !conn->dev->arena_mr)
+		return;
+	if (conn->dev->max_send_sge > 1)
+		conn->gather_max = min_u32(conn->dev->max_send_sge - 1,
+					   conn->ctx.inline_size / u->block_size + 2);
+	if (!conn->ngrants || !conn->dev->windows ||
+	    !(orfs_cpu32(req->flags) & ORFS_CF_WINDOWS))
+		return;
+	per = orfs_windows_per_set(conn->ctx.grant_size, u->block_size);
+	extra = conn->ngrants * 2 * per;
+	if (conn->sq_size + extra > (uint32_t)attr->max_qp_wr ||
+	    conn->nrecv + conn->sq_size + extra > (uint32_t)attr->max_cqe) {
+		log_warn("%s: device queues too small for memory windows; granted READs copy",
+			 conn->peer);
+		return;
+	}
+	conn->win.per_set = per;
+	conn->sq_size += extra;
+}
+
+/*
+ * The REMOTE sizes of conn_size(): chunks and work requests per REMOTE
+ * request (page lists served or not), and how many such requests @room
+ * send-queue and CQ entries hold, at most one per staging buffer.
+ */
+static void conn_size_remote(struct orfs_conn *conn, bool pages, uint32_t room)
+{
+	conn->chunk_max = orfs_io_remote_max_chunks(conn->ctx.grant_size,
+						    conn->max_msg, pages);
+	conn->wr_max = conn->chunk_max + conn->span_max;
+	conn->remote_max = min_u32(conn->ngrants, room / conn->wr_max);
+}
+
+/**
+ * conn_size() - choose credits, buffer and queue sizes for a new connection
+ * @srv: the server
+ * @conn: the connection to size, its staging buffers already granted and
+ *	@initiator_depth set
+ * @req: the client's connect request
+ * @attr: the device's limits
+ * @max_msg_sz: the port's largest message (0: unknown, no limit)
+ *
+ * credits = min(client's ask, --credits, ORFS_CREDITS_MAX), further limited
+ * so credits+1 work requests fit the device's queues; a client asking 0
+ * gets --credits.
+ *
+ * Then server-side RDMA (ORFS_IO_REMOTE): each REMOTE request in flight
+ * may need wr_max RDMA work requests in the send queue (its chunks, cut
+ * again at cache-block boundaries for a zero-copy READ), and every send
+ * queue work request a CQ entry (a flushed unsignaled one completes too).
+ * remote_max = the grants (a client never has more REMOTE requests in
+ * flight than staging buffers), fewer if the device's max_qp_wr or
+ * max_cqe cannot hold that many chains next to the credits+1 replies; 0
+ * (no grants, no RDMA READ initiator depth, or no room) means REMOTE
+ * requests are refused with EOPNOTSUPP.  A client offering page lists
+ * (ORFS_CF_PAGES) gets them if the chains they can need (a work request
+ * per page) still fit one per staging buffer.
+ *
+ * The send queue is then credits+1 + remote_max * wr_max work requests,
+ * the CQ credits+1 more than that.
+ */
+static int conn_size(struct orfs_server *srv, struct orfs_conn *conn,
+		     const struct orfs_conn_req *req,
+		     const struct ibv_device_attr *attr, uint32_t max_msg_sz)
+{
+	uint32_t credits = orfs_cpu16(req->credits);
+	uint32_t dev_max, qp_room, cq_room;
+	bool pages = false;
+
+	if (!credits)
+		credits = srv->cfg.credits;
+	credits = min_u32(min_u32(credits, srv->cfg.credits), ORFS_CREDITS_MAX);
+	dev_max = min_u32((uint32_t)attr->max_qp_wr, (uint32_t)attr->max_cqe / 2);
+	if (dev_max < 2)
+		return -ENOMEM;
+	credits = min_u32(credits, dev_max - 1);
+
+	conn->ctx.credits = (uint16_t)credits;
+	conn->ctx.inline_size = orfs_negotiate_inline(orfs_cpu32(req->inline_size),
+						      srv->cfg.inline_max);
+	conn->nrecv = credits + 1;
+	conn->nsend = credits + 1;
+	conn->buf_size = ORFS_META_MAX + conn->ctx.inline_size;
+
+	conn->remote_max = 0;
+	if (conn->ngrants && conn->initiator_depth) {
+		conn->max_msg = conn->ctx.grant_size;
+		if (max_msg_sz && max_msg_sz < conn->max_msg)
+			conn->max_msg = max_msg_sz;
+		pages = (orfs_cpu32(req->flags) & ORFS_CF_PAGES) && srv->cfg.page_lists &&
+			conn->max_msg >= ORFS_RPAGE_SIZE;
+		conn->span_max = zero_copy_spans(srv, conn->ctx.grant_size);
+		qp_room = (uint32_t)attr->max_qp_wr - conn->nsend;
+		cq_room = (uint32_t)attr->max_cqe - conn->nsend - conn->nrecv;
+		conn_size_remote(conn, pages, min_u32(qp_room, cq_room));
+		if (pages && conn->remote_max < conn->ngrants) {
+			log_warn("%s: device queues too small for page lists; trusted-fabric I/O goes through staging buffers",
+				 conn->peer);
+			pages = false;
+			conn_size_remote(conn, false, min_u32(qp_room, cq_room));
+		}
+		if (!conn->remote_max)
+			log_warn("%s: device queues too small for server-side RDMA; O_DIRECT requests are refused",
+				 conn->peer);
+	}
+	conn->ctx.remote = conn->remote_max > 0;
+	conn->ctx.pages = conn->ctx.remote && pages;
+	conn->ctx.read_attr = orfs_cpu32(req->flags) & ORFS_CF_READ_ATTR;
+	conn->ctx.bare = orfs_cpu32(req->flags) & ORFS_CF_BARE;
+	conn->ctx.zero_copy = conn->ctx.remote && conn->span_max > 0;
+	conn->sq_size = conn->nsend + conn->remote_max * conn->wr_max;
+	conn_size_zero_copy(srv, conn, req, attr);
+	return 0;
+}
+
+/**
+ * conn_grant() - give a connection its staging buffers
+ * @srv: the server
+ * @conn: the connection, on a device with the arena registered
+ * @req: the client's connect request
+ *
+ * A client that asks for RDMA I/O (io_size > 0) gets a fair share of the
+ * arena's staging buffers, if they are at least io_size bytes; otherwise
+ * none, and it falls back to inline I/O.
+ */
+static void conn_grant(struct orfs_server *srv, struct orfs_conn *conn,
+		       const struct orfs_conn_req *req)
+{
+	struct orfs_arena *a = srv->cfg.arena;
+	uint32_t io_size = orfs_cpu32(req->io_size);
+
+	if (!a || !conn->dev->arena_mr || !io_size || io_size > a->slot_size)
+		return;
+	conn->ngrants = orfs_arena_grant(a, ORFS_GRANTS_MAX, srv->ngranted,
+					 &conn->grant_first);
+	if (!conn->ngrants) {
+		log_ratelimited(ORFS_LOG_WARN,
+				"%s: no staging buffers left in the cache; inline I/O only",
+				conn->peer);
+		return;
+	}
+	conn->grant_mr = ibv_reg_mr(conn->dev->pd, orfs_arena_slot(a, conn->grant_first),
+				   (size_t)conn->ngrants * a->slot_size,
+				   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_WRITE);
+	if (!conn->grant_mr) {
+		log_ratelimited(ORFS_LOG_WARN,
+				"%s: cannot register its staging buffers: %s; inline I/O only",
+				conn->peer, strerror(errno));
+		orfs_arena_ungrant(a, conn->grant_first, conn->ngrants);
+		conn->ngrants = 0;
+		return;
+	}
+	srv->ngranted++;
+	conn->ctx.grant_base = orfs_arena_slot(a, conn->grant_first);
+	conn->ctx.grants = conn->ngrants;
+	conn->ctx.grant_size = a->slot_size;
+}
+
+/**
+ * dev_get() - the per-device PD and arena registration for @verbs
+ * @srv: the server
+ * @verbs: the device a connection arrived on
+ *
+ * Made on first use and kept until the server exits.  A failed arena
+ * registration is logged once and leaves the device without grants.
+ *
+ * Return: the device, or NULL if no PD could be allocated.
+ */
+static struct orfs_dev *dev_get(struct orfs_server *srv,
+				struct ibv_context *verbs)
+{
+	struct orfs_arena *a = srv->cfg.arena;
+	struct ibv_device_attr attr;
+	struct orfs_dev *d;
+
+	for (d = srv->devs; d; d = d->next)
+		if (d->verbs == verbs)
+			return d;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->verbs = verbs;
+	d->pd = ibv_alloc_pd(verbs);
+	if (!d->pd) {
+		free(d);
+		return NULL;
+	}
+	if (!ibv_query_device(verbs, &attr)) {
+		d->windows = srv->cfg.windows &&
+			     (attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B);
+		d->max_send_sge = (uint32_t)attr.max_sge;
+	}
+	if (a && a->base) {
+		/* Local access only: the server's own work requests use it;
+		 * a client reaches just its staging buffers (conn_grant())
+		 * and the cache blocks a window shows it (window.h).
+		 */
+		d->arena_mr = ibv_reg_mr(d->pd, a->base, a->size,
+					 IBV_ACCESS_LOCAL_WRITE |
+					 (d->windows ? IBV_ACCESS_MW_BIND : 0));
+		if (!d->arena_mr && d->windows) {
+			log_warn("%s: cannot register the cache for memory windows: %s; granted READs copy",
+				 ibv_get_device_name(verbs->device), strerror(errno));
+			d->windows = false;
+			d->arena_mr = ibv_reg_mr(d->pd, a->base, a->size,
+						 IBV_ACCESS_LOCAL_WRITE);
+		}
+		if (!d->arena_mr)
+			log_warn("%s: cannot register the %zu MiB cache: %s; clients get inline I/O only",
+				 ibv_get_device_name(verbs->device), a->size >> 20,
+				 strerror(errno));
+		else
+			log_info("%s: cache of %zu MiB registered (%s pages); granted READs %s",
+				 ibv_get_device_name(verbs->device), a->size >> 20,
+				 a->huge ? "huge" : "normal",
+				 d->windows ? "through memory windows (zero copy)" :
+				 !srv->cfg.windows ? "copy (--memory-windows=no)" :
+				 "copy: the device has no type-2 memory windows");
+	}
+	d->next = srv->devs;
+	srv->devs = d;
+	return d;
+}
+
+void devs_free(struct orfs_server *srv)
+{
+	struct orfs_dev *d;
+
+	while ((d = srv->devs)) {
+		srv->devs = d->next;
+		if (d->arena_mr)
+			ibv_dereg_mr(d->arena_mr);
+		ibv_dealloc_pd(d->pd);
+		free(d);
+	}
+}
+
+/* ctx->window_data: what staging buffer @grant's windows show now. */
+static struct orfs_rdata *conn_window_data(const struct orfs_req_ctx *ctx,
+					   uint32_t grant)
+{
+	struct orfs_conn *conn = ctx->tp;
+
+	return grant < conn->win.nsets ? conn->win.set[grant].rd : NULL;
+}
+
+/**
+ * conn_setup() - build the verbs resources of a new connection
+ * @conn: the connection, sized by conn_size()
+ *
+ * The CQ has an entry for every receive and every send-queue work request
+ * (conn_size()), the QP @sq_size send work requests with one SGE each and
+ * selective signaling.
+ *
+ * On failure the caller releases what was built with conn_release().
+ *
+ * Return: 0 or a negative errno.
+ */
+static int conn_setup(struct orfs_conn *conn)
+{
+	struct rdma_cm_id *id = conn->id;
+	struct ibv_qp_init_attr_ex qa;
+	uint8_t timeout = ORFS_ACK_TIMEOUT;
+	uint32_t i;
+	int err;
+
+	conn->ch = ibv_create_comp_channel(id->verbs);
+	if (!conn->ch)
+		return errno ? -errno : -ENOMEM;
+	err = set_nonblock(conn->ch->fd);
+	if (err)
+		return err;
+	conn->cq = ibv_create_cq(id->verbs, (int)(conn->nrecv + conn->sq_size),
+				 conn, conn->ch, 0);
+	if (!conn->cq)
+		return errno ? -errno : -ENOMEM;
+	/* Busy polling never arms the CQ: the loop polls it every turn. */
+	if (conn->srv->cfg.poll_mode != ORFS_POLL_BUSY) {
+		if (ibv_req_notify_cq(conn->cq, 0))
+			return -EIO;
+		conn->armed = true;
+	}
+
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = conn->cq;
+	qa.recv_cq = conn->cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.sq_sig_all = 0;	/* see "Server-side RDMA" in rdma_recv.c */
+	qa.cap.max_send_wr = conn->sq_size;
+	qa.cap.max_recv_wr = conn->nrecv;
+	/* One SGE per work request suffices, but for gathered replies. */
+	qa.cap.max_send_sge = 1 + conn->gather_max;
+	qa.cap.max_recv_sge = 1;
+	qa.pd = conn->dev->pd;
+	qa.comp_mask = IBV_QP_INIT_ATTR_PD;
+	if (conn->win.per_set) {
+		/* Window chains go through the extended API (window.c). */
+		qa.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		qa.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE |
+				    IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_BIND_MW |
+				    IBV_QP_EX_WITH_LOCAL_INV;
+	}
+	if (rdma_create_qp_ex(id, &qa)) {
+		if (!conn->win.per_set)
+			return errno ? -errno : -ENOMEM;
+		log_warn("%s: cannot create a QP that binds memory windows: %s; granted READs copy",
+			 conn->peer, strerror(errno));
+		conn->win.per_set = 0;
+		qa.comp_mask = IBV_QP_INIT_ATTR_PD;
+		if (rdma_create_qp_ex(id, &qa))
+			return errno ? -errno : -ENOMEM;
+	}
+	if (conn->win.per_set) {
+		conn->qpx = ibv_qp_to_qp_ex(id->qp);
+		if (!conn->qpx)
+			conn->win.per_set = 0;
+	}
+	if (conn->remote_max) {
+		conn->chunks = calloc(conn->chunk_max, sizeof(*conn->chunks));
+		conn->pieces = calloc(conn->wr_max, sizeof(*conn->pieces));
+		conn->wr = calloc(conn->wr_max, sizeof(*conn->wr));
+		conn->sge = calloc(conn->wr_max, sizeof(*conn->sge));
+		if (!conn->chunks || !conn->pieces || !conn->wr || !conn->sge)
+			return -ENOMEM;
+	}
+	if (conn->gather_max) {
+		conn->gsge = calloc(1 + conn->gather_max, sizeof(*conn->gsge));
+		if (!conn->gsge)
+			return -ENOMEM;
+		conn->ctx.gather = true;
+	}
+	if (conn->win.per_set) {
+		err = orfs_windows_init(&conn->win, conn->dev->pd,
+					conn->dev->arena_mr, conn->ngrants,
+					conn->win.per_set);
+		if (err) {
+			log_warn("%s: cannot allocate memory windows: %s; granted READs copy",
+				 conn->peer, strerror(-err));
+			orfs_windows_fini(&conn->win);
+		}
+		conn->ctx.windows = !err;
+		if (!err) {
+			conn->ctx.window_data = conn_window_data;
+			conn->ctx.tp = conn;
+			conn->ctx.win_per_set = conn->win.per_set;
+		}
+	}
+
+	err = conn_alloc_bufs(conn);
+	if (err)
+		return err;
+	for (i = 0; i < conn->nrecv; i++) {
+		err = conn_post_recv(conn, &conn->bufs[i]);
+		if (err)
+			return err;
+	}
+	if (conn->srv->cfg.poll_mode != ORFS_POLL_BUSY &&
+	    epoll_add(conn->srv->epfd, conn->ch->fd, &conn->src))
+		return -errno;
+
+	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT,
+			    &timeout, sizeof(timeout)))
+		log_debug("%s: cannot set the ACK timeout: %s", conn->peer,
+			  strerror(errno));
+	return 0;
+}
+
+/*
+ * Accept @conn with the negotiated parameters; @rep already holds the
+ * handshake's part (orfs_auth_accept()) and is filled in here.
+ */
+static int conn_accept(struct orfs_conn *conn, uint16_t version,
+		       const struct rdma_conn_param *req_param,
+		       const struct ibv_device_attr *attr,
+		       struct orfs_conn_rep *rep)
+{
+	struct rdma_conn_param p;
+
+	rep->magic = orfs_le32(ORFS_MAGIC);
+	rep->version = orfs_le16(version);
+	rep->credits = orfs_le16(conn->ctx.credits);
+	rep->inline_size = orfs_le32(conn->ctx.inline_size);
+	rep->max_sge = orfs_le16((uint16_t)min_u32((uint32_t)attr->max_sge, 0xffff));
+	rep->boot_id = orfs_le64(conn->srv->boot_id);
+	if (conn->ngrants) {
+		rep->grants = orfs_le16((uint16_t)conn->ngrants);
+		rep->grant_size = orfs_le32(conn->ctx.grant_size);
+		rep->grant_addr = orfs_le64((uint64_t)(uintptr_t)conn->ctx.grant_base);
+		rep->grant_rkey = orfs_le32(conn->grant_mr->rkey);
+	}
+	if (conn->ctx.windows)
+		rep->flags = orfs_le32(orfs_cpu32(rep->flags) | ORFS_CF_WINDOWS);
+	if (conn->ctx.pages)
+		rep->flags = orfs_le32(orfs_cpu32(rep->flags) | ORFS_CF_PAGES);
+	if (conn->ctx.read_attr)
+		rep->flags = orfs_le32(orfs_cpu32(rep->flags) | ORFS_CF_READ_ATTR);
+	if (conn->ctx.bare)
+		rep->flags = orfs_le32(orfs_cpu32(rep->flags) | ORFS_CF_BARE);
+
+	memset(&p, 0, sizeof(p));
+	p.private_data = rep;
+	p.private_data_len = sizeof(*rep);
+	/* RDMA READs the client may issue to us / we may issue to it. */
+	p.responder_resources = (uint8_t)min_u32(min_u32(req_param->initiator_depth,
+							 (uint32_t)attr->max_qp_rd_atom),
+						 ORFS_RD_ATOM_MAX);
+	/* > 0 whenever REMOTE WRITEs are served (conn_size()). */
+	p.initiator_depth = (uint8_t)conn->initiator_depth;
+	p.retry_count = 7;
+	p.rnr_retry_count = 7;	/* 7 = retry forever on RNR */
+	if (rdma_accept(conn->id, &p))
+		return -errno;
+	return 0;
+}
+
+/**
+ * cm_connect_request() - a client wants to connect
+ * @srv: the server
+ * @id: the new cm id (owned by us from now on)
+ * @req_param: the connect parameters, private data copied to @pdata
+ * @pdata: the client's private data (zero padded to struct orfs_conn_req)
+ * @plen: bytes of private data received
+ *
+ * Checks the peer's address against the allow-list (NOT_ALLOWED, before
+ * the private data is even looked at), validates the request, checks that
+ * a server with a secret gets a client that offers the handshake (AUTH),
+ * builds the connection and accepts, or rejects with struct orfs_conn_rej
+ * and destroys @id.
+ */
+static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
+			       const struct rdma_conn_param *req_param,
+			       const struct orfs_conn_req *pdata, uint32_t plen)
+{
+	struct ibv_device_attr attr;
+	struct ibv_port_attr pattr;
+	struct orfs_conn_rep rep;
+	struct orfs_conn *conn;
+	char peer[sizeof(conn->peer)];
+	uint8_t ns[ORFS_AUTH_NONCE_LEN];
+	struct orfs_auth auth;
+	uint16_t version = 0;
+	int reason, err;
+
+	format_addr(rdma_get_peer_addr(id), peer, sizeof(peer));
+	if (srv->stopping) {
+		log_info("%s: rejected: shutting down", peer);
+		reject_destroy(srv, id, ORFS_REJ_RESOURCES);
+		return;
+	}
+	if (!orfs_acl_allows(srv->cfg.acl, rdma_get_peer_addr(id))) {
+		log_ratelimited(ORFS_LOG_WARN,
+				"%s: rejected: not on the allow-list", peer);
+		reject_destroy(srv, id, ORFS_REJ_NOT_ALLOWED);
+		return;
+	}
+	reason = orfs_conn_req_check(pdata, plen, &version);
+	if (reason) {
+		log_warn("%s: rejected: %s", peer, orfs_rej_str((uint16_t)reason));
+		reject_destroy(srv, id, reason);
+		return;
+	}
+	memset(&rep, 0, sizeof(rep));
+	if (srv->cfg.secret &&
+	    getrandom(ns, sizeof(ns), 0) != (ssize_t)sizeof(ns)) {
+		log_warn("%s: rejected: no random bytes for the handshake: %s",
+			 peer, strerror(errno));
+		reject_destroy(srv, id, ORFS_REJ_RESOURCES);
+		return;
+	}
+	if (orfs_auth_accept(srv->cfg.secret, pdata, ns, &auth, &rep)) {
+		log_ratelimited(ORFS_LOG_WARN,
+				"%s: rejected: the client offers no shared secret (this server requires one)",
+				peer);
+		srv->cfg.stats->auth_failures++;
+		reject_destroy(srv, id, ORFS_REJ_AUTH);
+		return;
+	}
+	if (!srv->cfg.secret && (orfs_cpu32(pdata->flags) & ORFS_CF_AUTH))
+		log_ratelimited(ORFS_LOG_WARN,
+				"%s: the client has a shared secret but this server has none (--secret-file): it will refuse the connection",
+				peer);
+
+	conn = calloc(1, sizeof(*conn));
+	if (!conn) {
+		log_warn("%s: rejected: out of memory", peer);
+		reject_destroy(srv, id, ORFS_REJ_RESOURCES);
+		return;
+	}
+	conn->src.kind = EP_CONN;
+	conn->srv = srv;
+	conn->id = id;
+	conn->state = CONN_CONNECTING;
+	conn->ctx.exp = srv->cfg.exp;
+	conn->ctx.drc = srv->cfg.drc;
+	conn->ctx.uni = srv->cfg.uni;
+	conn->ctx.stats = srv->cfg.stats;
+	conn->ctx.client_id = orfs_cpu64(pdata->client_id);
+	memcpy(conn->peer, peer, sizeof(peer));
+	conn->ctx.peer = conn->peer;
+	conn->auth = auth;
+	if (srv->cfg.secret) {
+		conn->ctx.auth = &conn->auth;
+		conn->auth.deadline_ms = orfs_now_ms() + ORFS_AUTH_TIMEOUT_SECS * 1000ULL;
+		srv->auth_watch = true;
+	}
+	id->context = conn;
+
+	if (ibv_query_device(id->verbs, &attr) ||
+	    ibv_query_port(id->verbs, id->port_num, &pattr)) {
+		err = -EIO;
+		goto fail;
+	}
+	conn->dev = dev_get(srv, id->verbs);
+	if (!conn->dev) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	conn->initiator_depth = initiator_depth(req_param, &attr);
+	conn_grant(srv, conn, pdata);
+	err = conn_size(srv, conn, pdata, &attr, pattr.max_msg_sz);
+	if (!err)
+		err = conn_setup(conn);
+	if (err)
+		goto fail;
+	err = conn_accept(conn, version, req_param, &attr, &rep);
+	if (err) {
+		log_warn("%s: rdma_accept: %s", peer, strerror(-err));
+		conn_release(conn);
+		free(conn);
+		return;
+	}
+	conn->next = srv->conns;
+	srv->conns = conn;
+	srv->nconns++;
+	srv->cfg.stats->conns = srv->nconns;
+	srv->cfg.stats->conns_total++;
+	log_debug("%s: accepted (version %u, credits %u, inline %u, %u staging buffers, client id %016llx, %u server RDMA requests at once, send queue %u, RDMA READ depth %u%s)",
+		  peer, version, conn->ctx.credits, conn->ctx.inline_size,
+		  conn->ngrants, (unsigned long long)conn->ctx.client_id,
+		  conn->remote_max, conn->sq_size, conn->initiator_depth,
+		  conn->ctx.auth ? ", AUTH pending" : "");
+	return;
+
+fail:
+	log_warn("%s: rejected: cannot set up the connection: %s", peer,
+		 strerror(-err));
+	reject(id, ORFS_REJ_RESOURCES);
+	srv->cfg.stats->conns_rejected++;
+	conn_release(conn);	/* destroys id */
+	free(conn);
+}
+
+/* Duplicate-request cache counters, at debug level. */
+static void log_drc_stats(struct orfs_server *srv)
+{
+	struct orfs_drc_stats st;
+
+	if (!srv->cfg.drc || !orfs_log_enabled(ORFS_LOG_DEBUG))
+		return;
+	orfs_drc_get_stats(srv->cfg.drc, &st);
+	log_debug("duplicate-request cache: %u entries of %u clients (%llu bytes), %llu hits, %llu misses, %llu joins, %llu evictions",
+		  st.entries, st.clients, (unsigned long long)st.mem_bytes,
+		  (unsigned long long)st.hits, (unsigned long long)st.misses,
+		  (unsigned long long)st.joins, (unsigned long long)st.evictions);
+}
+
+/**
+ * cm_event() - dispatch one rdma_cm event (already acknowledged)
+ * @srv: the server
+ * @ev: a copy of the event
+ * @pdata: a copy of its private data, zero padded
+ * @plen: bytes of private data
+ */
+static void cm_event(struct orfs_server *srv, const struct rdma_cm_event *ev,
+		     const struct orfs_conn_req *pdata, uint32_t plen)
+{
+	struct orfs_conn *conn = ev->id != srv->listen_id ? ev->id->context : NULL;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		cm_connect_request(srv, ev->id, &ev->param.conn, pdata, plen);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (!conn)
+			break;
+		if (conn->state == CONN_CONNECTING)
+			conn->state = CONN_ESTABLISHED;
+		log_info("%s: connected (credits %u, inline %u, %u clients)",
+			 conn->peer, conn->ctx.credits, conn->ctx.inline_size,
+			 srv->nconns);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		if (!conn)
+			break;
+		log_info("%s: disconnected after %llu requests", conn->peer,
+			 (unsigned long long)conn->requests);
+		if (conn->rdma_reads || conn->rdma_writes)
+			log_debug("%s: server RDMA: %llu bytes read from the client for %llu WRITEs, %llu bytes written to it for %llu READs",
+				  conn->peer,
+				  (unsigned long long)conn->rdma_read_bytes,
+				  (unsigned long long)conn->rdma_reads,
+				  (unsigned long long)conn->rdma_write_bytes,
+				  (unsigned long long)conn->rdma_writes);
+		log_drc_stats(srv);
+		rdma_disconnect(conn->id);	/* complete our side; may fail */
+		conn_close(conn);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		if (!conn) {
+			log_warn("listener: %s", rdma_event_str(ev->event));
+			break;
+		}
+		log_warn("%s: %s (status %d)", conn->peer,
+			 rdma_event_str(ev->event), ev->status);
+		conn_close(conn);
+		break;
+	default:
+		log_debug("cm event %s ignored", rdma_event_str(ev->event));
+		break;
+	}
+}
+
+/* Read every pending cm event. */
+void cm_events(struct orfs_server *srv)
+{
+	struct rdma_cm_event *ev, copy;
+	struct orfs_conn_req pdata;
+	uint32_t plen;
+
+	while (rdma_get_cm_event(srv->cm_ch, &ev) == 0) {
+		copy = *ev;
+		memset(&pdata, 0, sizeof(pdata));
+		plen = 0;
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST &&
+		    ev->param.conn.private_data) {
+			plen = ev->param.conn.private_data_len;
+			memcpy(&pdata, ev->param.conn.private_data,
+			       min_u32(plen, sizeof(pdata)));
+		}
+		copy.param.conn.private_data = NULL;
+		copy.param.conn.private_data_len = 0;
+		rdma_ack_cm_event(ev);
+		cm_event(srv, &copy, &pdata, plen);
+	}
+	if (errno != EAGAIN && errno != EWOULDBLOCK)
+		log_warn("rdma_get_cm_event: %s", strerror(errno));
+}
