@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "arena.h"
-#include "cache.h"
+#include "blockcache.h"
 #include "log.h"
 
 /**

@@ -5,7 +5,7 @@
  * It is allocated once at startup (huge pages where the machine has them)
  * and registered once per RDMA device.  Its first part holds the staging
  * buffers granted to clients for RDMA data movement; the block cache
- * (cache.c, unifier.c) manages the rest (Documentation/architecture.md,
+ * (blockcache.c, unifier.c) manages the rest (Documentation/architecture.md,
  * "Unifier").
  */
 #ifndef ORFSD_ARENA_H

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
-#include "cache.h"
+#include "blockcache.h"
 #include "config.h"
 #include "drc.h"
 #include "filecache.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * orfsd's hashing helpers, shared by the duplicate-request cache (drc.c),
- * the block cache (cache.c) and the Unifier (unifier.c): one 64-bit mixer,
+ * the block cache (blockcache.c) and the Unifier (unifier.c): one 64-bit mixer,
  * a random seed for bucket hashing, and an intrusive hash-chain link.
  */
 #ifndef ORFSD_HASH_H

@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cache.h"
+#include "blockcache.h"
 #include "config.h"
 #include "diskio.h"
 #include "drc.h"

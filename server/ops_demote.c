@@ -8,7 +8,7 @@
  * recently used end.  The two caches then act as one LRU of their
  * combined size.  Clean data only: demoted blocks are never written to the
  * backing file, and a block whose file changed since the client read it
- * is refused, because cache entries are versioned (cache.h): a READ reply
+ * is refused, because cache entries are versioned (blockcache.h): a READ reply
  * carries the file's version, a demote brings it back, and any change to
  * the file since issues a newer one.
  *
@@ -77,7 +77,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cache.h"
+#include "blockcache.h"
 #include "export.h"
 #include "log.h"
 #include "ops_int.h"

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cache.h"
+#include "blockcache.h"
 #include "diskio.h"
 #include "drc.h"
 #include "orfs_proto.h"

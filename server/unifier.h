@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * orfsd's Unifier (dissertation ch. 5): the block cache of cache.c over the
+ * orfsd's Unifier (dissertation ch. 5): the block cache of blockcache.c over the
  * registered arena, filled and kept coherent with the backing files
  * through the disk engine of diskio.h.
  *
@@ -37,7 +37,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "cache.h"
+#include "blockcache.h"
 #include "diskio.h"
 #include "orfs_proto.h"
 #include "stats.h"

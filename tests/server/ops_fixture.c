@@ -16,7 +16,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "cache.h"
+#include "blockcache.h"
 #include "diskio.h"
 #include "drc.h"
 #include "export.h"

@@ -5,7 +5,7 @@
 # the real orfsd).  The binaries: test_proto; the request-handling tests,
 # one per server/ops*.c file (test_ops, test_ops_io, test_ops_ns,
 # test_ops_xattr) and test_ops_cred (identities across them); test_config,
-# test_drc, test_acl, test_cache, test_rseg, test_unifier, test_stats,
+# test_drc, test_acl, test_blockcache, test_rseg, test_unifier, test_stats,
 # test_auth, test_fileops, test_window, test_fault and test_offload.  Each
 # request-handling test runs twice: as is, and as <binary>_cached
 # (test_ops_cached, test_ops_io_cached ...) with ORFS_TEST_CACHE=io_uring
@@ -78,7 +78,7 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/orfs-server-tests.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 # The request-handling tests (server/Makefile's OPS_TESTS).
 ops_tests="test_ops test_ops_io test_ops_ns test_ops_xattr test_ops_cred"
-for t in test_proto $ops_tests test_config test_drc test_acl test_cache \
+for t in test_proto $ops_tests test_config test_drc test_acl test_blockcache \
 	test_rseg test_unifier test_stats test_auth test_fileops test_window \
 	test_fault test_offload; do
 	echo "# $t"

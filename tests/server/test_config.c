@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "arena.h"
-#include "cache.h"
+#include "blockcache.h"
 #include "config.h"
 #include "drc.h"
 #include "orfs_proto.h"

@@ -37,7 +37,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cache.h"
+#include "blockcache.h"
 #include "diskio.h"
 #include "drc.h"
 #include "export.h"

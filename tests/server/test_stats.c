@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cache.h"
+#include "blockcache.h"
 #include "diskio.h"
 #include "stats.h"
 

@@ -35,7 +35,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cache.h"
+#include "blockcache.h"
 #include "diskio.h"
 #include "export.h"
 #include "log.h"

@@ -8,7 +8,7 @@
  * (demoted blocks, staging buffers for writes), so data is never copied
  * between "network buffers" and "cache".  This file is the bookkeeping
  * only: no RDMA and no file I/O, so it is unit-tested on its own
- * (tests/server/test_cache.c).  The caller moves the data.
+ * (tests/server/test_blockcache.c).  The caller moves the data.
  *
  * Blocks are indexed by (file key, block number).  The file key is a
  * 64-bit value the caller derives from the file handle and the inode's
@@ -67,8 +67,8 @@
  * so no lock is needed; a caller that completes I/O on another thread
  * must hand the completion to the event thread rather than call in here.
  */
-#ifndef ORFSD_CACHE_H
-#define ORFSD_CACHE_H
+#ifndef ORFSD_BLOCKCACHE_H
+#define ORFSD_BLOCKCACHE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -348,4 +348,4 @@ void orfs_cache_unreserve_contig(struct orfs_cache *c,
 				 struct orfs_cache_account *a,
 				 struct orfs_cache_block *first, uint32_t n);
 
-#endif /* ORFSD_CACHE_H */
+#endif /* ORFSD_BLOCKCACHE_H */

@@ -2,7 +2,7 @@
 /*
  * orfsd block cache core: index, DEMOTE exclusive-caching replacement,
  * file versions, pins, dirty tracking and staging reservations over a
- * caller-provided arena.  cache.h explains the rules; this file explains
+ * caller-provided arena.  blockcache.h explains the rules; this file explains
  * how they are kept.
  *
  * Block states (struct orfs_cache_block.state):
@@ -39,7 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cache.h"
+#include "blockcache.h"
 #include "util.h"
 
 #ifndef MAP_HUGE_SHIFT
@@ -761,7 +761,7 @@ int orfs_cache_insert(struct orfs_cache *c, struct orfs_cache_block *b,
  * @b: the block, still pinned by the filler
  * @len: valid bytes read (at most the block size; short at end of file)
  * @place: ORFS_CACHE_EVICT for a disk read that is being sent to a client
- *	(cache.h: the client will hold it), ORFS_CACHE_MRU for a demote or
+ *	(blockcache.h: the client will hold it), ORFS_CACHE_MRU for a demote or
  *	a block not sent right away (read-ahead, read-modify-write)
  *
  * A block invalidated during the fill stays out of the index and is freed
