@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The transport's private structures, shared by the files of net/ that
- * post work requests (transport.c, frwr.c).  fs/ never includes this: it
- * sees only net/orfs_net.h.
+ * post work requests (transport.c, frwr.c, regcache.c), and the interface
+ * of one connection that net/clnt.c builds a mount's client on.  fs/ never
+ * includes this: it sees only net/orfs_net.h.
  */
 #ifndef ORFS_XPRT_H
 #define ORFS_XPRT_H
@@ -15,6 +16,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 #include "orfs_net.h"
+#include "busypoll.h"
 #include "regcache_tree.h"
 
 #define ORFS_RESOLVE_MS		5000
@@ -359,6 +361,36 @@ struct orfs_regcache {
 	struct completion	inv_done;
 	enum ib_wc_status	inv_status;
 };
+
+/* One connection (net/transport.c), used by net/clnt.c. */
+int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp);
+void orfs_conn_get(struct orfs_conn *conn);
+void orfs_conn_put(struct orfs_conn *conn);
+void orfs_conn_discard(struct orfs_conn *conn);
+void orfs_conn_fail(struct orfs_conn *conn, int err);
+void orfs_conn_set_live_opts(struct orfs_conn *conn, const struct orfs_conn_opts *from);
+bool orfs_conn_is_up(struct orfs_conn *conn);
+unsigned long orfs_conn_last_rx(struct orfs_conn *conn);
+unsigned int orfs_conn_users(struct orfs_conn *conn);
+void orfs_conn_use(struct orfs_conn *conn);
+void orfs_conn_unuse(struct orfs_conn *conn);
+int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
+		   u16 hflags, unsigned long timeo, struct orfs_reply *rep);
+int orfs_conn_start(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
+		    u16 hflags, bool nowait, struct orfs_started *st);
+int orfs_conn_finish(struct orfs_started *st, const struct orfs_msg *msg,
+		     unsigned long timeo, struct orfs_reply *rep);
+u32 orfs_conn_inline_size(const struct orfs_conn *conn);
+bool orfs_conn_read_attr(const struct orfs_conn *conn);
+u32 orfs_conn_max_data_sge(const struct orfs_conn *conn);
+u16 orfs_conn_credits(const struct orfs_conn *conn);
+u32 orfs_conn_io_max(const struct orfs_conn *conn);
+u32 orfs_conn_direct_pages(const struct orfs_conn *conn);
+u32 orfs_conn_grants(const struct orfs_conn *conn);
+u32 orfs_conn_srtt_ns(const struct orfs_conn *conn);
+int orfs_conn_rx_cpu(const struct orfs_conn *conn);
+int orfs_transport_init(void);
+void orfs_transport_exit(void);
 
 /* net/transport.c */
 int orfs_post_send(struct orfs_conn *conn, const struct ib_send_wr *wr);
