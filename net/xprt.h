@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The transport's private structures, shared by the files of net/ that
- * post work requests (transport.c, frwr.c, regcache.c), and the interface
+ * post work requests (verbs.c, frwr.c, regcache.c), and the interface
  * of one connection that net/clnt.c builds a mount's client on.  fs/ never
  * includes this: it sees only net/orfs_net.h.
  */
@@ -362,7 +362,7 @@ struct orfs_regcache {
 	enum ib_wc_status	inv_status;
 };
 
-/* One connection (net/transport.c), used by net/clnt.c. */
+/* One connection (net/verbs.c), used by net/clnt.c. */
 int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp);
 void orfs_conn_get(struct orfs_conn *conn);
 void orfs_conn_put(struct orfs_conn *conn);
@@ -392,7 +392,7 @@ int orfs_conn_rx_cpu(const struct orfs_conn *conn);
 int orfs_transport_init(void);
 void orfs_transport_exit(void);
 
-/* net/transport.c */
+/* net/verbs.c */
 int orfs_post_send(struct orfs_conn *conn, const struct ib_send_wr *wr);
 
 /* net/regcache.c */
