@@ -2,7 +2,7 @@
 /*
  * ORFS adaptive busy polling: how long a caller spins for its reply before
  * it sleeps.  The hardware-free decisions only; the spin itself is
- * orfs_wait_spin() in net/verbs.c.
+ * orfs_wait_spin() in net/call.c.
  *
  * Sleeping for a reply costs a wakeup: an interrupt or inter-processor
  * interrupt, an idle exit and a context switch.  For a small request on a

@@ -1,9 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The transport's private structures, shared by the files of net/ that
- * post work requests (verbs.c, frwr.c, regcache.c), and the interface
- * of one connection that net/clnt.c builds a mount's client on.  fs/ never
- * includes this: it sees only net/orfs_net.h.
+ * post work requests, and the interface of one connection that net/clnt.c
+ * builds a mount's client on.  fs/ never includes this: it sees only
+ * net/orfs_net.h.
+ *
+ * One connection's code, along the lines of net/sunrpc/xprtrdma:
+ *  - verbs.c: QP, CQ and rdma_cm lifetime, buffers, completions, device
+ *    removal;
+ *  - negotiate.c: the connect request, the accept's checks, the reject,
+ *    the shared-secret handshake;
+ *  - call.c: slots and xids, reply matching, waiting, landing READ data;
+ *  - marshal.c: encoding and posting a request;
+ *  - grant.c: staging buffers and the client's RDMA READ/WRITE chains;
+ *  - frwr.c, regcache.c: O_DIRECT registration, per request or cached.
  */
 #ifndef ORFS_XPRT_H
 #define ORFS_XPRT_H
@@ -65,7 +75,8 @@ struct orfs_recv {
  * @buf: send buffer for header, body and tail (ORFS_META_MAX bytes)
  * @dma: its DMA address
  * @xid: xid of the request now using the slot, 0 if none; see orfs_xid()
- * @rx: the reply's receive buffer, handed over by orfs_recv_done()
+ * @rx: the reply's receive buffer, handed over by orfs_reply_handler() or
+ *	orfs_recv_bare()
  * @error: a transport error for the waiter instead of a reply
  * @reply_done: completed when @rx or @error is set
  * @send_done: completed when the SEND's completion has been reaped
@@ -362,7 +373,7 @@ struct orfs_regcache {
 	enum ib_wc_status	inv_status;
 };
 
-/* One connection (net/verbs.c), used by net/clnt.c. */
+/* One connection, used by net/clnt.c (verbs.c, negotiate.c, call.c). */
 int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp);
 void orfs_conn_get(struct orfs_conn *conn);
 void orfs_conn_put(struct orfs_conn *conn);
@@ -392,8 +403,58 @@ int orfs_conn_rx_cpu(const struct orfs_conn *conn);
 int orfs_transport_init(void);
 void orfs_transport_exit(void);
 
+static inline struct ib_device *orfs_dev(struct orfs_conn *conn)
+{
+	return conn->dev;
+}
+
 /* net/verbs.c */
 int orfs_post_send(struct orfs_conn *conn, const struct ib_send_wr *wr);
+void orfs_repost(struct orfs_conn *conn, struct orfs_recv *rx);
+
+/* net/negotiate.c */
+int orfs_connect(struct orfs_conn *conn);
+int orfs_established(struct orfs_conn *conn, const struct rdma_cm_event *ev);
+int orfs_rejected(struct orfs_conn *conn, struct rdma_cm_event *ev);
+int orfs_conn_auth(struct orfs_conn *conn);
+
+/* net/call.c */
+void orfs_recv_bare(struct orfs_conn *conn, struct orfs_recv *rx, u32 imm);
+void orfs_reply_handler(struct orfs_conn *conn, struct orfs_recv *rx);
+void orfs_wait_spin(struct orfs_conn *conn, struct completion *done, bool small);
+
+/* net/marshal.c */
+int orfs_needs_grant(struct orfs_conn *conn, const struct orfs_msg *msg,
+		     bool *need);
+u32 orfs_msg_bytes(const struct orfs_msg *msg);
+int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
+		      const struct orfs_msg *msg, u16 hflags,
+		      struct orfs_grant *g);
+void orfs_unmap_data(struct orfs_conn *conn, struct orfs_slot *slot);
+void orfs_direct_done(struct orfs_conn *conn, struct orfs_grant *g,
+		      bool posted);
+
+/* net/grant.c */
+int orfs_alloc_grants(struct orfs_conn *conn);
+void orfs_free_grants(struct orfs_conn *conn);
+int orfs_grant_get(struct orfs_conn *conn, bool nowait, struct orfs_grant **gp);
+void orfs_grant_put(struct orfs_conn *conn, struct orfs_grant *g);
+int orfs_grant_map(struct orfs_conn *conn, struct orfs_grant *g,
+		   const struct bio_vec *bvec, u32 nr, u32 bytes,
+		   enum dma_data_direction dir);
+void orfs_grant_unmap(struct orfs_conn *conn, struct orfs_grant *g);
+struct ib_rdma_wr *orfs_grant_chain(struct orfs_conn *conn, struct orfs_grant *g,
+				    enum ib_wr_opcode opcode,
+				    const struct orfs_rseg *rseg, u32 nrseg);
+void orfs_grant_rseg(const struct orfs_conn *conn, const struct orfs_grant *g,
+		     u32 bytes, struct orfs_rseg *rseg);
+int orfs_grant_read(struct orfs_conn *conn, struct orfs_grant *g,
+		    const struct orfs_msg *msg, u32 bytes,
+		    const struct orfs_rseg *win, u32 nwin, unsigned long timeo);
+bool orfs_pages_fit(const struct orfs_conn *conn, const struct orfs_grant *g,
+		    const struct orfs_msg *msg, u32 bytes);
+int orfs_pages_map(struct orfs_conn *conn, struct orfs_grant *g,
+		   const struct orfs_msg *msg, u32 bytes);
 
 /* net/regcache.c */
 int orfs_rc_init(struct orfs_conn *conn);
