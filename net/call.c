@@ -545,11 +545,7 @@ int orfs_conn_finish(struct orfs_started *st, const struct orfs_msg *msg,
 		orfs_conn_fail(conn, -ENOTCONN);
 	}
 	wait_for_completion(&slot->send_done);
-	orfs_unmap_data(conn, slot);
-	if (msg->direct)
-		orfs_direct_done(conn, g, true);
-	else if (g && (msg->opcode == ORFS_OP_WRITE || g->pages))
-		orfs_grant_unmap(conn, g);	/* a READ's data is in by now */
+	orfs_req_unmap(conn, slot, g, true);	/* a READ's data is in by now */
 	if (ret) {
 		orfs_slot_put(conn, slot);
 		ret = ret == -ERESTARTSYS ? -EINTR : ret;

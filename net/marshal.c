@@ -5,12 +5,22 @@
  *
  * orfs_post_request() puts the header (with the caller's credential), the
  * body and its tail in the slot's send buffer and posts the SEND, behind
- * whatever must reach the device first.  orfs_needs_grant() says whether a
- * READ's or WRITE's data moves through a staging buffer; then it is
- * gathered into the SEND, RDMA-written into the staging buffer ahead of
- * the SEND, named by a page list on a trusted fabric, or, for O_DIRECT,
- * registered for the server to move.  This is xprtrdma's rpc_rdma.c
- * marshalling side.
+ * whatever must reach the device first.  How a READ's or WRITE's data
+ * moves (enum orfs_place) is chosen once per request, from what
+ * orfs_needs_grant() gave it, and each way has one encoder, which maps or
+ * registers the data and marks the body for the server:
+ *  - inline (orfs_enc_inline()): a request's pages are gathered into the
+ *    SEND; an inline READ's data comes back in the reply, bare if it may;
+ *  - staging buffer, WRITE (orfs_enc_grant_write()): a chain of RDMA
+ *    WRITEs gathers the pages into the buffer ahead of the SEND;
+ *  - staging buffer, READ: nothing to do before the SEND; net/call.c reads
+ *    the data out of the buffer once the reply is in;
+ *  - page list (orfs_enc_pages()): trusted fabric, the server moves the
+ *    page-cache pages itself;
+ *  - O_DIRECT (orfs_enc_direct()): the user's pages are registered (FRWR,
+ *    or a cached registration) and the server moves the data.
+ * orfs_req_unmap() undoes what an encoder did, after a failed post or once
+ * the request is over.  This is xprtrdma's rpc_rdma.c marshalling side.
  *
  * net/call.c takes the slot and staging buffer, calls orfs_post_request()
  * and waits for the reply; net/grant.c builds the RDMA chains; net/frwr.c
@@ -24,7 +34,7 @@
 #include "xprt.h"
 #include "orfs_trace.h"
 
-void orfs_unmap_data(struct orfs_conn *conn, struct orfs_slot *slot)
+static void orfs_unmap_data(struct orfs_conn *conn, struct orfs_slot *slot)
 {
 	u32 i;
 
@@ -65,8 +75,8 @@ static int orfs_map_data(struct orfs_conn *conn, struct orfs_slot *slot,
 /* An O_DIRECT request is over (or was never posted): release its
  * registration, cached or per request.
  */
-void orfs_direct_done(struct orfs_conn *conn, struct orfs_grant *g,
-		      bool posted)
+static void orfs_direct_done(struct orfs_conn *conn, struct orfs_grant *g,
+			     bool posted)
 {
 	if (g->rcm)
 		orfs_rc_unmap(conn, g->rcm, g->rcreg, posted);
@@ -134,7 +144,275 @@ static bool orfs_bare_ok(const struct orfs_conn *conn, const struct orfs_msg *ms
 }
 
 /**
- * orfs_post_request() - post a request's SEND, after an RDMA WRITE chain
+ * struct orfs_enc - a request being encoded (orfs_post_request())
+ * @send: its SEND
+ * @first: the first work request to post: @send, or the REG_MR or RDMA
+ *	WRITE chain in front of it
+ * @sge: the SEND's SGEs: the send buffer, then the data pages gathered or
+ *	the page list (1 + ORFS_DATA_SGE_MAX of them)
+ * @bytes: with a staging buffer, the READ's or WRITE's data bytes (its
+ *	orfs_io_req's count); 0 otherwise
+ * @body_len: the body, its tail, and what an encoder put after them
+ * @data_len: bytes of data gathered into the SEND
+ * @npages: entries of the page list (ORFS_PLACE_PAGES), 0 otherwise
+ */
+struct orfs_enc {
+	struct ib_send_wr	send;
+	struct ib_send_wr	*first;
+	struct ib_sge		*sge;
+	u32			bytes;
+	u32			body_len;
+	u32			data_len;
+	u32			npages;
+};
+
+/* The orfs_io_req of a READ or WRITE, in the send buffer after the header. */
+static struct orfs_io_req *orfs_enc_io_req(struct orfs_slot *slot)
+{
+	return (struct orfs_io_req *)((struct orfs_hdr *)slot->buf + 1);
+}
+
+/**
+ * orfs_place() - choose how a request's data moves
+ * @conn: the connection
+ * @msg: the request
+ * @g: the staging buffer orfs_needs_grant() had it take, or NULL
+ * @bytes: with @g, its data bytes
+ *
+ * Return: ORFS_PLACE_INLINE without a staging buffer; with one, the page
+ * list if orfs_pages_fit(), else O_DIRECT's registration, else the client's
+ * RDMA WRITE for a WRITE and the client's RDMA READ for a READ (only READs
+ * and WRITEs take staging buffers).
+ *
+ * Context: any.
+ */
+static enum orfs_place orfs_place(const struct orfs_conn *conn,
+				  const struct orfs_msg *msg,
+				  const struct orfs_grant *g, u32 bytes)
+{
+	if (!g)
+		return ORFS_PLACE_INLINE;
+	if (orfs_pages_fit(conn, g, msg, bytes))
+		return ORFS_PLACE_PAGES;
+	if (msg->direct)
+		return ORFS_PLACE_DIRECT;
+	return msg->opcode == ORFS_OP_WRITE ? ORFS_PLACE_GRANT_WRITE :
+		ORFS_PLACE_GRANT_READ;
+}
+
+/**
+ * orfs_enc_inline() - encode a request whose data, if any, is in the SEND
+ * @conn: the connection
+ * @slot: the request's slot
+ * @msg: the request
+ * @g: NULL
+ * @e: the encoding
+ *
+ * A request's pages are mapped and gathered into the SEND after the send
+ * buffer; a READ's are where its data goes, not data to send.  An inline
+ * READ asks for a bare reply where orfs_bare_ok() and the slot allow it.
+ *
+ * Context: process; does not sleep.
+ * Return: 0 or -ENOMEM.
+ */
+static int orfs_enc_inline(struct orfs_conn *conn, struct orfs_slot *slot,
+			   const struct orfs_msg *msg, const struct orfs_grant *g,
+			   struct orfs_enc *e)
+{
+	int ret;
+
+	if (msg->opcode != ORFS_OP_READ) {
+		ret = orfs_map_data(conn, slot, msg, e->sge, &e->data_len);
+		if (ret)
+			return ret;
+	}
+	if (!slot->bare_off && orfs_bare_ok(conn, msg, g)) {
+		struct orfs_io_req *q = orfs_enc_io_req(slot);
+
+		q->flags = cpu_to_le32(ORFS_IO_BARE);
+		slot->bare_len = le32_to_cpu(q->count);
+	}
+	return 0;
+}
+
+/**
+ * orfs_enc_grant_write() - encode a WRITE through a staging buffer
+ * @conn: the connection
+ * @msg: the WRITE
+ * @g: its staging buffer
+ * @e: the encoding
+ *
+ * The pages are mapped and a chain of RDMA WRITEs gathers them into @g,
+ * posted in front of the SEND: RC ordering makes the data land first.
+ *
+ * Context: process; does not sleep.
+ * Return: 0, -EMSGSIZE or -ENOMEM.
+ */
+static int orfs_enc_grant_write(struct orfs_conn *conn, const struct orfs_msg *msg,
+				struct orfs_grant *g, struct orfs_enc *e)
+{
+	struct orfs_rseg staging;
+	struct ib_rdma_wr *last;
+	int ret;
+
+	ret = orfs_grant_map(conn, g, msg->bvec, msg->nr_bvec, e->bytes,
+			     DMA_TO_DEVICE);
+	if (ret)
+		return ret;
+	orfs_grant_rseg(conn, g, e->bytes, &staging);
+	last = orfs_grant_chain(conn, g, IB_WR_RDMA_WRITE, &staging, 1);
+	last->wr.next = &e->send;
+	e->first = &g->wr[0].wr;
+	return 0;
+}
+
+/**
+ * orfs_enc_pages() - encode a buffered READ or WRITE by its page list
+ * @conn: the connection (trusted fabric)
+ * @slot: the request's slot
+ * @msg: the request, which orfs_pages_fit()
+ * @g: its staging buffer, whose page list the SEND gathers
+ * @e: the encoding
+ *
+ * The pages stay mapped until the reply, and the server moves the data
+ * (ORFS_IO_PAGES): the body is followed by struct orfs_rpages and the
+ * list's addresses, which the SEND takes from @g->plist.
+ *
+ * Context: process; does not sleep.
+ * Return: 0, -EMSGSIZE, -ENOMEM or -EINVAL.
+ */
+static int orfs_enc_pages(struct orfs_conn *conn, struct orfs_slot *slot,
+			  const struct orfs_msg *msg, struct orfs_grant *g,
+			  struct orfs_enc *e)
+{
+	struct orfs_io_req *q = orfs_enc_io_req(slot);
+	struct orfs_rpages *rp = (struct orfs_rpages *)(q + 1);
+	int ret;
+
+	ret = orfs_pages_map(conn, g, msg, e->bytes);
+	if (ret < 0)
+		return ret;
+	e->npages = ret;
+	e->body_len += sizeof(struct orfs_rpages) + e->npages * sizeof(__le64);
+	q->flags |= cpu_to_le32(ORFS_IO_REMOTE | ORFS_IO_PAGES);
+	rp->rkey = cpu_to_le32(conn->pd->unsafe_global_rkey);
+	rp->npages = cpu_to_le32(e->npages);
+	return 0;
+}
+
+/**
+ * orfs_enc_direct() - encode an O_DIRECT READ or WRITE
+ * @conn: the connection
+ * @slot: the request's slot
+ * @msg: the request, whose pinned user pages the server moves
+ * @g: its staging buffer, whose FRWR region registers them unless the
+ *	registration cache has them (net/regcache.c)
+ * @e: the encoding
+ *
+ * A new registration's REG_MR goes in front of the SEND (a cache hit
+ * needs none), and the body is followed by the segments the server uses
+ * (ORFS_IO_REMOTE).  A READ with a cached registration, which outlives the
+ * request, arms msg->early_done.
+ *
+ * Context: process; does not sleep.
+ * Return: 0 or orfs_frwr_map()'s error.
+ */
+static int orfs_enc_direct(struct orfs_conn *conn, struct orfs_slot *slot,
+			   const struct orfs_msg *msg, struct orfs_grant *g,
+			   struct orfs_enc *e)
+{
+	struct orfs_io_req *q = orfs_enc_io_req(slot);
+	struct orfs_rseg seg[ORFS_RSEG_MAX];
+	u32 nseg = 0;
+	int ret;
+
+	g->rcm = NULL;
+	g->rcreg = NULL;
+	if (conn->rc && !orfs_rc_map(conn, msg, seg, &nseg, &g->rcm, &g->rcreg)) {
+		/* Cached: a REG_MR only for a new registration. */
+		if (g->rcreg) {
+			g->rcreg->next = &e->send;
+			e->first = g->rcreg;
+		}
+		/* The registration outlives the request: its READ
+		 * may complete from the receive completion.
+		 */
+		if (msg->early_done && msg->opcode == ORFS_OP_READ) {
+			slot->early_want = e->bytes;
+			slot->early_arg = msg->early_arg;
+			WRITE_ONCE(slot->early_done, msg->early_done);
+		}
+	} else {
+		if (conn->rc)
+			orfs_stat_add(conn->stats, ORFS_CTR_RC_FALLBACKS, 1);
+		ret = orfs_frwr_map(conn, &g->frwr, msg, seg, &nseg);
+		if (ret)
+			return ret;
+		g->frwr.reg_wr.wr.next = &e->send;
+		e->first = &g->frwr.reg_wr.wr;
+	}
+	e->body_len += nseg * sizeof(seg[0]);	/* the segments follow the body */
+	q->flags |= cpu_to_le32(ORFS_IO_REMOTE);
+	memcpy(q + 1, seg, nseg * sizeof(seg[0]));
+	return 0;
+}
+
+/* Runs the encoder of the slot's placement. */
+static int orfs_encode(struct orfs_conn *conn, struct orfs_slot *slot,
+		       const struct orfs_msg *msg, struct orfs_grant *g,
+		       struct orfs_enc *e)
+{
+	switch (slot->place) {
+	case ORFS_PLACE_INLINE:
+		return orfs_enc_inline(conn, slot, msg, g, e);
+	case ORFS_PLACE_GRANT_WRITE:
+		return orfs_enc_grant_write(conn, msg, g, e);
+	case ORFS_PLACE_GRANT_READ:
+		/* The server fills @g; orfs_read_land() reads it out. */
+		return 0;
+	case ORFS_PLACE_PAGES:
+		return orfs_enc_pages(conn, slot, msg, g, e);
+	case ORFS_PLACE_DIRECT:
+		return orfs_enc_direct(conn, slot, msg, g, e);
+	}
+	return 0;
+}
+
+/**
+ * orfs_req_unmap() - undo what a request's encoder mapped or registered
+ * @conn: the connection
+ * @slot: the request's slot
+ * @g: its staging buffer, or NULL
+ * @posted: the request was posted (and is now over); false when posting
+ *	it failed
+ *
+ * Inline data gathered into the SEND is unmapped; so are the pages of an
+ * RDMA WRITE chain or a page list.  An O_DIRECT registration is released
+ * (orfs_direct_done()).  A READ through a staging buffer has nothing left:
+ * orfs_grant_read() unmaps its pages itself.
+ *
+ * Context: process; does not sleep.
+ */
+void orfs_req_unmap(struct orfs_conn *conn, struct orfs_slot *slot,
+		    struct orfs_grant *g, bool posted)
+{
+	switch (slot->place) {
+	case ORFS_PLACE_INLINE:
+	case ORFS_PLACE_GRANT_READ:
+		orfs_unmap_data(conn, slot);
+		break;
+	case ORFS_PLACE_GRANT_WRITE:
+	case ORFS_PLACE_PAGES:
+		orfs_grant_unmap(conn, g);
+		break;
+	case ORFS_PLACE_DIRECT:
+		orfs_direct_done(conn, g, posted);
+		break;
+	}
+}
+
+/**
+ * orfs_post_request() - encode a request and post its SEND
  * @conn: the connection
  * @slot: the request's slot
  * @msg: the request
@@ -147,161 +425,100 @@ static bool orfs_bare_ok(const struct orfs_conn *conn, const struct orfs_msg *ms
  * SEND.  Without, a WRITE's pages are gathered into the SEND itself.  On a
  * trusted fabric a buffered READ or WRITE whose pages orfs_pages_fit()
  * names them instead (ORFS_IO_PAGES, the list gathered from @g->plist) and
- * the server moves the data.
+ * the server moves the data.  O_DIRECT registers the user's pages.  The
+ * body goes into the send buffer first, for the encoder of the way
+ * orfs_place() chose to mark and extend; the header follows, once the
+ * encoder has said how long the body and the inline data are.
  * The header carries msg->cred, or the calling task's credential.
  *
  * Context: process (the task making the call); does not sleep.
+ * Return: 0 (posted: orfs_req_unmap() once the request is over), an
+ * encoder's error, or ib_post_send()'s; nothing stays mapped on failure.
  */
 int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 		      const struct orfs_msg *msg, u16 hflags,
 		      struct orfs_grant *g)
 {
-	u32 body_len = msg->body_len + msg->tail_len;
 	struct ib_sge sge[1 + ORFS_DATA_SGE_MAX];
-	struct orfs_rseg staging;
 	struct orfs_hdr *h = slot->buf;
-	struct ib_send_wr wr = {}, *first = &wr;
-	bool rdma_write = g && msg->opcode == ORFS_OP_WRITE && !msg->direct;
-	struct orfs_rseg seg[ORFS_RSEG_MAX];
-	struct ib_rdma_wr *last;
-	u32 nseg = 0, npages = 0;
-	u32 len, data_len = 0, bytes = 0;
+	struct orfs_enc e = {
+		.sge		= sge,
+		.body_len	= msg->body_len + msg->tail_len,
+	};
+	u32 len;
 	int ret;
 
+	e.first = &e.send;
 	if (g) {
 		const struct orfs_io_req *q = msg->body;
 
 		g->pages = false;
-		bytes = le32_to_cpu(q->count);
-		if (orfs_pages_fit(conn, g, msg, bytes)) {
-			ret = orfs_pages_map(conn, g, msg, bytes);
-			if (ret < 0)
-				return ret;
-			npages = ret;
-			rdma_write = false;
-			body_len += sizeof(struct orfs_rpages) + npages * sizeof(__le64);
-		}
+		e.bytes = le32_to_cpu(q->count);
 	}
-	if (msg->direct) {
-		g->rcm = NULL;
-		g->rcreg = NULL;
-		if (conn->rc && !orfs_rc_map(conn, msg, seg, &nseg, &g->rcm, &g->rcreg)) {
-			/* Cached: a REG_MR only for a new registration. */
-			if (g->rcreg) {
-				g->rcreg->next = &wr;
-				first = g->rcreg;
-			}
-			/* The registration outlives the request: its READ
-			 * may complete from the receive completion.
-			 */
-			if (msg->early_done && msg->opcode == ORFS_OP_READ) {
-				slot->early_want = bytes;
-				slot->early_arg = msg->early_arg;
-				WRITE_ONCE(slot->early_done, msg->early_done);
-			}
-		} else {
-			if (conn->rc)
-				orfs_stat_add(conn->stats, ORFS_CTR_RC_FALLBACKS, 1);
-			ret = orfs_frwr_map(conn, &g->frwr, msg, seg, &nseg);
-			if (ret)
-				return ret;
-			g->frwr.reg_wr.wr.next = &wr;
-			first = &g->frwr.reg_wr.wr;
-		}
-		body_len += nseg * sizeof(seg[0]);	/* the segments follow the body */
-	} else if (rdma_write) {
-		ret = orfs_grant_map(conn, g, msg->bvec, msg->nr_bvec, bytes,
-				     DMA_TO_DEVICE);
-		if (ret)
-			return ret;
-		orfs_grant_rseg(conn, g, bytes, &staging);
-		last = orfs_grant_chain(conn, g, IB_WR_RDMA_WRITE, &staging, 1);
-		last->wr.next = &wr;
-		first = &g->wr[0].wr;
-	} else if (!g && msg->opcode != ORFS_OP_READ) {
-		/* A READ's bvec is where its data goes, not data to send. */
-		ret = orfs_map_data(conn, slot, msg, sge, &data_len);
-		if (ret)
-			return ret;
-	}
+	slot->place = orfs_place(conn, msg, g, e.bytes);
 
-	orfs_hdr_init(h, msg->opcode, slot->xid, hflags, body_len, data_len);
-	h->credits = cpu_to_le16(conn->nrecv);
-	orfs_ucred_fill(&h->cred, msg->cred ? msg->cred : current_cred());
 	memcpy(h + 1, msg->body, msg->body_len);
 	if (msg->tail_len)
 		memcpy((u8 *)(h + 1) + msg->body_len, msg->tail, msg->tail_len);
 	slot->bare_len = 0;
-	if (!slot->bare_off && orfs_bare_ok(conn, msg, g)) {
-		struct orfs_io_req *q = (struct orfs_io_req *)(h + 1);
-
-		q->flags = cpu_to_le32(ORFS_IO_BARE);
-		slot->bare_len = le32_to_cpu(q->count);
-	}
 	if (g) {
-		struct orfs_io_req *q = (struct orfs_io_req *)(h + 1);
+		struct orfs_io_req *q = orfs_enc_io_req(slot);
 
 		q->flags |= cpu_to_le32(ORFS_IO_GRANT);
 		q->grant = cpu_to_le32(g->idx);
-		if (msg->direct) {
-			q->flags |= cpu_to_le32(ORFS_IO_REMOTE);
-			memcpy(q + 1, seg, nseg * sizeof(seg[0]));
-		} else if (g->pages) {
-			struct orfs_rpages *rp = (struct orfs_rpages *)(q + 1);
-
-			q->flags |= cpu_to_le32(ORFS_IO_REMOTE | ORFS_IO_PAGES);
-			rp->rkey = cpu_to_le32(conn->pd->unsafe_global_rkey);
-			rp->npages = cpu_to_le32(npages);
-		}
 	}
+	ret = orfs_encode(conn, slot, msg, g, &e);
+	if (ret)
+		return ret;
+
+	orfs_hdr_init(h, msg->opcode, slot->xid, hflags, e.body_len, e.data_len);
+	h->credits = cpu_to_le16(conn->nrecv);
+	orfs_ucred_fill(&h->cred, msg->cred ? msg->cred : current_cred());
 	/* A page list's addresses are not in the send buffer but in @g->plist. */
-	len = sizeof(*h) + body_len - npages * sizeof(__le64);
-	if (data_len) {
+	len = sizeof(*h) + e.body_len - e.npages * sizeof(__le64);
+	if (e.data_len) {
 		/* Data starts 8-aligned; zero the padding in between. */
-		memset((u8 *)h + len, 0, orfs_data_offset(body_len) - len);
-		len = orfs_data_offset(body_len);
+		memset((u8 *)h + len, 0, orfs_data_offset(e.body_len) - len);
+		len = orfs_data_offset(e.body_len);
 	}
 	ib_dma_sync_single_for_device(orfs_dev(conn), slot->dma, len, DMA_TO_DEVICE);
 
 	sge[0].addr = slot->dma;
 	sge[0].length = len;
 	sge[0].lkey = conn->pd->local_dma_lkey;
-	wr.wr_cqe = &slot->send_cqe;
-	wr.sg_list = sge;
-	wr.num_sge = 1 + slot->nr_data;
-	if (npages) {
+	e.send.wr_cqe = &slot->send_cqe;
+	e.send.sg_list = sge;
+	e.send.num_sge = 1 + slot->nr_data;
+	if (e.npages) {
 		sge[1].addr = g->plist_dma;
-		sge[1].length = npages * sizeof(__le64);
+		sge[1].length = e.npages * sizeof(__le64);
 		sge[1].lkey = conn->pd->local_dma_lkey;
-		wr.num_sge = 2;
+		e.send.num_sge = 2;
 	}
-	wr.opcode = IB_WR_SEND;
-	wr.send_flags = IB_SEND_SIGNALED;
-	trace_orfs_send(conn, slot->xid, msg->opcode, body_len, data_len);
-	if (rdma_write)
-		trace_orfs_rdma(conn, "write", g->idx, bytes);
+	e.send.opcode = IB_WR_SEND;
+	e.send.send_flags = IB_SEND_SIGNALED;
+	trace_orfs_send(conn, slot->xid, msg->opcode, e.body_len, e.data_len);
+	if (slot->place == ORFS_PLACE_GRANT_WRITE)
+		trace_orfs_rdma(conn, "write", g->idx, e.bytes);
 	slot->posted_ns = ktime_get_ns();
-	ret = orfs_post_send(conn, first);
+	ret = orfs_post_send(conn, e.first);
 	if (ret) {
-		if (msg->direct)
-			orfs_direct_done(conn, g, false);	/* not posted */
-		else if (rdma_write || npages)
-			orfs_grant_unmap(conn, g);
-		else
-			orfs_unmap_data(conn, slot);
+		orfs_req_unmap(conn, slot, g, false);	/* not posted */
 		return ret;
 	}
-	if (msg->direct && g->rcm)
-		orfs_rc_posted(conn, g->rcm, g->rcreg);
-	else if (msg->direct)
-		g->frwr.posted = true;
+	if (slot->place == ORFS_PLACE_DIRECT) {
+		if (g->rcm)
+			orfs_rc_posted(conn, g->rcm, g->rcreg);
+		else
+			g->frwr.posted = true;
+	}
 	orfs_stat_op(conn->stats, msg->opcode);
-	if (rdma_write)
-		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_CLIENT_WRITE, bytes);
-	else if (npages && msg->opcode == ORFS_OP_WRITE)
-		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_PAGE_LIST, bytes);
+	if (slot->place == ORFS_PLACE_GRANT_WRITE)
+		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_CLIENT_WRITE, e.bytes);
+	else if (slot->place == ORFS_PLACE_PAGES && msg->opcode == ORFS_OP_WRITE)
+		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_PAGE_LIST, e.bytes);
 	else if (msg->opcode == ORFS_OP_WRITE)
-		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_INLINE_OUT, data_len);
+		orfs_stat_add(conn->stats, ORFS_CTR_BYTES_INLINE_OUT, e.data_len);
 	return 0;
 }
 

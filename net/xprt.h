@@ -11,7 +11,8 @@
  *  - negotiate.c: the connect request, the accept's checks, the reject,
  *    the shared-secret handshake;
  *  - call.c: slots and xids, reply matching, waiting, landing READ data;
- *  - marshal.c: encoding and posting a request;
+ *  - marshal.c: encoding and posting a request, one encoder per
+ *    enum orfs_place;
  *  - grant.c: staging buffers and the client's RDMA READ/WRITE chains;
  *  - frwr.c, regcache.c: O_DIRECT registration, per request or cached.
  */
@@ -69,6 +70,27 @@ struct orfs_recv {
 };
 
 /**
+ * enum orfs_place - how a request's data moves (net/marshal.c)
+ * @ORFS_PLACE_INLINE: in the messages: a request's pages gathered into its
+ *	SEND, a READ's data in the reply (bare if it may be); or no data
+ * @ORFS_PLACE_GRANT_WRITE: a WRITE through a staging buffer: the client's
+ *	RDMA WRITEs fill it ahead of the SEND
+ * @ORFS_PLACE_GRANT_READ: a READ through a staging buffer: the server fills
+ *	it, the client RDMA-READs it once the reply is in
+ * @ORFS_PLACE_PAGES: trusted fabric: a buffered READ or WRITE names its
+ *	page-cache pages (ORFS_IO_PAGES) and the server moves the data
+ * @ORFS_PLACE_DIRECT: O_DIRECT: the user's pages are registered and the
+ *	server moves the data (ORFS_IO_REMOTE)
+ */
+enum orfs_place {
+	ORFS_PLACE_INLINE,
+	ORFS_PLACE_GRANT_WRITE,
+	ORFS_PLACE_GRANT_READ,
+	ORFS_PLACE_PAGES,
+	ORFS_PLACE_DIRECT,
+};
+
+/**
  * struct orfs_slot - one request in flight
  * @send_cqe: completion entry of the SEND
  * @conn: owner
@@ -80,6 +102,8 @@ struct orfs_recv {
  * @error: a transport error for the waiter instead of a reply
  * @reply_done: completed when @rx or @error is set
  * @send_done: completed when the SEND's completion has been reaped
+ * @place: how the current request's data moves, set by orfs_post_request()
+ *	for orfs_req_unmap()
  * @nr_data: data pages mapped for the current SEND
  * @data_dma: their DMA addresses
  * @data_len: their lengths
@@ -107,6 +131,7 @@ struct orfs_slot {
 	int			error;
 	struct completion	reply_done;
 	struct completion	send_done;
+	enum orfs_place		place;
 	u32			nr_data;
 	u64			data_dma[ORFS_DATA_SGE_MAX];
 	u32			data_len[ORFS_DATA_SGE_MAX];
@@ -430,9 +455,8 @@ u32 orfs_msg_bytes(const struct orfs_msg *msg);
 int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
 		      const struct orfs_msg *msg, u16 hflags,
 		      struct orfs_grant *g);
-void orfs_unmap_data(struct orfs_conn *conn, struct orfs_slot *slot);
-void orfs_direct_done(struct orfs_conn *conn, struct orfs_grant *g,
-		      bool posted);
+void orfs_req_unmap(struct orfs_conn *conn, struct orfs_slot *slot,
+		    struct orfs_grant *g, bool posted);
 
 /* net/grant.c */
 int orfs_alloc_grants(struct orfs_conn *conn);
