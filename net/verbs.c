@@ -365,6 +365,43 @@ static int orfs_alloc_buffers(struct orfs_conn *conn)
 }
 
 /**
+ * struct orfs_conn_depths - how deep a connection's queues and CQ are
+ * @send_wr: send-queue work requests
+ * @recv_wr: receive-queue work requests
+ * @cqe: CQ entries
+ */
+struct orfs_conn_depths {
+	u32	send_wr;
+	u32	recv_wr;
+	u32	cqe;
+};
+
+/**
+ * orfs_conn_depths() - size a connection's send queue, receive queue and CQ
+ * @conn: the connection, with @nslots, @nrecv and @grant_wrs set
+ * @d: filled with the depths
+ *
+ * The send queue holds a SEND per slot; per staging buffer, a transfer's
+ * RDMA work requests and an O_DIRECT registration's (REG_MR, LOCAL_INV);
+ * and one batch of the registration cache's LOCAL_INVs.  The receive queue
+ * holds the receive buffers.  Each has room for the drain work request
+ * (ib_drain_qp()).  The CQ has room for a completion of every work request
+ * that can be posted: unsignaled ones complete too when they fail or are
+ * flushed.
+ *
+ * Context: any.
+ */
+static void orfs_conn_depths(const struct orfs_conn *conn, struct orfs_conn_depths *d)
+{
+	/* +1 for the drain WR */
+	d->send_wr = conn->nslots + 1 +
+		     ORFS_CLNT_GRANTS_MAX * (conn->grant_wrs + ORFS_FRWR_WRS) +
+		     ORFS_RC_BATCH_MAX;
+	d->recv_wr = conn->nrecv + 1;
+	d->cqe = d->send_wr + d->recv_wr;
+}
+
+/**
  * orfs_create_qp() - allocate PD, CQ, QP and buffers; post the receives
  * @conn: the connection; cm_id->device is known
  *
@@ -378,6 +415,7 @@ static int orfs_create_qp(struct orfs_conn *conn)
 {
 	struct ib_device *dev = conn->cm_id->device;
 	struct ib_qp_init_attr attr = {};
+	struct orfs_conn_depths depths;
 	u32 i;
 	int ret;
 
@@ -402,6 +440,7 @@ static int orfs_create_qp(struct orfs_conn *conn)
 		conn->mr_pages = min(conn->io_pages + 1, dev->attrs.max_fast_reg_page_list_len);
 	else
 		conn->mr_pages = 0;
+	orfs_conn_depths(conn, &depths);
 
 	/* Trusted fabric: the server reaches page-cache pages by DMA address. */
 	conn->pd = ib_alloc_pd(dev, conn->opts.trusted_fabric ? IB_PD_UNSAFE_GLOBAL_RKEY : 0);
@@ -410,15 +449,13 @@ static int orfs_create_qp(struct orfs_conn *conn)
 		conn->pd = NULL;
 		return ret;
 	}
-	/* Room for a completion of every work request that can be posted:
-	 * unsignaled ones complete too when they fail or are flushed.  The
-	 * connections take the device's completion vectors in turn, so that
-	 * a mount's are signalled (and polled) on different CPUs, as far as
-	 * the device decides that (orfs_conn_rx_cpu()).
+	/* Room for a completion of every work request that can be posted
+	 * (orfs_conn_depths()).  The connections take the device's
+	 * completion vectors in turn, so that a mount's are signalled (and
+	 * polled) on different CPUs, as far as the device decides that
+	 * (orfs_conn_rx_cpu()).
 	 */
-	conn->cq = ib_alloc_cq(dev, conn, conn->nslots + 1 + conn->nrecv + 1 +
-			       ORFS_CLNT_GRANTS_MAX * (conn->grant_wrs + ORFS_FRWR_WRS) +
-			       ORFS_RC_BATCH_MAX,
+	conn->cq = ib_alloc_cq(dev, conn, depths.cqe,
 			       (unsigned int)atomic_inc_return(&orfs_next_vector) %
 			       max(dev->num_comp_vectors, 1),
 			       IB_POLL_SOFTIRQ);
@@ -431,11 +468,8 @@ static int orfs_create_qp(struct orfs_conn *conn)
 	attr.event_handler = NULL;
 	attr.send_cq = conn->cq;
 	attr.recv_cq = conn->cq;
-	/* +1 for the drain WR */
-	attr.cap.max_send_wr = conn->nslots + 1 +
-			       ORFS_CLNT_GRANTS_MAX * (conn->grant_wrs + ORFS_FRWR_WRS) +
-			       ORFS_RC_BATCH_MAX;
-	attr.cap.max_recv_wr = conn->nrecv + 1;
+	attr.cap.max_send_wr = depths.send_wr;
+	attr.cap.max_recv_wr = depths.recv_wr;
 	attr.cap.max_send_sge = max(1 + conn->max_data_sge, conn->rdma_sge);
 	attr.cap.max_recv_sge = 1;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
