@@ -23,7 +23,7 @@
  *  - Optimistic Group Registration (dissertation 4.3) for vectored I/O:
  *    the segments of a preadv/pwritev that lie a few pages apart are
  *    registered as one region, holes included, when the cost model of
- *    net/ogr.c says one larger registration is cheaper than two; the
+ *    fs/ogr.c says one larger registration is cheaper than two; the
  *    request then names each segment inside the region (struct
  *    orfs_rseg, up to ORFS_RSEG_MAX).  A hole that is not mapped cannot
  *    be pinned, and the segments are registered apart instead.  The ogr
@@ -61,7 +61,7 @@
 #include <linux/uio.h>
 #include <linux/workqueue.h>
 #include "orfs_fs.h"
-#include "../net/ogr.h"
+#include "ogr.h"
 
 static bool orfs_ogr = true;
 module_param_named(ogr, orfs_ogr, bool, 0644);
@@ -200,7 +200,7 @@ static void orfs_dio_free(struct orfs_dio *dio)
  *
  * When the next segment starts a few pages after the last fragment, and
  * one registration over both and the hole is cheaper than two (the cost
- * model of net/ogr.c), the hole's pages are pinned too and recorded as
+ * model of fs/ogr.c), the hole's pages are pinned too and recorded as
  * empty fragments, so that a piece can span them.  A hole that is not
  * mapped fails to pin: the segments then stay apart (an OGR fallback).
  *

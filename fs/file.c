@@ -4,7 +4,7 @@
  *
  * Readahead sends the whole window (up to rsize) as one READ and writeback
  * gathers up to wsize of consecutive dirty pages into one WRITE.  The
- * transport moves the pages (net/transport.c): inline in the SEND or the
+ * transport moves the pages (net/marshal.c): inline in the SEND or the
  * reply up to the inline threshold, else by the client's own RDMA READ or
  * WRITE through a staging buffer of the server.  Either way the pages are
  * DMA-mapped for that one request and used with the local DMA lkey; they

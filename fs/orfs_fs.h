@@ -55,7 +55,7 @@
  * @retrans: attempts before a soft mount fails a request
  * @keepalive: idle seconds before a connection is probed, 0 for never
  * @busy_poll: microseconds a caller spins for its reply before sleeping,
- *	or ORFS_BUSY_POLL_AUTO (the default; net/busypoll.h)
+ *	or ORFS_BUSY_POLL_AUTO (the default; net/orfs_net.h)
  * @soft: fail requests with EIO after timeo * retrans instead of retrying
  * @rc_mode: O_DIRECT registration: dynamic, pindown or fmrd
  * @rc_entries: registrations kept per process

@@ -17,7 +17,6 @@
 #include <linux/slab.h>
 #include <crypto/algapi.h>
 #include "orfs_fs.h"
-#include "../net/orfs_auth.h"
 
 enum orfs_param {
 	Opt_port,

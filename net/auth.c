@@ -6,7 +6,7 @@
  * gets the server's nonce Ns in the accept, sends AUTH with
  * HMAC-SHA256(K, "orfs-client" | Nc | Ns | client_id) as the connection's
  * first request, and checks the server's proof HMAC-SHA256(K,
- * "orfs-server" | Nc | Ns | client_id) in its reply (net/transport.c).
+ * "orfs-server" | Nc | Ns | client_id) in its reply (net/negotiate.c).
  * The key lives only in the "hmac(sha256)" transform of the mount's client
  * and in the mount options, both wiped when the mount goes away.
  */

@@ -2,7 +2,7 @@
 /*
  * ORFS adaptive busy polling: how long a caller spins for its reply before
  * it sleeps.  The hardware-free decisions only; the spin itself is
- * orfs_wait_spin() in net/transport.c.
+ * orfs_wait_spin() in net/call.c.
  *
  * Sleeping for a reply costs a wakeup: an interrupt or inter-processor
  * interrupt, an idle exit and a context switch.  For a small request on a
@@ -33,11 +33,8 @@
 
 #include <linux/atomic.h>
 #include <linux/types.h>
+#include "orfs_net.h"	/* ORFS_BUSY_POLL_AUTO, ORFS_BUSY_POLL_MAX_US */
 
-/* The busy_poll value that means "auto" (struct orfs_conn_opts). */
-#define ORFS_BUSY_POLL_AUTO		U32_MAX
-/* busy_poll=N: the largest N; auto never spins longer than this either. */
-#define ORFS_BUSY_POLL_MAX_US		1000U
 #define ORFS_BUSY_POLL_AUTO_MAX_US	ORFS_BUSY_POLL_MAX_US
 /* A reply time sample is clamped to this, so that the EWMA fits a u32. */
 #define ORFS_BUSY_POLL_SAMPLE_MAX_NS	(1000U * 1000 * 1000)

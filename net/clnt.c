@@ -36,7 +36,7 @@
 #include <linux/sort.h>
 #include <linux/hash.h>
 #include "orfs_auth.h"
-#include "orfs_net.h"
+#include "xprt.h"
 
 #define ORFS_BACKOFF_MIN_MS	100
 #define ORFS_BACKOFF_MAX_MS	5000

@@ -15,9 +15,7 @@
 #include <linux/socket.h>
 #include <linux/bvec.h>
 #include "orfs_proto.h"
-#include "busypoll.h"
 #include "orfs_stats.h"
-#include "regcache_tree.h"
 
 struct orfs_conn;
 struct orfs_clnt;
@@ -25,6 +23,38 @@ struct orfs_recv;
 struct orfs_slot;
 struct orfs_grant;
 struct crypto_shash;
+
+/* The busy_poll value that means "auto" (struct orfs_conn_opts; the
+ * decisions are net/busypoll.h's).
+ */
+#define ORFS_BUSY_POLL_AUTO		U32_MAX
+/* busy_poll=N: the largest N; auto never spins longer than this either. */
+#define ORFS_BUSY_POLL_MAX_US		1000U
+
+/**
+ * enum orfs_rc_mode - registration strategy, for comparison runs (Fig. 4.4)
+ * @ORFS_RC_DYNAMIC: no caching.  Lookups always miss; an entry is queued for
+ *	deregistration as soon as its last user puts it, and every queued
+ *	entry is due at once (threshold 1).
+ * @ORFS_RC_PINDOWN: pin-down cache.  Idle entries stay cached on the LRU
+ *	until evicted or invalidated; deregistration is immediate (threshold
+ *	1, no batching).
+ * @ORFS_RC_FMRD: pin-down cache plus batched deregistration (FMD): queued
+ *	entries become due only when @dereg_batch of them have gathered (or
+ *	when the pinned pages exceed the limit), so one chain of LOCAL_INV
+ *	work requests retires many of them.
+ */
+enum orfs_rc_mode {
+	ORFS_RC_DYNAMIC,
+	ORFS_RC_PINDOWN,
+	ORFS_RC_FMRD,
+};
+
+/* The default of the pages O_DIRECT registrations may keep pinned
+ * (struct orfs_conn_opts.rc_pages, and a registration cache index's own,
+ * net/regcache_tree.c).
+ */
+#define ORFS_RC_DEFAULT_MAX_PAGES	32768	/* 128 MiB of 4 KiB pages */
 
 /**
  * struct orfs_conn_opts - what a connection, and a client, is asked to be
@@ -52,7 +82,7 @@ struct crypto_shash;
  * @keepalive: client only: idle seconds before a NULL probe, 0 for none
  * @busy_poll: microseconds a caller spins waiting for its reply (and for
  *	an RDMA READ of its data) before it sleeps, 0 to sleep at once, or
- *	ORFS_BUSY_POLL_AUTO (net/busypoll.h); see orfs_wait_spin().  Read
+ *	ORFS_BUSY_POLL_AUTO (above); see orfs_wait_spin().  Read
  *	with READ_ONCE: it changes on remount
  * @bare_read: ask inline READs for bare replies (ORFS_IO_BARE) where the
  *	server takes them.  Read with READ_ONCE: it changes on remount
@@ -282,34 +312,7 @@ void orfs_clnt_set_live_opts(struct orfs_clnt *clnt, u32 busy_poll, bool bare_re
 int orfs_net_init(void);
 void orfs_net_exit(void);
 
-/* One connection (net/transport.c), used by net/clnt.c. */
-int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp);
-void orfs_conn_get(struct orfs_conn *conn);
-void orfs_conn_put(struct orfs_conn *conn);
-void orfs_conn_discard(struct orfs_conn *conn);
-void orfs_conn_fail(struct orfs_conn *conn, int err);
-void orfs_conn_set_live_opts(struct orfs_conn *conn, const struct orfs_conn_opts *from);
-bool orfs_conn_is_up(struct orfs_conn *conn);
-unsigned long orfs_conn_last_rx(struct orfs_conn *conn);
-unsigned int orfs_conn_users(struct orfs_conn *conn);
-void orfs_conn_use(struct orfs_conn *conn);
-void orfs_conn_unuse(struct orfs_conn *conn);
-int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
-		   u16 hflags, unsigned long timeo, struct orfs_reply *rep);
-int orfs_conn_start(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
-		    u16 hflags, bool nowait, struct orfs_started *st);
-int orfs_conn_finish(struct orfs_started *st, const struct orfs_msg *msg,
-		     unsigned long timeo, struct orfs_reply *rep);
-u32 orfs_conn_inline_size(const struct orfs_conn *conn);
-bool orfs_conn_read_attr(const struct orfs_conn *conn);
-u32 orfs_conn_max_data_sge(const struct orfs_conn *conn);
-u16 orfs_conn_credits(const struct orfs_conn *conn);
-u32 orfs_conn_io_max(const struct orfs_conn *conn);
-u32 orfs_conn_direct_pages(const struct orfs_conn *conn);
-u32 orfs_conn_grants(const struct orfs_conn *conn);
-u32 orfs_conn_srtt_ns(const struct orfs_conn *conn);
-int orfs_conn_rx_cpu(const struct orfs_conn *conn);
-int orfs_transport_init(void);
-void orfs_transport_exit(void);
+/* The secret= mount option (net/auth.c). */
+int orfs_auth_parse_secret(const char *hex, u8 **secret, u32 *len);
 
 #endif /* ORFS_NET_H */

@@ -29,25 +29,7 @@
 #include <linux/rbtree.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
-
-/**
- * enum orfs_rc_mode - registration strategy, for comparison runs (Fig. 4.4)
- * @ORFS_RC_DYNAMIC: no caching.  Lookups always miss; an entry is queued for
- *	deregistration as soon as its last user puts it, and every queued
- *	entry is due at once (threshold 1).
- * @ORFS_RC_PINDOWN: pin-down cache.  Idle entries stay cached on the LRU
- *	until evicted or invalidated; deregistration is immediate (threshold
- *	1, no batching).
- * @ORFS_RC_FMRD: pin-down cache plus batched deregistration (FMD): queued
- *	entries become due only when @dereg_batch of them have gathered (or
- *	when the pinned pages exceed the limit), so one chain of LOCAL_INV
- *	work requests retires many of them.
- */
-enum orfs_rc_mode {
-	ORFS_RC_DYNAMIC,
-	ORFS_RC_PINDOWN,
-	ORFS_RC_FMRD,
-};
+#include "orfs_net.h"	/* enum orfs_rc_mode, ORFS_RC_DEFAULT_MAX_PAGES */
 
 /**
  * enum orfs_rc_state - where an entry is
@@ -133,7 +115,6 @@ struct orfs_rc_stats {
 
 /* Defaults; the mount options of net/regcache.c override them. */
 #define ORFS_RC_DEFAULT_MAX_ENTRIES	256
-#define ORFS_RC_DEFAULT_MAX_PAGES	32768	/* 128 MiB of 4 KiB pages */
 #define ORFS_RC_DEFAULT_DEREG_BATCH	32
 
 /**

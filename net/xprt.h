@@ -1,8 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The transport's private structures, shared by the files of net/ that
- * post work requests (transport.c, frwr.c).  fs/ never includes this: it
- * sees only net/orfs_net.h.
+ * post work requests, and the interface of one connection that net/clnt.c
+ * builds a mount's client on.  fs/ never includes this: it sees only
+ * net/orfs_net.h.
+ *
+ * One connection's code, along the lines of net/sunrpc/xprtrdma:
+ *  - verbs.c: QP, CQ and rdma_cm lifetime, buffers, completions, device
+ *    removal;
+ *  - negotiate.c: the connect request, the accept's checks, the reject,
+ *    the shared-secret handshake;
+ *  - call.c: slots and xids, reply matching, waiting, landing READ data;
+ *  - marshal.c: encoding and posting a request, one encoder per
+ *    enum orfs_place;
+ *  - grant.c: staging buffers and the client's RDMA READ/WRITE chains;
+ *  - frwr.c, regcache.c: O_DIRECT registration, per request or cached.
  */
 #ifndef ORFS_XPRT_H
 #define ORFS_XPRT_H
@@ -15,6 +27,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 #include "orfs_net.h"
+#include "busypoll.h"
 #include "regcache_tree.h"
 
 #define ORFS_RESOLVE_MS		5000
@@ -57,16 +70,40 @@ struct orfs_recv {
 };
 
 /**
+ * enum orfs_place - how a request's data moves (net/marshal.c)
+ * @ORFS_PLACE_INLINE: in the messages: a request's pages gathered into its
+ *	SEND, a READ's data in the reply (bare if it may be); or no data
+ * @ORFS_PLACE_GRANT_WRITE: a WRITE through a staging buffer: the client's
+ *	RDMA WRITEs fill it ahead of the SEND
+ * @ORFS_PLACE_GRANT_READ: a READ through a staging buffer: the server fills
+ *	it, the client RDMA-READs it once the reply is in
+ * @ORFS_PLACE_PAGES: trusted fabric: a buffered READ or WRITE names its
+ *	page-cache pages (ORFS_IO_PAGES) and the server moves the data
+ * @ORFS_PLACE_DIRECT: O_DIRECT: the user's pages are registered and the
+ *	server moves the data (ORFS_IO_REMOTE)
+ */
+enum orfs_place {
+	ORFS_PLACE_INLINE,
+	ORFS_PLACE_GRANT_WRITE,
+	ORFS_PLACE_GRANT_READ,
+	ORFS_PLACE_PAGES,
+	ORFS_PLACE_DIRECT,
+};
+
+/**
  * struct orfs_slot - one request in flight
  * @send_cqe: completion entry of the SEND
  * @conn: owner
  * @buf: send buffer for header, body and tail (ORFS_META_MAX bytes)
  * @dma: its DMA address
  * @xid: xid of the request now using the slot, 0 if none; see orfs_xid()
- * @rx: the reply's receive buffer, handed over by orfs_recv_done()
+ * @rx: the reply's receive buffer, handed over by orfs_reply_handler() or
+ *	orfs_recv_bare()
  * @error: a transport error for the waiter instead of a reply
  * @reply_done: completed when @rx or @error is set
  * @send_done: completed when the SEND's completion has been reaped
+ * @place: how the current request's data moves, set by orfs_post_request()
+ *	for orfs_req_unmap()
  * @nr_data: data pages mapped for the current SEND
  * @data_dma: their DMA addresses
  * @data_len: their lengths
@@ -94,6 +131,7 @@ struct orfs_slot {
 	int			error;
 	struct completion	reply_done;
 	struct completion	send_done;
+	enum orfs_place		place;
 	u32			nr_data;
 	u64			data_dma[ORFS_DATA_SGE_MAX];
 	u32			data_len[ORFS_DATA_SGE_MAX];
@@ -360,8 +398,87 @@ struct orfs_regcache {
 	enum ib_wc_status	inv_status;
 };
 
-/* net/transport.c */
+/* One connection, used by net/clnt.c (verbs.c, negotiate.c, call.c). */
+int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp);
+void orfs_conn_get(struct orfs_conn *conn);
+void orfs_conn_put(struct orfs_conn *conn);
+void orfs_conn_discard(struct orfs_conn *conn);
+void orfs_conn_fail(struct orfs_conn *conn, int err);
+void orfs_conn_set_live_opts(struct orfs_conn *conn, const struct orfs_conn_opts *from);
+bool orfs_conn_is_up(struct orfs_conn *conn);
+unsigned long orfs_conn_last_rx(struct orfs_conn *conn);
+unsigned int orfs_conn_users(struct orfs_conn *conn);
+void orfs_conn_use(struct orfs_conn *conn);
+void orfs_conn_unuse(struct orfs_conn *conn);
+int orfs_conn_call(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
+		   u16 hflags, unsigned long timeo, struct orfs_reply *rep);
+int orfs_conn_start(struct orfs_conn *conn, const struct orfs_msg *msg, u64 seq,
+		    u16 hflags, bool nowait, struct orfs_started *st);
+int orfs_conn_finish(struct orfs_started *st, const struct orfs_msg *msg,
+		     unsigned long timeo, struct orfs_reply *rep);
+u32 orfs_conn_inline_size(const struct orfs_conn *conn);
+bool orfs_conn_read_attr(const struct orfs_conn *conn);
+u32 orfs_conn_max_data_sge(const struct orfs_conn *conn);
+u16 orfs_conn_credits(const struct orfs_conn *conn);
+u32 orfs_conn_io_max(const struct orfs_conn *conn);
+u32 orfs_conn_direct_pages(const struct orfs_conn *conn);
+u32 orfs_conn_grants(const struct orfs_conn *conn);
+u32 orfs_conn_srtt_ns(const struct orfs_conn *conn);
+int orfs_conn_rx_cpu(const struct orfs_conn *conn);
+int orfs_transport_init(void);
+void orfs_transport_exit(void);
+
+static inline struct ib_device *orfs_dev(struct orfs_conn *conn)
+{
+	return conn->dev;
+}
+
+/* net/verbs.c */
 int orfs_post_send(struct orfs_conn *conn, const struct ib_send_wr *wr);
+void orfs_repost(struct orfs_conn *conn, struct orfs_recv *rx);
+
+/* net/negotiate.c */
+int orfs_connect(struct orfs_conn *conn);
+int orfs_established(struct orfs_conn *conn, const struct rdma_cm_event *ev);
+int orfs_rejected(struct orfs_conn *conn, struct rdma_cm_event *ev);
+int orfs_conn_auth(struct orfs_conn *conn);
+
+/* net/call.c */
+void orfs_recv_bare(struct orfs_conn *conn, struct orfs_recv *rx, u32 imm);
+void orfs_reply_handler(struct orfs_conn *conn, struct orfs_recv *rx);
+void orfs_wait_spin(struct orfs_conn *conn, struct completion *done, bool small);
+
+/* net/marshal.c */
+int orfs_needs_grant(struct orfs_conn *conn, const struct orfs_msg *msg,
+		     bool *need);
+u32 orfs_msg_bytes(const struct orfs_msg *msg);
+int orfs_post_request(struct orfs_conn *conn, struct orfs_slot *slot,
+		      const struct orfs_msg *msg, u16 hflags,
+		      struct orfs_grant *g);
+void orfs_req_unmap(struct orfs_conn *conn, struct orfs_slot *slot,
+		    struct orfs_grant *g, bool posted);
+
+/* net/grant.c */
+int orfs_alloc_grants(struct orfs_conn *conn);
+void orfs_free_grants(struct orfs_conn *conn);
+int orfs_grant_get(struct orfs_conn *conn, bool nowait, struct orfs_grant **gp);
+void orfs_grant_put(struct orfs_conn *conn, struct orfs_grant *g);
+int orfs_grant_map(struct orfs_conn *conn, struct orfs_grant *g,
+		   const struct bio_vec *bvec, u32 nr, u32 bytes,
+		   enum dma_data_direction dir);
+void orfs_grant_unmap(struct orfs_conn *conn, struct orfs_grant *g);
+struct ib_rdma_wr *orfs_grant_chain(struct orfs_conn *conn, struct orfs_grant *g,
+				    enum ib_wr_opcode opcode,
+				    const struct orfs_rseg *rseg, u32 nrseg);
+void orfs_grant_rseg(const struct orfs_conn *conn, const struct orfs_grant *g,
+		     u32 bytes, struct orfs_rseg *rseg);
+int orfs_grant_read(struct orfs_conn *conn, struct orfs_grant *g,
+		    const struct orfs_msg *msg, u32 bytes,
+		    const struct orfs_rseg *win, u32 nwin, unsigned long timeo);
+bool orfs_pages_fit(const struct orfs_conn *conn, const struct orfs_grant *g,
+		    const struct orfs_msg *msg, u32 bytes);
+int orfs_pages_map(struct orfs_conn *conn, struct orfs_grant *g,
+		   const struct orfs_msg *msg, u32 bytes);
 
 /* net/regcache.c */
 int orfs_rc_init(struct orfs_conn *conn);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for Optimistic Group Registration, net/ogr.c: the cost model
+ * KUnit tests for Optimistic Group Registration, fs/ogr.c: the cost model
  * at its boundaries, sorting, grouping of duplicate, overlapping, empty and
  * invalid segments, the page limit, and the fallback that splits a group
  * along the mapped ranges when a hole is not mapped.
@@ -17,7 +17,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 
-#include "../../net/ogr.c"
+#include "../../fs/ogr.c"
 
 static unsigned long orfs_t_pg(unsigned long page)
 {
