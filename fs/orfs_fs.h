@@ -227,7 +227,7 @@ int orfs_write_reply(struct inode *inode, const struct orfs_msg *msg,
 		     struct orfs_reply *rep);
 void orfs_wb_cred_drop(struct inode *inode);
 
-/* fileops.c */
+/* offload.c */
 loff_t orfs_file_llseek(struct file *file, loff_t offset, int whence);
 long orfs_fallocate(struct file *file, int mode, loff_t offset, loff_t len);
 ssize_t orfs_copy_file_range(struct file *file_in, loff_t pos_in,

@@ -12,7 +12,7 @@
  * connections (or threads) do not interact except through the filesystem
  * and the duplicate-request cache (drc.c, which has its own lock).
  * ops_io.c holds the data and attribute operations, ops_ns.c the ones that
- * change the namespace, ops_xattr.c the extended attributes, ops_file.c
+ * change the namespace, ops_xattr.c the extended attributes, ops_offload.c
  * SEEK, ALLOCATE and COPY.
  *
  * Identities: every request carries its caller's (struct orfs_ucred),

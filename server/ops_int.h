@@ -3,7 +3,7 @@
  * orfsd request handling: what ops.c (dispatch, lookups, directory
  * listing), ops_io.c (data and attributes of one object), ops_ns.c
  * (namespace changes), ops_xattr.c (extended attributes), ops_demote.c
- * (DEMOTE exclusive caching) and ops_file.c (SEEK, ALLOCATE, COPY) share.
+ * (DEMOTE exclusive caching) and ops_offload.c (SEEK, ALLOCATE, COPY) share.
  * Not used outside the request layer.
  */
 #ifndef ORFSD_OPS_INT_H
@@ -90,7 +90,7 @@ int orfs_op_listxattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 int orfs_op_removexattr(const struct orfs_req_ctx *ctx,
 			const struct orfs_hdr *h, struct orfs_reply *r);
 
-/* ops_file.c */
+/* ops_offload.c */
 int orfs_op_seek(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		 struct orfs_reply *r);
 int orfs_op_allocate(struct orfs_areq *a, const struct orfs_hdr *h);

@@ -559,7 +559,7 @@ static void copy_like(const char *name, uint16_t flags, unsigned int src,
 	req(name, ORFS_OP_COPY, flags, &q, sizeof(q), NULL, NULL, NULL, 0);
 }
 
-/* SEEK, ALLOCATE, COPY (ops_file.c). */
+/* SEEK, ALLOCATE, COPY (ops_offload.c). */
 static void seed_fileops(void)
 {
 	seek_like("seek-data", OBJ_FILE, 0, ORFS_SEEK_DATA);

@@ -6,12 +6,12 @@
 # one per server/ops*.c file (test_ops, test_ops_io, test_ops_ns,
 # test_ops_xattr) and test_ops_cred (identities across them); test_config,
 # test_drc, test_acl, test_blockcache, test_rseg, test_unifier, test_stats,
-# test_auth, test_fileops, test_window, test_fault and test_offload.  Each
+# test_auth, test_ops_offload, test_window, test_fault and test_offload.  Each
 # request-handling test runs twice: as is, and as <binary>_cached
 # (test_ops_cached, test_ops_io_cached ...) with ORFS_TEST_CACHE=io_uring
 # (every request through the block cache and the io_uring engine).  Runs
 # on the host, no RDMA needed; the request-handling tests, test_unifier
-# and test_fileops need root (file handles, private tmpfs mounts) and a
+# and test_ops_offload need root (file handles, private tmpfs mounts) and a
 # filesystem with file handles under /tmp (or ORFS_TEST_TMPDIR).
 #
 # Usage: tests/server/run.sh [--tap] [--no-build]
@@ -79,7 +79,7 @@ trap 'rm -rf "$out"' EXIT
 # The request-handling tests (server/Makefile's OPS_TESTS).
 ops_tests="test_ops test_ops_io test_ops_ns test_ops_xattr test_ops_cred"
 for t in test_proto $ops_tests test_config test_drc test_acl test_blockcache \
-	test_rseg test_unifier test_stats test_auth test_fileops test_window \
+	test_rseg test_unifier test_stats test_auth test_ops_offload test_window \
 	test_fault test_offload; do
 	echo "# $t"
 	"$build/tests/$t" >"$out/$t" 2>&1

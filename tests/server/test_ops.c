@@ -11,7 +11,7 @@
  * test_ops_io.c (ops_io.c), test_ops_ns.c (ops_ns.c, with the
  * duplicate-request cache), test_ops_xattr.c (ops_xattr.c), and
  * test_ops_cred.c (identities, squashing and permission checks across
- * all of them).  SEEK, ALLOCATE and COPY (ops_file.c) are test_fileops.c's;
+ * all of them).  SEEK, ALLOCATE and COPY (ops_offload.c) are test_ops_offload.c's;
  * DEMOTE_META and DEMOTE (ops_demote.c) need a block cache and are
  * test_unifier.c's.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Unit tests for server/ops_file.c: SEEK, ALLOCATE and COPY, executed
+ * Unit tests for server/ops_offload.c: SEEK, ALLOCATE and COPY, executed
  * against temporary exports.  Needs root (file handles, a private mount
  * namespace for the tmpfs export).
  *
@@ -114,7 +114,7 @@ static int group_setup(void **state)
 			strerror(errno));
 		return -1;
 	}
-	snprintf(base, sizeof(base), "%s/orfs-fileops-XXXXXX", tmp ? tmp : "/tmp");
+	snprintf(base, sizeof(base), "%s/orfs-ops-offload-XXXXXX", tmp ? tmp : "/tmp");
 	if (!mkdtemp(base)) {
 		base[0] = '\0';
 		return -1;
@@ -1161,7 +1161,7 @@ static void test_copy_fallback(void **state)
 
 /* ---- both: read-only export, duplicate-request cache, no cache ---- */
 
-static void test_fileops_read_only(void **state)
+static void test_ops_offload_read_only(void **state)
 {
 	struct orfs_fh fh;
 	uint64_t res, done;
@@ -1196,7 +1196,7 @@ static void test_fileops_read_only(void **state)
  * retransmitted: the same reply, and not executed again.  SEEK is not
  * cached: it runs again.
  */
-static void test_fileops_drc(void **state)
+static void test_ops_offload_drc(void **state)
 {
 	struct orfs_copy_rep crep;
 	struct orfs_attr_rep arep;
@@ -1311,7 +1311,7 @@ static int finish_pending(uint8_t *rep)
  * duplicate-request cache takes the reply when it comes: a retransmission
  * afterwards is answered from it, not executed again.
  */
-static void test_fileops_offloaded(void **state)
+static void test_ops_offload_offloaded(void **state)
 {
 	uint8_t *req = aligned_alloc(8, REP_SIZE), *rep = aligned_alloc(8, REP_SIZE);
 	const struct orfs_attr_rep *arep;
@@ -1395,7 +1395,7 @@ static bool start_second(struct orfs_areq *a, uint8_t *req, uint8_t *rep)
  * original ends, and nothing runs twice.  A retransmission whose body
  * differs from the running request's runs on its own, as a cache miss.
  */
-static void test_fileops_retransmit_joins(void **state)
+static void test_ops_offload_retransmit_joins(void **state)
 {
 	uint8_t *req = aligned_alloc(8, REP_SIZE), *rep = aligned_alloc(8, REP_SIZE);
 	uint8_t *req2 = aligned_alloc(8, REP_SIZE), *rep2 = aligned_alloc(8, REP_SIZE);
@@ -1461,7 +1461,7 @@ static void test_fileops_retransmit_joins(void **state)
 }
 
 /* Without a block cache (ctx.uni NULL): the built-in synchronous engine. */
-static void test_fileops_no_cache(void **state)
+static void test_ops_offload_no_cache(void **state)
 {
 	struct orfs_fh src, dst;
 	uint64_t done, res;
@@ -1490,7 +1490,7 @@ static void test_fileops_no_cache(void **state)
  * source) or write (ALLOCATE, COPY's destination) the file, as for READ
  * and WRITE; a write by a non-owner clears the set-user-ID bit.
  */
-static void test_fileops_permissions(void **state)
+static void test_ops_offload_permissions(void **state)
 {
 	struct orfs_fh a, b;
 	uint64_t res = 0, done = 0;
@@ -1539,14 +1539,14 @@ int main(void)
 		cmocka_unit_test_setup(test_copy_cache_coherent, reset_ctx),
 		cmocka_unit_test_setup(test_copy_malformed, reset_ctx),
 		cmocka_unit_test_setup(test_copy_fallback, reset_ctx),
-		cmocka_unit_test_setup(test_fileops_read_only, reset_ctx),
-		cmocka_unit_test_setup(test_fileops_drc, reset_ctx),
-		cmocka_unit_test_setup(test_fileops_offloaded, reset_ctx),
-		cmocka_unit_test_setup(test_fileops_retransmit_joins, reset_ctx),
-		cmocka_unit_test_setup(test_fileops_no_cache, reset_ctx),
-		cmocka_unit_test_setup(test_fileops_permissions, reset_ctx),
+		cmocka_unit_test_setup(test_ops_offload_read_only, reset_ctx),
+		cmocka_unit_test_setup(test_ops_offload_drc, reset_ctx),
+		cmocka_unit_test_setup(test_ops_offload_offloaded, reset_ctx),
+		cmocka_unit_test_setup(test_ops_offload_retransmit_joins, reset_ctx),
+		cmocka_unit_test_setup(test_ops_offload_no_cache, reset_ctx),
+		cmocka_unit_test_setup(test_ops_offload_permissions, reset_ctx),
 	};
 
-	return cmocka_run_group_tests_name("fileops", tests, group_setup,
+	return cmocka_run_group_tests_name("ops_offload", tests, group_setup,
 					   group_teardown);
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * orfsd request handling: what the server does to a file on the client's
- * behalf, so that the data need not cross the network (SEEK, ALLOCATE,
- * COPY).
+ * orfsd request handling: the offloaded operations, what the server does
+ * to a file on the client's behalf so that the data need not cross the
+ * network (SEEK, ALLOCATE, COPY).
  *
  *  - SEEK: lseek(2) SEEK_DATA or SEEK_HOLE on the backing file.  The
  *    client wrote its dirty pages back first, so the server's file is the

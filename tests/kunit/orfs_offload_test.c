@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for fs/fileops_wire.c: the client's side of SEEK, ALLOCATE
+ * KUnit tests for fs/offload_wire.c: the client's side of SEEK, ALLOCATE
  * and COPY.  Which fallocate() modes go to the server and which are
  * refused without a round trip, the requests' bytes (64-bit offsets past
  * 4 GiB, reserved fields zero), COPY's chunking, and the checks of the
@@ -14,7 +14,7 @@
 #include <linux/kernel.h>
 #include <linux/limits.h>
 
-#include "../../fs/fileops_wire.c"
+#include "../../fs/offload_wire.c"
 
 #define ORFS_T_GIB	(1LL << 30)
 
@@ -31,7 +31,7 @@ static void orfs_t_fh(struct orfs_fh *fh, u8 seed)
 }
 
 /* The wire values are Linux's, as the protocol header says. */
-static void orfs_fileops_test_constants(struct kunit *test)
+static void orfs_offload_test_constants(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, ORFS_FA_KEEP_SIZE, FALLOC_FL_KEEP_SIZE);
 	KUNIT_EXPECT_EQ(test, ORFS_FA_PUNCH_HOLE, FALLOC_FL_PUNCH_HOLE);
@@ -45,7 +45,7 @@ static void orfs_fileops_test_constants(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ORFS_OP_COPY, 28);
 }
 
-static void orfs_fileops_test_falloc_supported(struct kunit *test)
+static void orfs_offload_test_falloc_supported(struct kunit *test)
 {
 	static const struct {
 		int	mode;
@@ -74,7 +74,7 @@ static void orfs_fileops_test_falloc_supported(struct kunit *test)
 }
 
 /* Refused on the client: no round trip, *wire untouched. */
-static void orfs_fileops_test_falloc_refused(struct kunit *test)
+static void orfs_offload_test_falloc_refused(struct kunit *test)
 {
 	static const int bad[] = {
 		FALLOC_FL_PUNCH_HOLE,
@@ -100,7 +100,7 @@ static void orfs_fileops_test_falloc_refused(struct kunit *test)
 	}
 }
 
-static void orfs_fileops_test_seek_req(struct kunit *test)
+static void orfs_offload_test_seek_req(struct kunit *test)
 {
 	struct orfs_seek_req *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
 	struct orfs_fh fh;
@@ -129,7 +129,7 @@ static loff_t orfs_t_seek_rep(struct kunit *test, u64 res, loff_t offset)
 	return orfs_seek_rep_offset(r, offset);
 }
 
-static void orfs_fileops_test_seek_rep(struct kunit *test)
+static void orfs_offload_test_seek_rep(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, orfs_t_seek_rep(test, 0, 0), 0LL);
 	KUNIT_EXPECT_EQ(test, orfs_t_seek_rep(test, 4096, 100), 4096LL);
@@ -147,7 +147,7 @@ static void orfs_fileops_test_seek_rep(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, orfs_t_seek_rep(test, (u64)-EIO, 0), (loff_t)-EIO);
 }
 
-static void orfs_fileops_test_allocate_req(struct kunit *test)
+static void orfs_offload_test_allocate_req(struct kunit *test)
 {
 	struct orfs_allocate_req *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
 	struct orfs_fh fh;
@@ -165,7 +165,7 @@ static void orfs_fileops_test_allocate_req(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q->reserved, 0U);
 }
 
-static void orfs_fileops_test_copy_chunk(struct kunit *test)
+static void orfs_offload_test_copy_chunk(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, orfs_copy_chunk(0), 0ULL);
 	KUNIT_EXPECT_EQ(test, orfs_copy_chunk(1), 1ULL);
@@ -178,7 +178,7 @@ static void orfs_fileops_test_copy_chunk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, orfs_copy_chunk(U64_MAX), (u64)ORFS_COPY_MAX);
 }
 
-static void orfs_fileops_test_copy_req(struct kunit *test)
+static void orfs_offload_test_copy_req(struct kunit *test)
 {
 	struct orfs_copy_req *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
 	struct orfs_fh src, dst;
@@ -207,7 +207,7 @@ static int orfs_t_copy_rep(struct kunit *test, u64 count, u64 asked, u64 *got)
 	return orfs_copy_rep_count(r, asked, got);
 }
 
-static void orfs_fileops_test_copy_rep(struct kunit *test)
+static void orfs_offload_test_copy_rep(struct kunit *test)
 {
 	u64 got = 77;
 
@@ -226,24 +226,24 @@ static void orfs_fileops_test_copy_rep(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, got, 77ULL);
 }
 
-static struct kunit_case orfs_fileops_test_cases[] = {
-	KUNIT_CASE(orfs_fileops_test_constants),
-	KUNIT_CASE(orfs_fileops_test_falloc_supported),
-	KUNIT_CASE(orfs_fileops_test_falloc_refused),
-	KUNIT_CASE(orfs_fileops_test_seek_req),
-	KUNIT_CASE(orfs_fileops_test_seek_rep),
-	KUNIT_CASE(orfs_fileops_test_allocate_req),
-	KUNIT_CASE(orfs_fileops_test_copy_chunk),
-	KUNIT_CASE(orfs_fileops_test_copy_req),
-	KUNIT_CASE(orfs_fileops_test_copy_rep),
+static struct kunit_case orfs_offload_test_cases[] = {
+	KUNIT_CASE(orfs_offload_test_constants),
+	KUNIT_CASE(orfs_offload_test_falloc_supported),
+	KUNIT_CASE(orfs_offload_test_falloc_refused),
+	KUNIT_CASE(orfs_offload_test_seek_req),
+	KUNIT_CASE(orfs_offload_test_seek_rep),
+	KUNIT_CASE(orfs_offload_test_allocate_req),
+	KUNIT_CASE(orfs_offload_test_copy_chunk),
+	KUNIT_CASE(orfs_offload_test_copy_req),
+	KUNIT_CASE(orfs_offload_test_copy_rep),
 	{}
 };
 
-static struct kunit_suite orfs_fileops_test_suite = {
-	.name = "orfs_fileops",
-	.test_cases = orfs_fileops_test_cases,
+static struct kunit_suite orfs_offload_test_suite = {
+	.name = "orfs_offload",
+	.test_cases = orfs_offload_test_cases,
 };
 
-kunit_test_suite(orfs_fileops_test_suite);
+kunit_test_suite(orfs_offload_test_suite);
 
 MODULE_LICENSE("GPL");

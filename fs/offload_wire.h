@@ -2,10 +2,10 @@
 /*
  * SEEK, ALLOCATE and COPY: the client's encoders and reply checks.  Pure
  * functions on wire structures, with no VFS or RDMA dependency, so that the
- * KUnit suite orfs_fileops (tests/kunit/orfs_fileops_test.c) can test them.
+ * KUnit suite orfs_offload (tests/kunit/orfs_offload_test.c) can test them.
  */
-#ifndef ORFS_FILEOPS_WIRE_H
-#define ORFS_FILEOPS_WIRE_H
+#ifndef ORFS_OFFLOAD_WIRE_H
+#define ORFS_OFFLOAD_WIRE_H
 
 #include <linux/types.h>
 #include "orfs_proto.h"
@@ -25,4 +25,4 @@ void orfs_copy_req_init(struct orfs_copy_req *q, const struct orfs_fh *src,
 int orfs_copy_rep_count(const struct orfs_copy_rep *r, u64 asked,
 			u64 *copied);
 
-#endif /* ORFS_FILEOPS_WIRE_H */
+#endif /* ORFS_OFFLOAD_WIRE_H */

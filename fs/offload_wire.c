@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * SEEK, ALLOCATE and COPY: building their requests and checking their
- * replies.  No VFS state and no RDMA here (see fileops_wire.h); fs/fileops.c
+ * replies.  No VFS state and no RDMA here (see offload_wire.h); fs/offload.c
  * does the rest.
  */
 #include <linux/errno.h>
@@ -10,7 +10,7 @@
 #include <linux/kernel.h>
 #include <linux/limits.h>
 #include <linux/string.h>
-#include "fileops_wire.h"
+#include "offload_wire.h"
 
 /**
  * orfs_falloc_wire_mode() - the ALLOCATE mode for a fallocate() mode

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ORFS regular files: what the server does on its own copy of the file.
+ * ORFS regular files: operations offloaded to the server, which does them
+ * on its own copy of the file, so that no data crosses the network (the
+ * server runs ALLOCATE and COPY on its offload threads, server/offload.c).
  *
  *  - llseek SEEK_DATA / SEEK_HOLE asks the server (SEEK): only its file
  *    system knows where the holes are.  Dirty pages from the offset on are
@@ -37,7 +39,7 @@
 #include <linux/pagemap.h>
 #include <linux/sched/signal.h>
 #include "orfs_fs.h"
-#include "fileops_wire.h"
+#include "offload_wire.h"
 
 /* ---- llseek ---- */
 
