@@ -41,7 +41,7 @@ FS_JOBS=(
 	"null_rtt	null_rtt null_rtt_poll"
 	"prim		prim_read prim_write"
 	"direct		d_randread_qd1 d_randread_qd16 d_randwrite_qd16 d_seqread d_seqwrite"
-	"fig44		fig44_dynamic_r20 fig44_pindown_r20 fig44_fmrd_r20 fig44_dynamic_r80 fig44_pindown_r80 fig44_fmrd_r80"
+	"regcache_reuse	regcache_reuse_dynamic_r20 regcache_reuse_pindown_r20 regcache_reuse_fmrd_r20 regcache_reuse_dynamic_r80 regcache_reuse_pindown_r80 regcache_reuse_fmrd_r80"
 	"ogr		ogr_individual ogr_grouped"
 )
 
@@ -420,30 +420,30 @@ job_direct() {
 # the cache), the faster of pindown's and fmrd's in the same round; dynamic
 # mode registers on every write, so its own one-buffer run is no such
 # reference (it is shown in the note).  The three modes are mounted side
-# by side and their runs alternate, FIG44_ROUNDS rounds, each in another
+# by side and their runs alternate, REUSE_ROUNDS rounds, each in another
 # order; each figure is the median over the rounds, as the VM's speed
 # drifts between minutes.  2000 writes per run, ORFS only.
-FIG44_ROUNDS=5
-fig44_run() { # BIN DIR BUFFERS REUSE -> seconds
+REUSE_ROUNDS=5
+reuse_run() { # BIN DIR BUFFERS REUSE -> seconds
 	local out
-	out=$(to 300 "$1" "$2/fig44" "$3" 100 "$4" 2000 16384 2>&1) || return 0
+	out=$(to 300 "$1" "$2/regcache_reuse" "$3" 100 "$4" 2000 16384 2>&1) || return 0
 	kv seconds "${out// /$'\n'}"
 }
-job_fig44() {
-	local sys=$1 mnt=$2 srv=$3 mode r m=/mnt/orfs-fig44 bin=$BENCH_TMP/fig44 t ref i k dev
+job_regcache_reuse() {
+	local sys=$1 mnt=$2 srv=$3 mode r m=/mnt/orfs-reuse bin=$BENCH_TMP/regcache_reuse t ref i k dev
 	local -a modes=(dynamic pindown fmrd) order
 	local -A one=() ratios=() err=() ctrs=()
 	if [ "$sys" != orfs ]; then
 		for mode in "${modes[@]}"; do
 			for r in 20 80; do
-				emit_na fig44_${mode}_r$r "registration modes are ORFS's"
+				emit_na regcache_reuse_${mode}_r$r "registration modes are ORFS's"
 			done
 		done
 		return
 	fi
-	gcc -O2 -o "$bin" "$BENCH_DIR/fig44.c" 2>"$BENCH_TMP/fig44.err" || {
+	gcc -O2 -o "$bin" "$BENCH_DIR/regcache_reuse.c" 2>"$BENCH_TMP/regcache_reuse.err" || {
 		for mode in "${modes[@]}"; do
-			for r in 20 80; do emit_error fig44_${mode}_r$r "cannot build fig44"; done
+			for r in 20 80; do emit_error regcache_reuse_${mode}_r$r "cannot build regcache_reuse"; done
 		done
 		return
 	}
@@ -454,21 +454,21 @@ job_fig44() {
 	for mode in "${modes[@]}"; do
 		mkdir -p $m-$mode
 		if ! to 120 mount -t orfs -o "soft,nconnect=1,regcache=$mode,regcache_entries=100" \
-			"$BENCH_SRV:/" $m-$mode 2>"$BENCH_TMP/fig44.err"; then
-			for r in 20 80; do err[$mode$r]="mount: $(head -c 200 "$BENCH_TMP/fig44.err")"; done
+			"$BENCH_SRV:/" $m-$mode 2>"$BENCH_TMP/regcache_reuse.err"; then
+			for r in 20 80; do err[$mode$r]="mount: $(head -c 200 "$BENCH_TMP/regcache_reuse.err")"; done
 			continue
 		fi
-		fig44_run "$bin" $m-$mode 1 100 >/dev/null	# warm-up
+		reuse_run "$bin" $m-$mode 1 100 >/dev/null	# warm-up
 	done
-	for ((i = 0; i < FIG44_ROUNDS; i++)); do
+	for ((i = 0; i < REUSE_ROUNDS; i++)); do
 		k=$((i % ${#modes[@]}))
 		order=("${modes[@]:k}" "${modes[@]:0:k}")
 		local -A secs=()
 		for mode in "${order[@]}"; do
 			mountpoint -q $m-$mode || continue
-			secs[${mode}1]=$(fig44_run "$bin" $m-$mode 1 100)
+			secs[${mode}1]=$(reuse_run "$bin" $m-$mode 1 100)
 			for r in 20 80; do
-				secs[$mode$r]=$(fig44_run "$bin" $m-$mode 1000 $r)
+				secs[$mode$r]=$(reuse_run "$bin" $m-$mode 1000 $r)
 			done
 		done
 		ref=$(min_of "${secs[pindown1]:-}" "${secs[fmrd1]:-}")
@@ -484,7 +484,7 @@ job_fig44() {
 	done
 	orfs_param_defaults
 	for mode in "${modes[@]}"; do
-		rm -f $m-$mode/fig44
+		rm -f $m-$mode/regcache_reuse
 		# The result columns show the main mount's counters: this
 		# mount's registration counters go in the note.
 		dev=$(orfs_mount_dev $m-$mode)
@@ -495,13 +495,13 @@ job_fig44() {
 		for r in 20 80; do
 			k=$mode$r
 			if [ -n "${err[$k]:-}" ]; then
-				emit_error fig44_${mode}_r$r "${err[$k]}"
+				emit_error regcache_reuse_${mode}_r$r "${err[$k]}"
 			elif [ -z "${ratios[$k]:-}" ]; then
-				emit_error fig44_${mode}_r$r "no round with a reference run completed"
+				emit_error regcache_reuse_${mode}_r$r "no round with a reference run completed"
 			else
 				# shellcheck disable=SC2086 # the ratios are words
 				EMIT_NOTE="median of rounds ${ratios[$k]% }; one-buffer runs ${one[$mode]% } s; mount counters ${ctrs[$mode]:-?}" \
-					emit fig44_${mode}_r$r "$(median ${ratios[$k]})" x lower
+					emit regcache_reuse_${mode}_r$r "$(median ${ratios[$k]})" x lower
 			fi
 		done
 	done

@@ -140,7 +140,7 @@ orfs_mount_dev() { mount_dev "$1" orfs; }
 # ctr_read_orfs: adds the counters of the ORFS mount of BENCH_SYS
 # (/sys/fs/orfs/<maj:min>/counters, "name value" lines) to CTR_NOW as
 # orfs_<name>: how the data moved (bytes_page_list: by trusted_fabric page
-# list).  The mounts the fig44 and ogr jobs make themselves are not
+# list).  The mounts the regcache_reuse and ogr jobs make themselves are not
 # counted.
 ctr_read_orfs() {
 	local mnt dev n v

@@ -7,7 +7,7 @@
  * outside that set.  With REUSE = 100 and NBUF = 1 it is the ideal run:
  * one buffer, registered once.
  *
- * Usage: fig44 FILE NBUF CAP REUSE NWRITES BUFSIZE
+ * Usage: regcache_reuse FILE NBUF CAP REUSE NWRITES BUFSIZE
  * Prints "seconds=S writes=N" on success.
  */
 #define _GNU_SOURCE
@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc != 7) {
-		fprintf(stderr, "usage: fig44 FILE NBUF CAP REUSE NWRITES BUFSIZE\n");
+		fprintf(stderr, "usage: regcache_reuse FILE NBUF CAP REUSE NWRITES BUFSIZE\n");
 		return 2;
 	}
 	nbuf = strtoul(argv[2], NULL, 0);
@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 	nwrites = strtoul(argv[5], NULL, 0);
 	bufsize = strtoul(argv[6], NULL, 0);
 	if (!nbuf || !cap || reuse > 100 || !nwrites || !bufsize || bufsize % 4096) {
-		fprintf(stderr, "fig44: bad arguments\n");
+		fprintf(stderr, "regcache_reuse: bad arguments\n");
 		return 2;
 	}
 	bufs = calloc(nbuf, sizeof(*bufs));
@@ -60,14 +60,14 @@ int main(int argc, char **argv)
 		bufs[i] = mmap(NULL, bufsize, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (bufs[i] == MAP_FAILED) {
-			perror("fig44: mmap");
+			perror("regcache_reuse: mmap");
 			return 1;
 		}
 		memset(bufs[i], (int)i, bufsize);
 	}
 	fd = open(argv[1], O_WRONLY | O_CREAT | O_DIRECT, 0644);
 	if (fd < 0) {
-		perror("fig44: open");
+		perror("regcache_reuse: open");
 		return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 		recent[nrecent - 1] = b;
 		if (pwrite(fd, bufs[b], bufsize, (off_t)((i % 256) * bufsize)) !=
 		    (ssize_t)bufsize) {
-			fprintf(stderr, "fig44: pwrite: %s\n", strerror(errno));
+			fprintf(stderr, "regcache_reuse: pwrite: %s\n", strerror(errno));
 			return 1;
 		}
 	}
