@@ -20,7 +20,7 @@
  *  - A request is cut into pieces of at most the staging-buffer size
  *    (rsize/wsize, 1 MiB by default) that are each one contiguous range of
  *    pages; each piece is one READ or WRITE.
- *  - Optimistic Group Registration (dissertation 4.3) for vectored I/O:
+ *  - Optimistic Group Registration ([Wu04, 4.3]) for vectored I/O:
  *    the segments of a preadv/pwritev that lie a few pages apart are
  *    registered as one region, holes included, when the cost model of
  *    fs/ogr.c says one larger registration is cheaper than two; the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ORFS Optimistic Group Registration (dissertation 4.3, seed 000): the
- * hardware-free decisions.
+ * ORFS Optimistic Group Registration ([Wu04, 4.3], [WWP03]; see
+ * Documentation/bibliography.md): the hardware-free decisions.
  *
  * A vectored direct I/O (preadv, pwritev, aio with iovecs) brings many user
  * segments.  Registering each one costs a fixed overhead per registration;
@@ -27,8 +27,8 @@
 #include <linux/atomic.h>
 #include <linux/types.h>
 
-/* Default cost model, in nanoseconds: the dissertation's measurements
- * (4.3.3, InfiniBand VAPI): registration costs 0.77 us per page plus 7.42 us
+/* Default cost model, in nanoseconds: the measurements of [Wu04, 4.3.3]
+ * (InfiniBand VAPI): registration costs 0.77 us per page plus 7.42 us
  * per operation, deregistration 0.23 us per page plus 1.1 us.  A group is
  * registered and later deregistered, so both count:
  * a = 770 + 230 = 1000 ns/page, b = 7420 + 1100 = 8520 ns.  Merging across a

@@ -8,9 +8,9 @@
  * interrupt, an idle exit and a context switch.  For a small request on a
  * fast fabric those cost as much as the round trip itself, and on soft-RoCE
  * under emulation more.  Spinning costs a CPU for as long as the wait
- * lasts.  The PVFS-over-InfiniBand dissertation's client took interrupts
- * for replies and its server polled (seed 001, 2.5.4); orfsd polls
- * adaptively.  The client does here, for the requests where it pays:
+ * lasts.  The PVFS-over-InfiniBand client of [Wu04, 2.5.4] took
+ * interrupts for replies and its server polled; orfsd polls adaptively.
+ * The client does here, for the requests where it pays:
  *
  *  - busy_poll=auto (the default) spins only for small requests (no staging
  *    buffer: request and reply travel inline), only one caller per

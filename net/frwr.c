@@ -13,7 +13,7 @@
  * byte rotates) and ends with IB_WR_LOCAL_INV before the pages are
  * unmapped, so the server can reach them only while the request runs.
  *
- * This is the "dynamic" registration mode of the dissertation's chapter 4:
+ * This is the "dynamic" registration mode of [Wu04, ch. 4]:
  * register and deregister per I/O.  The pin-down cache keeps registrations
  * across requests (net/regcache_tree.c).
  */

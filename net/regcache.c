@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The O_DIRECT pin-down registration cache with batched deregistration
- * (FMRD), after the dissertation's chapter 4.2 and the ORFS paper's 3.2.
+ * (FMRD), after [Wu04, 4.2] and [GGP05, 3.2] (Documentation/bibliography.md).
  *
  * A registration of user memory (an FRWR memory region mapping its pages)
  * costs a REG_MR work request to make and a LOCAL_INV to undo.  Databases

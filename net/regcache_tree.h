@@ -5,8 +5,7 @@
  * One struct orfs_rc_tree per address space (mm) keeps the user-virtual
  * ranges [start, last] that are currently pinned and registered, in an
  * interval tree, with reference counts, an LRU of idle entries and a
- * deregistration list (the pin-down cache plus FMRD of the dissertation's
- * chapter 4.2).  It knows nothing of MRs, pages or notifiers: the owner
+ * deregistration list (the pin-down cache plus FMRD of [Wu04, 4.2]).  It knows nothing of MRs, pages or notifiers: the owner
  * (net/regcache.c) keeps those behind orfs_rc_entry.priv, registers on a
  * miss, calls orfs_rc_invalidate_range() from its mmu interval notifier, and
  * posts LOCAL_INV + unpins for the entries orfs_rc_dereg_take() hands back.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * orfsd request handling: DEMOTE_META and DEMOTE, the server side of DEMOTE
- * exclusive caching (dissertation 6.2; Documentation/protocol.md, "DEMOTE").
+ * exclusive caching ([Wu04, 6.2]; Documentation/protocol.md, "DEMOTE").
  *
  * The block cache puts a block it has just sent to a client at its
  * eviction end (unifier.c); a block a client demotes goes to the most
@@ -13,7 +13,7 @@
  * the file since issues a newer one.
  *
  * DEMOTE_META offers blocks by metadata only; the reply says per block
- * whether the server wants the data (dissertation 6.2: the metadata goes
+ * whether the server wants the data ([Wu04, 6.2]: the metadata goes
  * ahead "to avoid transferring the block data in some cases").  DEMOTE
  * brings the data of the wanted blocks, in one of two ways:
  *  - zero copy (ORFS_IO_GRANT | ORFS_IO_WINDOW on both messages, on a

@@ -117,7 +117,7 @@ param direct_push N
 param direct_inline Y
 param direct_push Y
 
-# Vectored I/O of a 2-D subarray (Table 4.1's case): rows 3 pages apart are
+# Vectored I/O of a 2-D subarray ([Wu04, Table 4.1]'s case): rows 3 pages apart are
 # registered as one region (OGR); rows across an unmapped hole are not.
 gcc -O2 -Wall -o "$ORFS_WORK/dio_ogr" "$ORFS_TOP/tests/vm/tools/dio_ogr.c" ||
 	fail "cannot build dio_ogr"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The registration-cache experiment of the dissertation's Figure 4.4:
+ * The registration-cache experiment of [Wu04, Figure 4.4]:
  * NWRITES O_DIRECT writes, each from one of NBUF buffers, where a fraction
  * REUSE of the writes reuses one of the CAP buffers used most recently
  * (which a cache of CAP registrations can hold) and the rest take a buffer
