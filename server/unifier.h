@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * orfsd's Unifier (dissertation ch. 5): the block cache of blockcache.c over the
- * registered arena, filled and kept coherent with the backing files
+ * orfsd's Unifier ([Wu04, ch. 5]): the block cache of blockcache.c over
+ * the registered arena, filled and kept coherent with the backing files
  * through the disk engine of diskio.h.
  *
  *  - READ is served from cache blocks: a hit is copied out of its block, a

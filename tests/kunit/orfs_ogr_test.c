@@ -325,9 +325,9 @@ static void orfs_ogr_test_unaligned(struct kunit *test)
 }
 
 /*
- * [Wu04, Table 4.1]'s case: a 2048 x 2048 int array split 2 x 2 between four
- * processes; one process writes its 1024 x 1024 subarray, 1024 rows of
- * 4 KiB each 8 KiB apart.  The one-page holes are worth it: one region.
+ * The case of [Wu04, Table 4.1]: a 2048 x 2048 int array split 2 x 2
+ * between four processes; one process writes its 1024 x 1024 subarray,
+ * 1024 rows of 4 KiB each 8 KiB apart.  The one-page holes are worth it: one region.
  * Rows 64 KiB apart (holes of 15 pages) are registered one by one.
  */
 static void orfs_ogr_test_subarray(struct kunit *test)

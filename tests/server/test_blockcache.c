@@ -350,7 +350,7 @@ static void test_index_stress(void **state)
 	orfs_cache_destroy(c);
 }
 
-/* ---- placement (dissertation 6.2) ---- */
+/* ---- placement ([Wu04, 6.2]) ---- */
 
 static void test_lru_eviction_order(void **state)
 {

@@ -117,8 +117,9 @@ param direct_push N
 param direct_inline Y
 param direct_push Y
 
-# Vectored I/O of a 2-D subarray ([Wu04, Table 4.1]'s case): rows 3 pages apart are
-# registered as one region (OGR); rows across an unmapped hole are not.
+# Vectored I/O of a 2-D subarray (the case of [Wu04, Table 4.1]): rows 3
+# pages apart are registered as one region (OGR); rows across an unmapped
+# hole are not.
 gcc -O2 -Wall -o "$ORFS_WORK/dio_ogr" "$ORFS_TOP/tests/vm/tools/dio_ogr.c" ||
 	fail "cannot build dio_ogr"
 # 16 rows (ORFS_RSEG_MAX) each 3 pages apart are one region: the pwritev

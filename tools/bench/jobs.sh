@@ -412,8 +412,8 @@ job_direct() {
 	done
 }
 
-# [Wu04, Figure 4.4] (Documentation/bibliography.md): O_DIRECT writes of 16 KiB (small, so that
-# registration costs show next to the data transfer) from a pool of 1000
+# [Wu04, Figure 4.4] (Documentation/bibliography.md): O_DIRECT writes of
+# 16 KiB (small, so that registration costs show next to the data transfer) from a pool of 1000
 # buffers, a registration cache of 100, 20% and 80% buffer reuse, in each
 # registration mode.  Each time is divided by a reference: a run with
 # registration already done (one buffer, registered once and then found in
@@ -507,12 +507,12 @@ job_regcache_reuse() {
 	done
 }
 
-# Optimistic Group Registration ([Wu04, Table 4.1]'s case): a 2-D subarray of 16
+# Optimistic Group Registration (the case of [Wu04, Table 4.1]): a 2-D subarray of 16
 # rows of 4 KiB, 16 KiB apart, written with pwritev, 200 times per run.
 # All on one mount (regcache=pindown) with nconnect=1: the guest's RPS
 # puts each connection's flows on vCPUs of their own, and two mounts made
 # the ratio depend on that draw (2026-11-26: rounds from 0.52 to 1.79).
-# [Wu04, Table 4.1]'s "Ideal" is the same list I/O with every registration already
+# The "Ideal" of [Wu04, Table 4.1] is the same list I/O with every registration already
 # cached: one array, registered once and then found in the cache.
 # "Individual" (ogr=N: each row registered apart) and "grouped" (OGR) cycle
 # through OGR_POOL arrays at different addresses, more than the cache's

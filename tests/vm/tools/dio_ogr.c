@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Vectored O_DIRECT of a 2-D subarray ([Wu04, Table 4.1]'s case):
+ * Vectored O_DIRECT of a 2-D subarray (the case of [Wu04, Table 4.1]):
  * ROWS rows of ROWLEN bytes each, STRIDE bytes apart in memory, written
  * with one pwritev and read back with one preadv.  Optimistic Group
  * Registration registers rows a few pages apart as one region.
