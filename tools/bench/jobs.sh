@@ -413,9 +413,9 @@ job_direct() {
 }
 
 # [Wu04, Figure 4.4] (Documentation/bibliography.md): O_DIRECT writes of
-# 16 KiB (small, so that registration costs show next to the data transfer) from a pool of 1000
-# buffers, a registration cache of 100, 20% and 80% buffer reuse, in each
-# registration mode.  Each time is divided by a reference: a run with
+# 16 KiB (small, so that registration costs show next to the data
+# transfer) from a pool of 1000 buffers, a registration cache of 100, 20%
+# and 80% buffer reuse, in each registration mode.  Each time is divided by a reference: a run with
 # registration already done (one buffer, registered once and then found in
 # the cache), the faster of pindown's and fmrd's in the same round; dynamic
 # mode registers on every write, so its own one-buffer run is no such
