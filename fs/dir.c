@@ -8,6 +8,7 @@
 #include <linux/slab.h>
 #include "dirwalk.h"
 #include "orfs_fs.h"
+#include "orfs_fs_trace.h"
 
 /**
  * orfs_do_lookup() - ask the server for one name in a directory
@@ -133,6 +134,7 @@ static struct dentry *orfs_lookup(struct inode *dir, struct dentry *dentry,
 	if (ret == -EAGAIN)
 		ret = orfs_do_lookup(dir, &dentry->d_name, &fh, &attr);
 	orfs_statahead_note(dir, ret);
+	trace_orfs_lookup(dir, dentry, ret ? 0 : le64_to_cpu(fh.ino), ret);
 	if (ret == 0) {
 		inode = orfs_iget(dir->i_sb, &fh, &attr);
 		if (IS_ERR(inode))
@@ -201,6 +203,8 @@ static int orfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 	dir = d_inode(parent);
 	if (!(flags & LOOKUP_REVAL) &&
 	    time_before(jiffies, dentry->d_time + READ_ONCE(ORFS_I(dir)->attr_timeo))) {
+		trace_orfs_d_revalidate_cached(dir, dentry,
+					       d_inode(dentry) ? d_inode(dentry)->i_ino : 0, 1);
 		dput(parent);
 		return 1;
 	}
@@ -214,6 +218,7 @@ static int orfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 		else	/* as fresh as a GETATTR's: a stat that follows needs none */
 			ret = orfs_revalidate_attr(inode, &attr);
 	}
+	trace_orfs_d_revalidate(dir, dentry, inode ? inode->i_ino : 0, ret);
 	dput(parent);
 	if (ret == 1)
 		orfs_dentry_stamp(dentry);
