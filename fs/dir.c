@@ -58,6 +58,22 @@ static void orfs_dentry_stamp(struct dentry *dentry)
 }
 
 /*
+ * Traces a dentry trusted within its directory's timeout, with the inode
+ * it names, read once: in RCU-walk the dentry may turn negative meanwhile.
+ * Context: RCU-walk or a reference on @dentry.
+ */
+static void orfs_trace_dentry_trusted(const struct inode *dir,
+				      const struct dentry *dentry)
+{
+	const struct inode *inode;
+
+	if (!trace_orfs_d_revalidate_cached_enabled())
+		return;
+	inode = d_inode_rcu(dentry);
+	trace_orfs_d_revalidate_cached(dir, dentry, inode ? inode->i_ino : 0, 1);
+}
+
+/*
  * This client added, removed or renamed names in @dir: its attributes are
  * stale, and a statahead pass that reaches the end goes round once more
  * (orfs_sa_advance()).  Context: @dir's i_rwsem held exclusive.
@@ -195,16 +211,17 @@ static int orfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 			return -ECHILD;
 		parent = READ_ONCE(dentry->d_parent);
 		dir = d_inode_rcu(parent);
-		if (dir && time_before(jiffies, dentry->d_time + READ_ONCE(ORFS_I(dir)->attr_timeo)))
+		if (dir && time_before(jiffies, dentry->d_time + READ_ONCE(ORFS_I(dir)->attr_timeo))) {
+			orfs_trace_dentry_trusted(dir, dentry);
 			return 1;
+		}
 		return -ECHILD;
 	}
 	parent = dget_parent(dentry);
 	dir = d_inode(parent);
 	if (!(flags & LOOKUP_REVAL) &&
 	    time_before(jiffies, dentry->d_time + READ_ONCE(ORFS_I(dir)->attr_timeo))) {
-		trace_orfs_d_revalidate_cached(dir, dentry,
-					       d_inode(dentry) ? d_inode(dentry)->i_ino : 0, 1);
+		orfs_trace_dentry_trusted(dir, dentry);
 		dput(parent);
 		return 1;
 	}

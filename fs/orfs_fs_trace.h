@@ -166,6 +166,12 @@ TRACE_EVENT(orfs_direct_io,
  * is what the operation returns: for orfs_lookup 0 or -errno (-ENOENT
  * makes a negative dentry); for the revalidation events 1 (valid), 0
  * (invalid: the dentry is dropped) or -errno.
+ *
+ * The revalidation events may come from an RCU-walk, with no lock on the
+ * name: a rename may change it between its measure (__string) and its
+ * copy, so the copy is bounded by the room measured.  The name is safe to
+ * read meanwhile: a tracepoint runs with preemption disabled, and a
+ * dentry's old name is freed only after an RCU grace period.
  */
 DECLARE_EVENT_CLASS(orfs_dentry_class,
 	TP_PROTO(const struct inode *dir, const struct dentry *dentry, u64 ino,
@@ -183,7 +189,8 @@ DECLARE_EVENT_CLASS(orfs_dentry_class,
 		__entry->dir = dir->i_ino;
 		__entry->ino = ino;
 		__entry->ret = ret;
-		__assign_str(name, dentry->d_name.name);
+		strscpy(__get_str(name), dentry->d_name.name,
+			__get_dynamic_array_len(name));
 	),
 	TP_printk("dev=%d:%d dir=%llu name=%s ino=%llu ret=%d",
 		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->dir,
@@ -198,7 +205,10 @@ DECLARE_EVENT_CLASS(orfs_dentry_class,
 
 /* ->lookup asked the server (or took statahead's answer). */
 DEFINE_ORFS_DENTRY_EVENT(orfs_lookup);
-/* ->d_revalidate trusted the dentry: its directory's timeout still runs. */
+/*
+ * ->d_revalidate trusted the dentry without asking: its directory's
+ * attribute timeout still runs (in RCU-walk too).
+ */
 DEFINE_ORFS_DENTRY_EVENT(orfs_d_revalidate_cached);
 /* ->d_revalidate looked the name up again. */
 DEFINE_ORFS_DENTRY_EVENT(orfs_d_revalidate);
