@@ -8,6 +8,7 @@
 #include <linux/slab.h>
 #include "dirwalk.h"
 #include "orfs_fs.h"
+#include "orfs_fs_trace.h"
 
 /**
  * orfs_do_lookup() - ask the server for one name in a directory
@@ -54,6 +55,22 @@ static int orfs_do_lookup(struct inode *dir, const struct qstr *name,
 static void orfs_dentry_stamp(struct dentry *dentry)
 {
 	dentry->d_time = jiffies;
+}
+
+/*
+ * Traces a dentry trusted within its directory's timeout, with the inode
+ * it names, read once: in RCU-walk the dentry may turn negative meanwhile.
+ * Context: RCU-walk or a reference on @dentry.
+ */
+static void orfs_trace_dentry_trusted(const struct inode *dir,
+				      const struct dentry *dentry)
+{
+	const struct inode *inode;
+
+	if (!trace_orfs_d_revalidate_cached_enabled())
+		return;
+	inode = d_inode_rcu(dentry);
+	trace_orfs_d_revalidate_cached(dir, dentry, inode ? inode->i_ino : 0, 1);
 }
 
 /*
@@ -133,6 +150,7 @@ static struct dentry *orfs_lookup(struct inode *dir, struct dentry *dentry,
 	if (ret == -EAGAIN)
 		ret = orfs_do_lookup(dir, &dentry->d_name, &fh, &attr);
 	orfs_statahead_note(dir, ret);
+	trace_orfs_lookup(dir, dentry, ret ? 0 : le64_to_cpu(fh.ino), ret);
 	if (ret == 0) {
 		inode = orfs_iget(dir->i_sb, &fh, &attr);
 		if (IS_ERR(inode))
@@ -193,14 +211,17 @@ static int orfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 			return -ECHILD;
 		parent = READ_ONCE(dentry->d_parent);
 		dir = d_inode_rcu(parent);
-		if (dir && time_before(jiffies, dentry->d_time + READ_ONCE(ORFS_I(dir)->attr_timeo)))
+		if (dir && time_before(jiffies, dentry->d_time + READ_ONCE(ORFS_I(dir)->attr_timeo))) {
+			orfs_trace_dentry_trusted(dir, dentry);
 			return 1;
+		}
 		return -ECHILD;
 	}
 	parent = dget_parent(dentry);
 	dir = d_inode(parent);
 	if (!(flags & LOOKUP_REVAL) &&
 	    time_before(jiffies, dentry->d_time + READ_ONCE(ORFS_I(dir)->attr_timeo))) {
+		orfs_trace_dentry_trusted(dir, dentry);
 		dput(parent);
 		return 1;
 	}
@@ -214,6 +235,7 @@ static int orfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 		else	/* as fresh as a GETATTR's: a stat that follows needs none */
 			ret = orfs_revalidate_attr(inode, &attr);
 	}
+	trace_orfs_d_revalidate(dir, dentry, inode ? inode->i_ino : 0, ret);
 	dput(parent);
 	if (ret == 1)
 		orfs_dentry_stamp(dentry);

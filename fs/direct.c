@@ -61,6 +61,7 @@
 #include <linux/uio.h>
 #include <linux/workqueue.h>
 #include "orfs_fs.h"
+#include "orfs_fs_trace.h"
 #include "ogr.h"
 
 static bool orfs_ogr = true;
@@ -368,6 +369,7 @@ static void orfs_dio_early_done(void *arg, u32 bytes)
 	if (atomic_xchg(&dio->completed, 1))
 		return;
 	orfs_stat_add(&ORFS_SB(dio->inode->i_sb)->stats, ORFS_CTR_DIO_EARLY, 1);
+	trace_orfs_direct_io(dio->inode, dio->pos, dio->len, false, false, bytes);
 	if (bytes)
 		iocb->ki_pos = dio->pos + bytes;
 	inode_dio_end(dio->inode);
@@ -599,12 +601,14 @@ static void orfs_dio_work(struct work_struct *work)
 	struct orfs_dio *dio = container_of(work, struct orfs_dio, work);
 	struct kiocb *iocb = dio->iocb;
 	struct inode *inode = dio->inode;
+	size_t len = dio->len;	/* for the trace: orfs_dio_unpin() clears it */
 	ssize_t ret;
 
 	ret = orfs_dio_transfer(dio);
 	orfs_dio_unpin(dio);
 	/* Unless orfs_dio_early_done() has; then @iocb may be gone. */
 	if (!atomic_xchg(&dio->completed, 1)) {
+		trace_orfs_direct_io(inode, dio->pos, len, dio->write, false, ret);
 		orfs_dio_finish(iocb, inode, dio->write, dio->pos, ret);
 		inode_dio_end(inode);
 		iocb->ki_complete(iocb, ret);
@@ -746,5 +750,8 @@ ssize_t orfs_direct_io(struct kiocb *iocb, struct iov_iter *iter)
 	}
 	orfs_dio_free(dio);
 	orfs_dio_finish(iocb, inode, write, pos, done);
-	return done ? done : ret;
+	if (done)
+		ret = done;
+	trace_orfs_direct_io(inode, pos, count, write, true, ret);
+	return ret;
 }

@@ -19,6 +19,7 @@
 #include <linux/uio.h>
 #include "orfs_fs.h"
 #include "orfs_ioctl.h"
+#include "orfs_fs_trace.h"
 
 static int orfs_read_folio(struct file *file, struct folio *folio);
 
@@ -143,6 +144,7 @@ static int orfs_read_page(struct inode *inode, struct folio *folio,
 	if (!ret)
 		memset(kaddr + done, 0, PAGE_SIZE - done);
 	kunmap_local(kaddr);
+	trace_orfs_read_done(inode, pos, PAGE_SIZE, done, ret);
 	return ret;
 }
 
@@ -283,6 +285,7 @@ static int orfs_read_pages(struct inode *inode, struct page **pages,
 		}
 		folio_unlock(folio);
 	}
+	trace_orfs_read_done(inode, le64_to_cpu(req.offset), nr << PAGE_SHIFT, n, ret);
 	return ret;
 }
 
@@ -341,6 +344,7 @@ static void orfs_readahead(struct readahead_control *rac)
 	struct orfs_batch *b = NULL;
 	struct folio *folio;
 
+	trace_orfs_readahead(inode, readahead_pos(rac), readahead_length(rac));
 	if (!max) {
 		/* Inline threshold below a page: one folio at a time. */
 		while ((folio = readahead_folio(rac)))
@@ -376,6 +380,7 @@ static int orfs_read_folio(struct file *file, struct folio *folio)
 	struct bio_vec bv;
 	int ret;
 
+	trace_orfs_read_folio(inode, folio_pos(folio), folio_size(folio));
 	if (orfs_batch_pages(inode, false))
 		return orfs_read_pages(inode, &page, &bv, 1, orfs_file_cred(file));
 	ret = orfs_read_page(inode, folio, orfs_file_cred(file));
@@ -465,6 +470,7 @@ static int orfs_write_page(struct inode *inode, struct page *page, u32 len,
 			break;
 		done += n;
 	}
+	trace_orfs_writeback_done(inode, pos, len, done, ret);
 	return ret;
 }
 
@@ -521,6 +527,8 @@ static void orfs_write_pages(struct orfs_batch *b)
 	req.offset = cpu_to_le64(page_offset(b->pages[0]));
 	req.count = cpu_to_le32(count);
 	ret = orfs_write_call(inode, &msg);
+	trace_orfs_writeback_done(inode, page_offset(b->pages[0]), count,
+				  ret ? 0 : count, ret);
 	if (ret) {
 		mapping_set_error(inode->i_mapping, ret);
 		pr_warn_ratelimited("write-back of inode %lu at %lld failed: %d\n",
@@ -998,7 +1006,10 @@ static int orfs_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 
 	ret = file_write_and_wait_range(file, start, end);
 	ret2 = orfs_commit(file);
-	return ret ? ret : ret2;
+	if (!ret)
+		ret = ret2;
+	trace_orfs_fsync(file_inode(file), start, end, datasync, ret);
+	return ret;
 }
 
 static ssize_t orfs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)

@@ -8,6 +8,8 @@
 #include <linux/jhash.h>
 #include <linux/kdev_t.h>
 #include "orfs_fs.h"
+#define CREATE_TRACE_POINTS
+#include "orfs_fs_trace.h"
 
 static struct kmem_cache *orfs_inode_cachep;
 
@@ -271,6 +273,7 @@ int orfs_revalidate_mapping(struct inode *inode)
 
 	if (!test_and_clear_bit(ORFS_INO_INVALID_DATA, &oi->flags))
 		return 0;
+	trace_orfs_invalidate_mapping(inode);
 	/* Our own dirty data goes out first; then re-read everything. */
 	filemap_write_and_wait(inode->i_mapping);
 	return invalidate_inode_pages2(inode->i_mapping);
@@ -355,14 +358,18 @@ int orfs_revalidate_inode(struct inode *inode, bool force)
 	struct orfs_reply rep;
 	int ret;
 
-	if (!force && orfs_attr_fresh(inode))
+	if (!force && orfs_attr_fresh(inode)) {
+		trace_orfs_revalidate_inode(inode, force, true, 0);
 		return 0;
+	}
 	ret = orfs_call(sbi->clnt, &msg, &rep);
 	if (ret)
-		return ret;
+		goto out;
 	ar = rep.body;
 	ret = orfs_apply_attr(inode, &ar->attr);
 	orfs_reply_put(&rep);
+out:
+	trace_orfs_revalidate_inode(inode, force, false, ret);
 	return ret;
 }
 

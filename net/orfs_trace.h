@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ORFS transport tracepoints: sends, receives, completions and errors.
+ * The VFS-level events (reads, write-back, O_DIRECT, lookup, revalidation)
+ * are in fs/orfs_fs_trace.h, in the same system.
  *
  *	echo 1 > /sys/kernel/tracing/events/orfs/enable
  */
