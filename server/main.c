@@ -350,7 +350,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (cfg.help) {
-		orfs_usage(stdout);
+		if (cfg.help_markdown)
+			orfs_options_markdown(stdout);
+		else
+			orfs_usage(stdout);
 		ret = 0;
 		goto out_config;
 	}
