@@ -264,7 +264,7 @@ static const struct orfs_opt opts[] = {
 	}, {
 		.name = "secret-file", .type = OPT_PATH, FIELD(secret_file),
 		.arg = "FILE", .def_text = "none: no secret, no handshake",
-		.help = "require every client to prove this shared secret (HMAC-SHA256 challenge-response at connect; mount option secretfile= on the client).  The secret is the file's bytes less one trailing newline, "
+		.help = "require every client to prove this shared secret (HMAC-SHA256 challenge-response at connect; mount option secretfile= on the client): the file's bytes less one trailing newline, "
 			STR(ORFS_SECRET_MIN) ".." STR(ORFS_SECRET_MAX)
 			" of them; the file must be owned by root (or by orfsd's user) and not accessible by group or others",
 	}, {
