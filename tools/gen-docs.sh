@@ -23,12 +23,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 doc=$top/Documentation/admin-guide.md
 check=0
 build=1
-for a in "$@"; do
-	case $a in
+while [ $# -gt 0 ]; do
+	case $1 in
 	--check) check=1 ;;
 	--no-build) build=0 ;;
-	*) echo "usage: $0 [--check] [--no-build]" >&2; exit 2 ;;
+	*) sed -n 's/^# Usage: //p' "$0" >&2; exit 2 ;;
 	esac
+	shift
 done
 
 if [ $build -eq 1 ]; then
