@@ -18,8 +18,6 @@
 
 #include "config.h"
 
-
-
 /* Where an option came from (for the override rules). */
 enum opt_src {
 	SRC_NONE,
