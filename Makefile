@@ -6,6 +6,8 @@
 #   make demo           build, boot a VM, serve an export, mount it, use it
 #   make bench          raw rxe vs ORFS vs NFS/RDMA in one VM boot (build/bench/)
 #   make install        install orfs.ko, orfsd and mount.orfs
+#   make docs           rewrite the option lists of Documentation/admin-guide.md
+#                       from the tables (tools/gen-docs.sh; --check checks them)
 #   make W=1 / C=1      extra warnings / sparse, passed to kbuild
 #
 # KDIR defaults to the running kernel's build directory if it exists,
@@ -18,7 +20,7 @@ KREL = $(shell $(CURDIR)/tools/kdir.sh --release $(KDIR))
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all module server tools check fuzz demo bench install clean deps kdir-check
+.PHONY: all module server tools docs check fuzz demo bench install clean deps kdir-check
 
 all: module server tools
 
@@ -40,6 +42,9 @@ tools:
 
 deps:
 	tools/install-deps.sh
+
+docs:
+	tools/gen-docs.sh
 
 check: deps
 	@KDIR=$(KDIR) tests/run-all.sh

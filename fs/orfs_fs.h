@@ -14,26 +14,12 @@
 #include "orfs_kcompat.h"
 #include "../net/orfs_net.h"
 #include "statahead.h"
+#include "mount_opts.h"
 
 #define ORFS_SUPER_MAGIC	0x4f524653	/* "ORFS" */
 
-/* Defaults, in the units of the mount options. */
-#define ORFS_DEF_TIMEO		600	/* deciseconds per request, like NFS */
-/* Attribute cache bounds, seconds, as NFS's defaults. */
-#define ORFS_DEF_ACREGMIN	3
-#define ORFS_DEF_ACREGMAX	60
-#define ORFS_DEF_ACDIRMIN	30
-#define ORFS_DEF_ACDIRMAX	60
-#define ORFS_AC_MAX		3600
-#define ORFS_DEF_IOSIZE		(1024 * 1024)	/* rsize, wsize */
-#define ORFS_IOSIZE_MIN		4096
-#define ORFS_IOSIZE_MAX		(4 * 1024 * 1024)
+/* The mount options' defaults and bounds are in mount_opts.h. */
 #define ORFS_DEF_CONNECT_MS	15000
-#define ORFS_DEF_RETRANS	3
-#define ORFS_DEF_KEEPALIVE	10	/* seconds */
-#define ORFS_RC_DEFAULT_ENTRIES	64	/* regcache_entries */
-#define ORFS_RC_DEFAULT_BATCH	16	/* regcache_batch */
-#define ORFS_RC_ENTRIES_MAX	4096
 
 /**
  * struct orfs_mount_opts - parsed mount options

@@ -13,8 +13,7 @@
 #include <linux/limits.h>
 
 #define ORFS_SA_TRIGGER		8	/* lookups in a row that found their name */
-#define ORFS_SA_DEFAULT		16384	/* statahead=: entries per pass */
-#define ORFS_SA_MAX		1000000
+/* statahead=: ORFS_SA_DEFAULT and ORFS_SA_MAX are in mount_opts.h. */
 
 /**
  * struct orfs_statahead - a directory's statahead pass

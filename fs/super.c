@@ -18,44 +18,18 @@
 #include <crypto/algapi.h>
 #include "orfs_fs.h"
 
+/* Opt_port, Opt_inline, ...: one per ORFS_MOUNT_OPT() of mount_opts.h. */
 enum orfs_param {
-	Opt_port,
-	Opt_inline,
-	Opt_credits,
-	Opt_timeo,
-	Opt_actimeo,
-	Opt_acregmin,
-	Opt_acregmax,
-	Opt_acdirmin,
-	Opt_acdirmax,
-	Opt_rsize,
-	Opt_wsize,
-	Opt_cto,
-	Opt_nconnect,
-	Opt_retrans,
-	Opt_keepalive,
-	Opt_busy_poll,
-	Opt_soft,
-	Opt_hard,
-	Opt_addr,
-	Opt_regcache,
-	Opt_regcache_entries,
-	Opt_regcache_pages,
-	Opt_regcache_batch,
-	Opt_secret,
-	Opt_trusted_fabric,
-	Opt_writebehind,
-	Opt_openread,
-	Opt_rdirplus,
-	Opt_statahead,
-	Opt_bareread,
+#define ORFS_MOUNT_OPT(n, ...)	Opt_##n,
+#include "mount_opts.h"
+#undef ORFS_MOUNT_OPT
 };
 
 /* regcache=: how O_DIRECT buffers are registered (net/regcache.c). */
 static const struct constant_table orfs_regcache_modes[] = {
-	{ "dynamic",	ORFS_RC_DYNAMIC },
-	{ "pindown",	ORFS_RC_PINDOWN },
-	{ "fmrd",	ORFS_RC_FMRD },
+#define ORFS_REGCACHE_MODE(n, value)	{ #n, value },
+#include "mount_opts.h"
+#undef ORFS_REGCACHE_MODE
 	{}
 };
 
@@ -69,39 +43,179 @@ static const char *orfs_regcache_name(enum orfs_rc_mode mode)
 	return "?";
 }
 
+/* The fs_parser type of each kind of ORFS_MOUNT_OPT() (mount_opts.h). */
+#define ORFS_FSPARAM_U32(name, opt, modes)	fsparam_u32(name, opt)
+#define ORFS_FSPARAM_FLAG(name, opt, modes)	fsparam_flag(name, opt)
+#define ORFS_FSPARAM_FLAG_NO(name, opt, modes)	fsparam_flag_no(name, opt)
+#define ORFS_FSPARAM_STRING(name, opt, modes)	fsparam_string(name, opt)
+#define ORFS_FSPARAM_ENUM(name, opt, modes)	fsparam_enum(name, opt, modes)
+
 static const struct fs_parameter_spec orfs_fs_parameters[] = {
-	fsparam_u32("port",	Opt_port),
-	fsparam_u32("inline",	Opt_inline),
-	fsparam_u32("credits",	Opt_credits),
-	fsparam_u32("timeo",	Opt_timeo),
-	fsparam_u32("actimeo",	Opt_actimeo),
-	fsparam_u32("acregmin",	Opt_acregmin),
-	fsparam_u32("acregmax",	Opt_acregmax),
-	fsparam_u32("acdirmin",	Opt_acdirmin),
-	fsparam_u32("acdirmax",	Opt_acdirmax),
-	fsparam_u32("rsize",	Opt_rsize),
-	fsparam_u32("wsize",	Opt_wsize),
-	fsparam_flag_no("cto",	Opt_cto),
-	fsparam_u32("nconnect",	Opt_nconnect),
-	fsparam_u32("retrans",	Opt_retrans),
-	fsparam_u32("keepalive", Opt_keepalive),
-	fsparam_string("busy_poll", Opt_busy_poll),
-	fsparam_flag("soft",	Opt_soft),
-	fsparam_flag("hard",	Opt_hard),
-	fsparam_string("addr",	Opt_addr),
-	fsparam_enum("regcache", Opt_regcache, orfs_regcache_modes),
-	fsparam_u32("regcache_entries", Opt_regcache_entries),
-	fsparam_u32("regcache_pages", Opt_regcache_pages),
-	fsparam_u32("regcache_batch", Opt_regcache_batch),
-	fsparam_string("secret", Opt_secret),
-	fsparam_flag_no("trusted_fabric", Opt_trusted_fabric),
-	fsparam_flag_no("writebehind", Opt_writebehind),
-	fsparam_flag_no("openread", Opt_openread),
-	fsparam_flag_no("rdirplus", Opt_rdirplus),
-	fsparam_u32("statahead", Opt_statahead),
-	fsparam_flag_no("bareread", Opt_bareread),
+#define ORFS_MOUNT_OPT(n, k, ...) \
+	ORFS_FSPARAM_##k(#n, Opt_##n, orfs_##n##_modes),
+#include "mount_opts.h"
+#undef ORFS_MOUNT_OPT
 	{}
 };
+
+/* The kinds of ORFS_MOUNT_OPT() (mount_opts.h). */
+enum orfs_mo_kind {
+	ORFS_MO_U32,
+	ORFS_MO_FLAG_NO,
+	ORFS_MO_FLAG,
+	ORFS_MO_STRING,
+	ORFS_MO_ENUM,
+};
+
+/**
+ * struct orfs_mount_opt - what the generic handler knows of a mount option
+ * @off: offset of its field in struct orfs_mount_opts
+ * @size: size of that field
+ * @kind: ORFS_MO_U32, ORFS_MO_FLAG_NO, ... (only those two are generic)
+ * @min: ORFS_MO_U32: the smallest value
+ * @max: ORFS_MO_U32: the largest value (U32_MAX: none)
+ * @def: the field's default for a new mount, or ORFS_MO_NODEF
+ * @unit: the unit error messages give the bounds in, or ""
+ */
+struct orfs_mount_opt {
+	u16		off;
+	u16		size;
+	enum orfs_mo_kind kind;
+	u32		min;
+	u32		max;
+	u32		def;
+	const char	*unit;
+};
+
+/* Kinds whose default orfs_init_fs_context() sets itself have none here. */
+#define ORFS_MO_DEF_U32(def)		(def)
+#define ORFS_MO_DEF_FLAG_NO(def)	(def)
+#define ORFS_MO_DEF_FLAG(def)		ORFS_MO_NODEF
+#define ORFS_MO_DEF_STRING(def)		ORFS_MO_NODEF
+#define ORFS_MO_DEF_ENUM(def)		ORFS_MO_NODEF
+
+/*
+ * The size of an option's field, and a build error where the generic
+ * handler could not store into it: a number goes into a u32, or a u16 if
+ * its maximum fits, a flag into a bool.
+ */
+#define ORFS_MO_FIELD(f)	sizeof_field(struct orfs_mount_opts, f)
+#define ORFS_MO_SIZE_U32(f, hi)						\
+	(ORFS_MO_FIELD(f) +						\
+	 BUILD_BUG_ON_ZERO(ORFS_MO_FIELD(f) != sizeof(u32) &&		\
+			   (ORFS_MO_FIELD(f) != sizeof(u16) || (hi) > U16_MAX)))
+#define ORFS_MO_SIZE_FLAG_NO(f, hi)					\
+	(ORFS_MO_FIELD(f) +						\
+	 BUILD_BUG_ON_ZERO(!__same_type(((struct orfs_mount_opts *)0)->f, bool)))
+#define ORFS_MO_SIZE_FLAG(f, hi)	ORFS_MO_FIELD(f)
+#define ORFS_MO_SIZE_STRING(f, hi)	ORFS_MO_FIELD(f)
+#define ORFS_MO_SIZE_ENUM(f, hi)	ORFS_MO_FIELD(f)
+
+static const struct orfs_mount_opt orfs_mount_opt_table[] = {
+#define ORFS_MOUNT_OPT(n, k, f, a, lo, hi, u, d, h)			\
+	[Opt_##n] = {							\
+		.off = offsetof(struct orfs_mount_opts, f),		\
+		.size = ORFS_MO_SIZE_##k(f, hi),			\
+		.kind = ORFS_MO_##k,					\
+		.min = lo,						\
+		.max = hi,						\
+		.def = ORFS_MO_DEF_##k(d),				\
+		.unit = u,						\
+	},
+#include "mount_opts.h"
+#undef ORFS_MOUNT_OPT
+};
+
+/* mount_opts.h repeats these limits of net/ for its host program. */
+static_assert(ORFS_MNT_NCONNECT_MAX == ORFS_NCONNECT_MAX);
+static_assert(ORFS_MNT_NCONNECT_DEFAULT == ORFS_NCONNECT_DEFAULT);
+static_assert(ORFS_MNT_RC_BATCH_MAX == ORFS_RC_BATCH_MAX);
+static_assert(ORFS_MNT_RC_PAGES_DEFAULT == ORFS_RC_DEFAULT_MAX_PAGES);
+static_assert(ORFS_MNT_BUSY_POLL_MAX_US == ORFS_BUSY_POLL_MAX_US);
+static_assert(ORFS_RC_PAGES_MAX == U32_MAX);
+
+/* Store @v in @d's field of @o: a u16 or a u32 (checked above). */
+static void orfs_mo_store(struct orfs_mount_opts *o,
+			  const struct orfs_mount_opt *d, u32 v)
+{
+	void *field = (char *)o + d->off;
+
+	if (d->size == sizeof(u16))
+		*(u16 *)field = v;
+	else
+		*(u32 *)field = v;
+}
+
+/* A new mount's options: the default of every option that has one. */
+static void orfs_mo_defaults(struct orfs_mount_opts *o)
+{
+	const struct orfs_mount_opt *d;
+
+	for (d = orfs_mount_opt_table;
+	     d < orfs_mount_opt_table + ARRAY_SIZE(orfs_mount_opt_table); d++) {
+		if (d->def == ORFS_MO_NODEF)
+			continue;
+		if (d->kind == ORFS_MO_FLAG_NO)
+			*(bool *)((char *)o + d->off) = d->def;
+		else
+			orfs_mo_store(o, d, d->def);
+	}
+}
+
+/**
+ * orfs_mo_check() - is @key=@v within its bounds
+ * @fc: the context, for error reporting
+ * @d: the option
+ * @key: its name, as given
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with "key=v: must be min..max unit" (or "must be
+ * at least min" for an option without a maximum) in the context's log.
+ */
+static int orfs_mo_check(struct fs_context *fc, const struct orfs_mount_opt *d,
+			 const char *key, u32 v)
+{
+	if (v >= d->min && v <= d->max)
+		return 0;
+	if (d->max == U32_MAX)
+		return invalfc(fc, "%s=%u: must be at least %u", key, v, d->min);
+	return invalfc(fc, "%s=%u: must be %u..%u%s%s", key, v, d->min, d->max,
+		       d->unit[0] ? " " : "", d->unit);
+}
+
+/**
+ * orfs_parse_generic() - a number or a flag, by its table entry
+ * @fc: the context, for error reporting
+ * @opt: the option (Opt_*)
+ * @key: its name, as given
+ * @result: what fs_parse() made of the value
+ * @o: gets the value
+ *
+ * Return: 0 or -EINVAL with a message in the context's log.
+ */
+static int orfs_parse_generic(struct fs_context *fc, int opt, const char *key,
+			      const struct fs_parse_result *result,
+			      struct orfs_mount_opts *o)
+{
+	const struct orfs_mount_opt *d = &orfs_mount_opt_table[opt];
+	int ret;
+
+	switch (d->kind) {
+	case ORFS_MO_FLAG_NO:
+		*(bool *)((char *)o + d->off) = !result->negated;
+		return 0;
+	case ORFS_MO_U32:
+		ret = orfs_mo_check(fc, d, key, result->uint_32);
+		if (ret)
+			return ret;
+		orfs_mo_store(o, d, result->uint_32);
+		return 0;
+	default:
+		/* The other kinds have handlers of their own. */
+		WARN_ON_ONCE(1);
+		return -EINVAL;
+	}
+}
 
 static void orfs_free_opts(struct orfs_mount_opts *o)
 {
@@ -223,11 +337,23 @@ static int orfs_parse_source(struct fs_context *fc, const char *src,
 	return 0;
 }
 
+/**
+ * orfs_parse_param() - one mount option (fs_context_operations.parse_param)
+ * @fc: the context; fc->fs_private gets the value
+ * @param: the option
+ *
+ * The source, and the ORFS_MOUNT_OPT()s of mount_opts.h: numbers
+ * and flags by their table entry (orfs_parse_generic()), the others here.
+ *
+ * Context: process (mount(2), fsconfig(2)).
+ * Return: 0 or a negative errno, with a message in the context's log.
+ */
 static int orfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 {
 	struct orfs_mount_opts *o = fc->fs_private;
+	const struct orfs_mount_opt *d;
 	struct fs_parse_result result;
-	int opt;
+	int opt, ret;
 
 	if (!strcmp(param->key, "source")) {
 		if (param->type != fs_value_is_string)
@@ -249,77 +375,25 @@ static int orfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		return opt;
 
 	switch (opt) {
-	case Opt_port:
-		if (result.uint_32 == 0 || result.uint_32 > 65535)
-			return invalfc(fc, "port=%u: must be 1..65535", result.uint_32);
-		o->port = result.uint_32;
-		break;
-	case Opt_inline:
-		if (result.uint_32 < ORFS_INLINE_MIN || result.uint_32 > ORFS_INLINE_MAX)
-			return invalfc(fc, "inline=%u: must be %u..%u bytes", result.uint_32,
-				       ORFS_INLINE_MIN, ORFS_INLINE_MAX);
-		o->inline_size = result.uint_32;
-		break;
-	case Opt_credits:
-		if (result.uint_32 < 1 || result.uint_32 > ORFS_CREDITS_MAX)
-			return invalfc(fc, "credits=%u: must be 1..%u", result.uint_32,
-				       ORFS_CREDITS_MAX);
-		o->credits = result.uint_32;
-		break;
-	case Opt_timeo:
-		if (result.uint_32 < 1 || result.uint_32 > 36000)
-			return invalfc(fc, "timeo=%u: must be 1..36000 deciseconds",
-				       result.uint_32);
-		o->timeo = result.uint_32;
-		break;
 	case Opt_actimeo:
-	case Opt_acregmin:
-	case Opt_acregmax:
-	case Opt_acdirmin:
-	case Opt_acdirmax:
-		if (result.uint_32 > ORFS_AC_MAX)
-			return invalfc(fc, "%s=%u: must be 0..%u seconds", param->key,
-				       result.uint_32, ORFS_AC_MAX);
-		if (opt == Opt_actimeo || opt == Opt_acregmin)
-			o->acregmin = result.uint_32;
-		if (opt == Opt_actimeo || opt == Opt_acregmax)
-			o->acregmax = result.uint_32;
-		if (opt == Opt_actimeo || opt == Opt_acdirmin)
-			o->acdirmin = result.uint_32;
-		if (opt == Opt_actimeo || opt == Opt_acdirmax)
-			o->acdirmax = result.uint_32;
+		ret = orfs_mo_check(fc, &orfs_mount_opt_table[opt], param->key,
+				    result.uint_32);
+		if (ret)
+			return ret;
+		o->acregmin = result.uint_32;
+		o->acregmax = result.uint_32;
+		o->acdirmin = result.uint_32;
+		o->acdirmax = result.uint_32;
 		break;
 	case Opt_rsize:
 	case Opt_wsize:
-		if (result.uint_32 < ORFS_IOSIZE_MIN || result.uint_32 > ORFS_IOSIZE_MAX ||
+		d = &orfs_mount_opt_table[opt];
+		if (result.uint_32 < d->min || result.uint_32 > d->max ||
 		    result.uint_32 % PAGE_SIZE)
 			return invalfc(fc, "%s=%u: must be a multiple of %lu in %u..%u",
 				       param->key, result.uint_32, PAGE_SIZE,
-				       ORFS_IOSIZE_MIN, ORFS_IOSIZE_MAX);
-		if (opt == Opt_rsize)
-			o->rsize = result.uint_32;
-		else
-			o->wsize = result.uint_32;
-		break;
-	case Opt_cto:
-		o->cto = !result.negated;
-		break;
-	case Opt_nconnect:
-		if (result.uint_32 < 1 || result.uint_32 > ORFS_NCONNECT_MAX)
-			return invalfc(fc, "nconnect=%u: must be 1..%u", result.uint_32,
-				       ORFS_NCONNECT_MAX);
-		o->nconnect = result.uint_32;
-		break;
-	case Opt_retrans:
-		if (result.uint_32 < 1 || result.uint_32 > 100)
-			return invalfc(fc, "retrans=%u: must be 1..100", result.uint_32);
-		o->retrans = result.uint_32;
-		break;
-	case Opt_keepalive:
-		if (result.uint_32 > 3600)
-			return invalfc(fc, "keepalive=%u: must be 0..3600 seconds",
-				       result.uint_32);
-		o->keepalive = result.uint_32;
+				       d->min, d->max);
+		orfs_mo_store(o, d, result.uint_32);
 		break;
 	case Opt_busy_poll:
 		return orfs_parse_busy_poll(fc, param->string, &o->busy_poll);
@@ -332,53 +406,16 @@ static int orfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	case Opt_regcache:
 		o->rc_mode = result.uint_32;
 		break;
-	case Opt_regcache_entries:
-		if (result.uint_32 < 1 || result.uint_32 > ORFS_RC_ENTRIES_MAX)
-			return invalfc(fc, "regcache_entries=%u: must be 1..%u",
-				       result.uint_32, ORFS_RC_ENTRIES_MAX);
-		o->rc_entries = result.uint_32;
-		break;
-	case Opt_regcache_pages:
-		if (result.uint_32 < 1)
-			return invalfc(fc, "regcache_pages=%u: must be at least 1",
-				       result.uint_32);
-		o->rc_pages = result.uint_32;
-		break;
-	case Opt_regcache_batch:
-		if (result.uint_32 < 1 || result.uint_32 > ORFS_RC_BATCH_MAX)
-			return invalfc(fc, "regcache_batch=%u: must be 1..%u",
-				       result.uint_32, ORFS_RC_BATCH_MAX);
-		o->rc_batch = result.uint_32;
-		break;
 	case Opt_secret:
 		return orfs_parse_secret(fc, param, o);
-	case Opt_trusted_fabric:
-		o->trusted_fabric = !result.negated;
-		break;
-	case Opt_writebehind:
-		o->writebehind = !result.negated;
-		break;
-	case Opt_openread:
-		o->openread = !result.negated;
-		break;
-	case Opt_bareread:
-		o->bareread = !result.negated;
-		break;
-	case Opt_rdirplus:
-		o->rdirplus = !result.negated;
-		break;
-	case Opt_statahead:
-		if (result.uint_32 > ORFS_SA_MAX)
-			return invalfc(fc, "statahead=%u: must be 0..%u",
-				       result.uint_32, ORFS_SA_MAX);
-		o->statahead = result.uint_32;
-		break;
 	case Opt_addr:
 		/*
 		 * Shown in /proc/mounts, so mount(8) hands it back on remount.
 		 * The address always comes from the source.
 		 */
 		break;
+	default:
+		return orfs_parse_generic(fc, opt, param->key, &result, o);
 	}
 	return 0;
 }
@@ -723,30 +760,11 @@ static int orfs_init_fs_context(struct fs_context *fc)
 		o->secret = NULL;	/* set only if given again */
 		o->secret_len = 0;
 	} else {
-		o->port = ORFS_DEFAULT_PORT;
-		o->inline_size = ORFS_INLINE_DEFAULT;
-		o->credits = ORFS_CREDITS_DEFAULT;
-		o->timeo = ORFS_DEF_TIMEO;
-		o->acregmin = ORFS_DEF_ACREGMIN;
-		o->acregmax = ORFS_DEF_ACREGMAX;
-		o->acdirmin = ORFS_DEF_ACDIRMIN;
-		o->acdirmax = ORFS_DEF_ACDIRMAX;
-		o->rsize = ORFS_DEF_IOSIZE;
-		o->wsize = ORFS_DEF_IOSIZE;
-		o->cto = true;
-		o->writebehind = true;
-		o->openread = true;
-		o->bareread = true;
-		o->rdirplus = true;
-		o->statahead = ORFS_SA_DEFAULT;
-		o->nconnect = min_t(unsigned int, ORFS_NCONNECT_DEFAULT, num_online_cpus());
-		o->retrans = ORFS_DEF_RETRANS;
-		o->keepalive = ORFS_DEF_KEEPALIVE;
-		o->busy_poll = ORFS_BUSY_POLL_AUTO;
-		o->rc_mode = ORFS_RC_FMRD;
-		o->rc_entries = ORFS_RC_DEFAULT_ENTRIES;
-		o->rc_pages = ORFS_RC_DEFAULT_MAX_PAGES;
-		o->rc_batch = ORFS_RC_DEFAULT_BATCH;
+		orfs_mo_defaults(o);	/* the numbers and flag_no flags */
+		o->nconnect = min_t(unsigned int, o->nconnect, num_online_cpus());
+		o->soft = false;			/* hard */
+		o->busy_poll = ORFS_BUSY_POLL_AUTO;	/* busy_poll=auto */
+		o->rc_mode = ORFS_RC_FMRD;		/* regcache=fmrd */
 	}
 	fc->fs_private = o;
 	fc->ops = &orfs_context_ops;

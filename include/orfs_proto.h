@@ -57,6 +57,7 @@ typedef uint8_t u8;
 #define ORFS_PROTO_MIN_VERSION	1
 
 #define ORFS_DEFAULT_PORT	20050
+#define ORFS_PORT_MAX		65535	/* rdma_cm ports are 16 bits, 0 is none */
 /* Inline threshold: data up to this size travels inside the SEND. */
 #define ORFS_INLINE_DEFAULT	4096U
 #define ORFS_INLINE_MIN		1024U

@@ -18,6 +18,11 @@
 #define ORFS_ARENA_DEFAULT	(256UL << 20)	/* --cache-size */
 #define ORFS_GRANT_SIZE_DEFAULT	(1U << 20)	/* --grant-size */
 #define ORFS_GRANTS_DEFAULT	16U		/* --grants, per connection: a queue of 16 O_DIRECT requests never waits for one */
+/* --grant-size: at least a page and a multiple of one (at most ORFS_IO_MAX). */
+#define ORFS_GRANT_SIZE_MIN	4096U
+#define ORFS_GRANT_SIZE_ALIGN	4096U
+/* --cache-size, --staging-size: 1 PiB, a bound that only keeps sizes sane. */
+#define ORFS_ARENA_MAX		(1ULL << 50)
 
 /**
  * struct orfs_arena - the registered arena and its staging-buffer slots

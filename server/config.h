@@ -19,6 +19,9 @@
 
 #define ORFSD_VERSION	"0.1"
 
+/* --inline is rounded down to a multiple of this. */
+#define ORFS_INLINE_GRAIN	1024U
+
 /**
  * enum orfs_io_engine - --io-engine: how backing files are read and written
  * @ORFS_IO_AUTO: io_uring if the kernel lets orfsd use it, else synchronous
@@ -84,6 +87,7 @@ extern const char *orfs_config_default_file;
  * @config_used: the config file read, or NULL if none
  * @file_text: its contents, split into lines (owned)
  * @help: --help was given
+ * @help_markdown: --help=markdown was: the options as a Markdown table
  * @version: --version was given
  */
 struct orfs_config {
@@ -121,6 +125,7 @@ struct orfs_config {
 	const char		*config_used;
 	char			*file_text;
 	bool			help;
+	bool			help_markdown;
 	bool			version;
 };
 
@@ -130,5 +135,6 @@ int orfs_config_addr(const struct orfs_config *cfg,
 		     struct sockaddr_storage *ss, socklen_t *len,
 		     char *str, size_t str_len);
 void orfs_usage(FILE *f);
+void orfs_options_markdown(FILE *f);
 
 #endif /* ORFSD_CONFIG_H */

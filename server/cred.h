@@ -16,6 +16,8 @@
 
 /* --anon-uid and --anon-gid default: "nobody" / "nogroup". */
 #define ORFS_ANON_ID_DEFAULT	65534U
+/* Their largest value: (uid_t)-1 means "unchanged" to setfsuid() and chown(). */
+#define ORFS_ANON_ID_MAX	0xfffffffeU
 
 /**
  * struct orfs_squash - how an export maps the identities clients claim

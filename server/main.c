@@ -328,147 +328,254 @@ static int fault_setup(struct orfs_fault *f, struct orfs_server_cfg *scfg)
 	return 0;
 }
 
+/**
+ * struct orfsd - what main() sets up, in the order it does
+ * @cfg: the configuration (config file and command line)
+ * @scfg: what the transport gets from it
+ * @fault: ORFSD_FAULT, for tests (fault_setup())
+ * @exp: the export
+ * @pidfile: --pidfile made absolute (the daemon changes to "/"), or NULL
+ * @drc: the duplicate-request cache, or NULL (--drc-entries 0)
+ * @notify_fd: the daemon's pipe to its waiting parent, or -1
+ * @stats: the statistics
+ * @arena: the registered arena (zero: --cache-size 0)
+ * @cache: the block cache in it, or NULL
+ * @disk: the backing-file I/O engine
+ * @uni: the Unifier, which serves READs through @cache
+ * @files: the open-file cache
+ * @srv: the listener, its connections and the event loop
+ *
+ * main() runs the setup steps below one after the other, and on a failure
+ * unwinds what the steps before it set up, in reverse order.  One thread.
+ */
+struct orfsd {
+	struct orfs_config	cfg;
+	struct orfs_server_cfg	scfg;
+	struct orfs_fault	fault;
+	struct orfs_export	exp;
+	char			*pidfile;
+	struct orfs_drc		*drc;
+	int			notify_fd;
+	struct orfs_stats	stats;
+	struct orfs_arena	arena;
+	struct orfs_cache	*cache;
+	struct orfs_disk	disk;
+	struct orfs_unifier	uni;
+	struct orfs_files	files;
+	struct orfs_server	*srv;
+};
+
+/*
+ * The parts of the transport's configuration that need no resource: fault
+ * injection, the listen address, and the check that orfsd may take the
+ * clients' identities.
+ */
+static int setup_transport(struct orfsd *d)
+{
+	memset(&d->scfg, 0, sizeof(d->scfg));
+	if (fault_setup(&d->fault, &d->scfg))
+		return -1;
+	if (orfs_config_addr(&d->cfg, &d->scfg.addr, &d->scfg.addr_len,
+			     d->scfg.addr_str, sizeof(d->scfg.addr_str)))
+		return -1;
+	return orfs_cred_probe() ? -1 : 0;
+}
+
+/* The export directory, its file handle key, read-only and squashing. */
+static int setup_export(struct orfsd *d)
+{
+	if (orfs_export_open_key(&d->exp, d->cfg.export_path, d->cfg.fh_key_file))
+		return -1;
+	d->exp.read_only = d->cfg.read_only;
+	d->exp.squash = d->cfg.squash;
+	return 0;
+}
+
+/* --pidfile, made absolute now: the daemon changes to "/". */
+static int setup_pidfile(struct orfsd *d)
+{
+	if (!d->cfg.pidfile)
+		return 0;
+	d->pidfile = abs_path(d->cfg.pidfile);
+	if (!d->pidfile) {
+		log_err("pidfile %s: %s", d->cfg.pidfile, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The duplicate-request cache, unless --drc-entries 0. */
+static int setup_drc(struct orfsd *d)
+{
+	if (!d->cfg.drc_entries)
+		return 0;
+	d->drc = orfs_drc_create(d->cfg.drc_entries, d->cfg.drc_per_client);
+	return d->drc ? 0 : -1;
+}
+
+/* What every connection gets: the export, its limits, who may connect. */
+static void setup_access(struct orfsd *d)
+{
+	d->scfg.exp = &d->exp;
+	d->scfg.inline_max = d->cfg.inline_max;
+	d->scfg.credits = d->cfg.credits;
+	d->scfg.drc = d->drc;
+	d->scfg.acl = &d->cfg.acl;
+	d->scfg.secret = d->cfg.secret.len ? &d->cfg.secret : NULL;
+}
+
+/* The registered arena, unless --cache-size 0. */
+static int setup_arena(struct orfsd *d)
+{
+	if (!d->cfg.cache_size) {
+		log_info("--cache-size 0: no arena, so inline I/O only and no block cache");
+		return 0;
+	}
+	if (orfs_arena_init(&d->arena, (size_t)d->cfg.cache_size,
+			    d->cfg.grant_size, d->cfg.grants, d->cfg.staging_size))
+		return -1;
+	d->scfg.arena = &d->arena;
+	return 0;
+}
+
+/* The block cache in the arena, where it has room for one block. */
+static int setup_cache(struct orfsd *d)
+{
+	if (!d->cfg.cache_size)
+		return 0;
+	d->cache = cache_setup(&d->arena, d->cfg.cache_block_size);
+	if (!d->cache && d->arena.cache_size >= d->cfg.cache_block_size)
+		return -1;
+	return 0;
+}
+
+/* The Unifier over the cache and the disk, and the open-file cache. */
+static int setup_unifier(struct orfsd *d)
+{
+	if (orfs_unifier_init(&d->uni, d->cache, &d->disk, &d->stats,
+			      d->cfg.direct_io) ||
+	    orfs_files_init(&d->files, open_files_limit(d->cfg.open_files))) {
+		log_err("out of memory");
+		return -1;
+	}
+	d->uni.files = &d->files;
+	d->stats.open_files = &d->files;
+	return 0;
+}
+
+/* The listener: what is left of the transport's configuration, and go. */
+static int setup_server(struct orfsd *d)
+{
+	d->scfg.uni = &d->uni;
+	d->scfg.stats = &d->stats;
+	d->scfg.poll_mode = d->cfg.poll_mode;
+	d->scfg.poll_window_us = d->cfg.poll_window_us;
+	d->scfg.windows = d->cfg.windows;
+	d->scfg.page_lists = d->cfg.page_lists;
+	d->scfg.control_path = d->cfg.control_path;
+	return orfs_server_create(&d->srv, &d->scfg) ? -1 : 0;
+}
+
+/* The startup log: what is served, how, and to whom. */
+static void log_startup(const struct orfsd *d)
+{
+	const struct orfs_config *cfg = &d->cfg;
+	char window[32];
+
+	log_info("orfsd %s listening on %s, export %s%s (inline <= %u, credits <= %u, arena %llu MiB: %u staging buffers of %u KiB (at most %u per client) and a %zu MiB block cache of %u KiB blocks, duplicate-request cache %u entries, %u per client, %s polling%s)%s%s",
+		 ORFSD_VERSION, d->scfg.addr_str, d->exp.path,
+		 d->exp.read_only ? " read-only" : "", d->scfg.inline_max,
+		 d->scfg.credits, cfg->cache_size >> 20, d->arena.nslots,
+		 cfg->grant_size >> 10, cfg->cache_size ? cfg->grants : 0,
+		 d->cache ? d->arena.cache_size >> 20 : 0,
+		 cfg->cache_block_size >> 10,
+		 cfg->drc_entries, cfg->drc_per_client,
+		 poll_mode_name(cfg->poll_mode), poll_window_text(cfg, window),
+		 cfg->config_used ? ", config " : "",
+		 cfg->config_used ? cfg->config_used : "");
+	log_allow_list(&cfg->acl, d->scfg.addr_str);
+	if (d->scfg.secret)
+		log_info("clients must prove the shared secret of %s", cfg->secret_file);
+	else
+		log_info("no shared secret (--secret-file): clients are not authenticated");
+	log_squash(&cfg->squash);
+}
+
 int main(int argc, char **argv)
 {
-	struct orfs_server_cfg scfg;
-	struct orfs_server *srv = NULL;
-	struct orfs_drc *drc = NULL;
-	struct orfs_arena arena = { 0 };
-	struct orfs_cache *cache = NULL;
-	struct orfs_unifier uni = { 0 };
-	struct orfs_files files = { 0 };
-	struct orfs_disk disk = { 0 };
-	struct orfs_stats stats;
-	struct orfs_export exp;
-	struct orfs_config cfg;
-	struct orfs_fault fault;
-	char *pidfile = NULL, window[32];
-	int notify_fd = -1, ret = 1;
+	struct orfsd d = { .notify_fd = -1 };
+	int ret = 1;
 
-	if (orfs_config_parse(&cfg, argc, argv)) {
+	if (orfs_config_parse(&d.cfg, argc, argv)) {
 		fprintf(stderr, "Try 'orfsd --help' for more information.\n");
 		return 1;
 	}
-	if (cfg.help) {
-		orfs_usage(stdout);
+	if (d.cfg.help) {
+		if (d.cfg.help_markdown)
+			orfs_options_markdown(stdout);
+		else
+			orfs_usage(stdout);
 		ret = 0;
 		goto out_config;
 	}
-	if (cfg.version) {
+	if (d.cfg.version) {
 		printf("orfsd %s (ORFS protocol %u..%u)\n", ORFSD_VERSION,
 		       ORFS_PROTO_MIN_VERSION, ORFS_PROTO_VERSION);
 		ret = 0;
 		goto out_config;
 	}
-	orfs_log_set_level(cfg.log_level);
+	orfs_log_set_level(d.cfg.log_level);
 	setup_signals();
 
-	memset(&scfg, 0, sizeof(scfg));
-	if (fault_setup(&fault, &scfg))
+	if (setup_transport(&d))
 		goto out_config;
-	if (orfs_config_addr(&cfg, &scfg.addr, &scfg.addr_len, scfg.addr_str,
-			     sizeof(scfg.addr_str)))
+	if (setup_export(&d))
 		goto out_config;
-	if (orfs_cred_probe())
-		goto out_config;
-	if (orfs_export_open_key(&exp, cfg.export_path, cfg.fh_key_file))
-		goto out_config;
-	exp.read_only = cfg.read_only;
-	exp.squash = cfg.squash;
-	if (cfg.pidfile) {
-		pidfile = abs_path(cfg.pidfile);	/* the daemon changes to "/" */
-		if (!pidfile) {
-			log_err("pidfile %s: %s", cfg.pidfile, strerror(errno));
-			goto out_export;
-		}
-	}
-	if (cfg.drc_entries) {
-		drc = orfs_drc_create(cfg.drc_entries, cfg.drc_per_client);
-		if (!drc)
-			goto out_export;
-	}
-	scfg.exp = &exp;
-	scfg.inline_max = cfg.inline_max;
-	scfg.credits = cfg.credits;
-	scfg.drc = drc;
-	scfg.acl = &cfg.acl;
-	scfg.secret = cfg.secret.len ? &cfg.secret : NULL;
+	if (setup_pidfile(&d) || setup_drc(&d))
+		goto out_export;
+	setup_access(&d);
 
-	if (!cfg.foreground)
-		notify_fd = daemon_fork();
-	orfs_stats_init(&stats);
-	if (cfg.cache_size) {
-		if (orfs_arena_init(&arena, (size_t)cfg.cache_size,
-				    cfg.grant_size, cfg.grants, cfg.staging_size))
-			goto out_export;
-		scfg.arena = &arena;
-		cache = cache_setup(&arena, cfg.cache_block_size);
-		if (!cache && arena.cache_size >= cfg.cache_block_size)
-			goto out_arena;
-	} else {
-		log_info("--cache-size 0: no arena, so inline I/O only and no block cache");
-	}
-	if (disk_setup(&disk, cfg.io_engine, exp.fd))
+	/* No verbs resource and no io_uring before this. */
+	if (!d.cfg.foreground)
+		d.notify_fd = daemon_fork();
+	orfs_stats_init(&d.stats);
+	if (setup_arena(&d))
+		goto out_export;
+	if (setup_cache(&d))
 		goto out_arena;
-	if (orfs_unifier_init(&uni, cache, &disk, &stats, cfg.direct_io) ||
-	    orfs_files_init(&files, open_files_limit(cfg.open_files))) {
-		log_err("out of memory");
+	if (disk_setup(&d.disk, d.cfg.io_engine, d.exp.fd))
+		goto out_arena;
+	if (setup_unifier(&d))
 		goto out_disk;
-	}
-	uni.files = &files;
-	stats.open_files = &files;
-	scfg.uni = &uni;
-	scfg.stats = &stats;
-	scfg.poll_mode = cfg.poll_mode;
-	scfg.poll_window_us = cfg.poll_window_us;
-	scfg.windows = cfg.windows;
-	scfg.page_lists = cfg.page_lists;
-	scfg.control_path = cfg.control_path;
-	if (orfs_server_create(&srv, &scfg))
+	if (setup_server(&d))
 		goto out_disk;
-	if (pidfile && write_pidfile(pidfile)) {
-		free(pidfile);
-		pidfile = NULL;
+	if (d.pidfile && write_pidfile(d.pidfile)) {
+		free(d.pidfile);
+		d.pidfile = NULL;
 		goto out_server;
 	}
-	if (notify_fd >= 0)
-		daemon_ready(notify_fd);
-	log_info("orfsd %s listening on %s, export %s%s (inline <= %u, credits <= %u, arena %llu MiB: %u staging buffers of %u KiB (at most %u per client) and a %zu MiB block cache of %u KiB blocks, duplicate-request cache %u entries, %u per client, %s polling%s)%s%s",
-		 ORFSD_VERSION, scfg.addr_str, exp.path,
-		 exp.read_only ? " read-only" : "", scfg.inline_max,
-		 scfg.credits, cfg.cache_size >> 20, arena.nslots,
-		 cfg.grant_size >> 10, cfg.cache_size ? cfg.grants : 0,
-		 cache ? arena.cache_size >> 20 : 0,
-		 cfg.cache_block_size >> 10,
-		 cfg.drc_entries, cfg.drc_per_client,
-		 poll_mode_name(cfg.poll_mode), poll_window_text(&cfg, window),
-		 cfg.config_used ? ", config " : "",
-		 cfg.config_used ? cfg.config_used : "");
-	log_allow_list(&cfg.acl, scfg.addr_str);
-	if (scfg.secret)
-		log_info("clients must prove the shared secret of %s", cfg.secret_file);
-	else
-		log_info("no shared secret (--secret-file): clients are not authenticated");
-	log_squash(&cfg.squash);
+	if (d.notify_fd >= 0)
+		daemon_ready(d.notify_fd);
+	log_startup(&d);
 
-	ret = orfs_server_run(srv) ? 1 : 0;
+	ret = orfs_server_run(d.srv) ? 1 : 0;
 	log_info("exiting");
 out_server:
-	orfs_server_destroy(srv);
-	if (pidfile)
-		unlink(pidfile);
+	orfs_server_destroy(d.srv);
+	if (d.pidfile)
+		unlink(d.pidfile);
 out_disk:
-	orfs_files_destroy(&files);
-	orfs_unifier_fini(&uni);
-	orfs_disk_fini(&disk);
+	orfs_files_destroy(&d.files);
+	orfs_unifier_fini(&d.uni);
+	orfs_disk_fini(&d.disk);
 out_arena:
-	orfs_cache_destroy(cache);
-	orfs_arena_fini(&arena);
+	orfs_cache_destroy(d.cache);
+	orfs_arena_fini(&d.arena);
 out_export:
-	free(pidfile);
-	orfs_drc_destroy(drc);
-	orfs_export_close(&exp);
+	free(d.pidfile);
+	orfs_drc_destroy(d.drc);
+	orfs_export_close(&d.exp);
 out_config:
-	orfs_config_free(&cfg);
+	orfs_config_free(&d.cfg);
 	return ret;
 }

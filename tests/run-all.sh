@@ -55,6 +55,8 @@ build() {
 	fi
 	if make -s server; then echo "PASS build/orfsd"; else echo "FAIL build/orfsd"; ok=1; fi
 	if make -s tools; then echo "PASS build/tools"; else echo "FAIL build/tools"; ok=1; fi
+	# The admin guide's option lists are what the option tables give.
+	if tools/gen-docs.sh --check --no-build; then echo "PASS build/docs"; else echo "FAIL build/docs"; ok=1; fi
 	return $ok
 }
 

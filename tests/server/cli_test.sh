@@ -63,6 +63,16 @@ else
 	not_ok "--help (exit $st, missing:$missing)"
 fi
 
+# --help=markdown: the admin guide's list (tools/gen-docs.sh).
+"$ORFSD" --help=markdown >"$T/out" 2>"$T/err"
+st=$?
+if [ "$st" -eq 0 ] && grep -q '^| `--export DIR` | (required) |' "$T/out"; then
+	ok "--help=markdown lists the options"
+else
+	not_ok "--help=markdown (exit $st)"
+fi
+check "bad --help value" 1 "invalid --help 'man' (markdown)" -- --help=man
+
 check "--version" 0 "" -- --version
 grep -q "^orfsd " "$T/out" && ok "--version prints the version" ||
 	not_ok "--version output"

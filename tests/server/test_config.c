@@ -110,6 +110,68 @@ static void test_help_version(void **state)
 	assert_true(c.help);
 	assert_int_equal(PARSE(&c, "--version"), 0);
 	assert_true(c.version);
+	assert_int_equal(PARSE(&c, "--help=markdown"), 0);
+	assert_true(c.help);
+	assert_true(c.help_markdown);
+	assert_int_equal(PARSE(&c, "--help"), 0);
+	assert_false(c.help_markdown);
+	assert_int_equal(PARSE(&c, "--help=html"), -EINVAL);
+	assert_int_equal(PARSE(&c, "--version=1"), -EINVAL);
+}
+
+/* @s with every run of blanks and newlines made one blank (undo wrapping). */
+static void squeeze(char *s)
+{
+	bool blank = false;
+	char *d = s;
+
+	for (; *s; s++) {
+		if (*s == ' ' || *s == '\n') {
+			if (!blank)
+				*d++ = ' ';
+			blank = true;
+		} else {
+			*d++ = *s;
+			blank = false;
+		}
+	}
+	*d = '\0';
+}
+
+/* --help and the admin guide's list come from the table: every option. */
+static void test_descriptions(void **state)
+{
+	static const char *const names[] = {
+		"--config FILE", "--export DIR", "--listen ADDR[:PORT]",
+		"--port N", "--allow ADDR[/PREFIX]", "--read-only[=yes|no]",
+		"-f, --foreground[=yes|no]", "--inline BYTES", "--credits N",
+		"--cache-size BYTES", "--poll MODE", "--log-level LEVEL",
+		"-h, --help[=markdown]", "--version",
+	};
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	orfs_usage(f);
+	assert_int_equal(fclose(f), 0);
+	squeeze(text);
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strstr(text, names[i]))
+			fail_msg("--help lacks '%s'", names[i]);
+	assert_non_null(strstr(text, "(1..256; default 32)"));
+	assert_non_null(strstr(text, "(a power of two, 4K..16M; default 64K)"));
+	free(text);
+
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	orfs_options_markdown(f);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(text, "| `--credits N` | 32 | 1\xe2\x80\x93" "256 | "));
+	assert_non_null(strstr(text, "| `--read-only[=yes\\|no]` | no |"));
+	assert_non_null(strstr(text, "| `--poll MODE` | adaptive | event, adaptive or busy |"));
+	free(text);
 }
 
 static void test_bad_options(void **state)
@@ -136,6 +198,8 @@ static void test_bad_options(void **state)
 	assert_int_equal(PARSE(&c, "--export", "/e", "--credits", "0"), -EINVAL);
 	assert_int_equal(PARSE(&c, "--export", "/e", "--credits", "257"), -EINVAL);
 	assert_int_equal(PARSE(&c, "--export", "/e", "--log-level", "loud"), -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--log-level", "Warning"), 0);
+	assert_int_equal(c.log_level, ORFS_LOG_WARN);
 	assert_int_equal(PARSE(&c, "--export", "/e", "--listen", ""), -EINVAL);
 	assert_int_equal(PARSE(&c, "--export", "/e", "--listen", ":20050"), -EINVAL);
 	assert_int_equal(PARSE(&c, "--export", "/e", "--listen", "1.2.3.4:"), -EINVAL);
@@ -616,6 +680,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_all_options),
 		cmocka_unit_test(test_help_version),
+		cmocka_unit_test(test_descriptions),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_drc_options),
 		cmocka_unit_test(test_cache_options),
