@@ -9,6 +9,9 @@
 #   make docs           rewrite the option lists of Documentation/admin-guide.md
 #                       from the tables (tools/gen-docs.sh; --check checks them)
 #   make W=1 / C=1      extra warnings / sparse, passed to kbuild
+#   make ORFS_BENCH=y   build orfs.ko with its benchmark-only parts (fs/bench.c:
+#                       the ORFS_IOC_XFER ioctl and the O_DIRECT A/B switches);
+#                       make check and make bench do, make install never
 #
 # KDIR defaults to the running kernel's build directory if it exists,
 # otherwise to the newest installed Debian kernel headers.
@@ -16,6 +19,10 @@
 KDIR ?= $(shell $(CURDIR)/tools/kdir.sh)
 # The kernel release KDIR builds for; the VM boots the matching image.
 KREL = $(shell $(CURDIR)/tools/kdir.sh --release $(KDIR))
+
+# y: orfs.ko with fs/bench.c (see above); anything else: a production module.
+ORFS_BENCH ?=
+KBUILD_BENCH = $(if $(filter y,$(ORFS_BENCH)),CONFIG_ORFS_BENCH=y)
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -32,7 +39,7 @@ kdir-check:
 	fi
 
 module: kdir-check
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_BENCH) modules
 
 server:
 	$(MAKE) -C server
@@ -60,6 +67,7 @@ demo: deps
 bench: deps
 	@KDIR=$(KDIR) tools/bench/run.sh
 
+install: override ORFS_BENCH :=
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
 	install -D -m 0755 server/orfsd $(DESTDIR)$(PREFIX)/sbin/orfsd

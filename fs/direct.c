@@ -55,7 +55,6 @@
 #define pr_fmt(fmt) "orfs: " fmt
 
 #include <linux/mm.h>
-#include <linux/moduleparam.h>
 #include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
@@ -63,20 +62,6 @@
 #include "orfs_fs.h"
 #include "orfs_fs_trace.h"
 #include "ogr.h"
-
-static bool orfs_ogr = true;
-module_param_named(ogr, orfs_ogr, bool, 0644);
-MODULE_PARM_DESC(ogr, "Optimistic Group Registration of vectored O_DIRECT (default on)");
-
-static bool orfs_direct_inline = true;
-module_param_named(direct_inline, orfs_direct_inline, bool, 0644);
-MODULE_PARM_DESC(direct_inline,
-		 "O_DIRECT writes up to the inline threshold go in the SEND, not by server RDMA READ (default on)");
-
-static bool orfs_direct_push = true;
-module_param_named(direct_push, orfs_direct_push, bool, 0644);
-MODULE_PARM_DESC(direct_push,
-		 "larger O_DIRECT writes are pushed by client RDMA WRITE into a staging buffer, not registered and read by the server (default on)");
 
 /* Bytes of user memory one request pins at a time. */
 #define ORFS_DIO_WINDOW		(16U << 20)
@@ -216,7 +201,7 @@ static void orfs_dio_fill_gap(struct orfs_dio *dio, unsigned long next,
 	unsigned long from;
 	int got;
 
-	if (!READ_ONCE(orfs_ogr))
+	if (!orfs_bench_ogr())
 		return;
 	from = PAGE_ALIGN(dio->fva[k] + dio->frags[k].bv_len);
 	if ((next & PAGE_MASK) <= from)
@@ -337,7 +322,7 @@ static u32 orfs_dio_piece(const struct orfs_dio *dio, u32 i, u32 max_bytes,
 			if (nd && f[k - 1].bv_len && va[k] == va[k - 1] + f[k - 1].bv_len) {
 				dseg[nd - 1].len += len;
 			} else {
-				if (nd == ORFS_RSEG_MAX || (nd && !READ_ONCE(orfs_ogr)))
+				if (nd == ORFS_RSEG_MAX || (nd && !orfs_bench_ogr()))
 					break;
 				dseg[nd].uaddr = va[k];
 				dseg[nd++].len = len;
@@ -387,8 +372,8 @@ static void orfs_dio_early_done(void *arg, u32 bytes)
 static bool orfs_dio_gather(const struct orfs_clnt *clnt, u32 bytes, u32 n)
 {
 	if (bytes <= orfs_clnt_inline_size(clnt) && n <= orfs_clnt_max_data_sge(clnt))
-		return READ_ONCE(orfs_direct_inline);
-	return READ_ONCE(orfs_direct_push);
+		return orfs_bench_direct_inline();
+	return orfs_bench_direct_push();
 }
 
 /*
@@ -634,7 +619,7 @@ static u32 orfs_dio_max_pages(const struct iov_iter *iter)
 	unsigned long n = iov_iter_npages(iter, ORFS_DIO_PAGES), gap;
 	struct orfs_ogr_params p;
 
-	if (READ_ONCE(orfs_ogr) && iter->nr_segs > 1) {
+	if (orfs_bench_ogr() && iter->nr_segs > 1) {
 		orfs_ogr_params_init(&p);
 		gap = min_t(unsigned long, orfs_ogr_max_gap(&p), ORFS_DIO_PAGES);
 		n += min_t(unsigned long, iter->nr_segs - 1, ORFS_DIO_PAGES) * gap;

@@ -220,8 +220,37 @@ ssize_t orfs_copy_file_range(struct file *file_in, loff_t pos_in,
 			     struct file *file_out, loff_t pos_out,
 			     size_t len, unsigned int flags);
 
-/* xfer.c */
+/*
+ * bench.c: the benchmark-only interfaces, built only with ORFS_BENCH=y
+ * (CONFIG_ORFS_BENCH).  Without them the ioctl is ENOTTY and the O_DIRECT
+ * path's A/B switches are constantly on, so their branches compile away.
+ */
+#ifdef CONFIG_ORFS_BENCH
 long orfs_xfer(struct file *file, void __user *arg);
+bool orfs_bench_ogr(void);
+bool orfs_bench_direct_inline(void);
+bool orfs_bench_direct_push(void);
+#else
+static inline long orfs_xfer(struct file *file, void __user *arg)
+{
+	return -ENOTTY;
+}
+
+static inline bool orfs_bench_ogr(void)
+{
+	return true;
+}
+
+static inline bool orfs_bench_direct_inline(void)
+{
+	return true;
+}
+
+static inline bool orfs_bench_direct_push(void)
+{
+	return true;
+}
+#endif
 
 /* statahead.c */
 int orfs_statahead(struct inode *dir, struct dentry *dentry,

@@ -10,6 +10,14 @@ krel=$(tools/kdir.sh --release "$KDIR")
 if [ -n "$krel" ] && [ -e "/boot/vmlinuz-$krel" ]; then
 	export ORFS_VM_KERNEL=${ORFS_VM_KERNEL:-/boot/vmlinuz-$krel}
 fi
+# The suite needs orfs.ko's benchmark-only parts (fs/bench.c: t-xfer's
+# ioctl, the O_DIRECT A/B switches t-direct turns): make check builds them.
+if ! modinfo -F parm orfs.ko 2>/dev/null | grep -q '^direct_push:'; then
+	echo "tests/vm: $top/orfs.ko is missing or has no benchmark-only parts;" \
+		"build it with: make module ORFS_BENCH=y" >&2
+	echo "FAIL vm/orfs.ko-not-built-with-ORFS_BENCH"
+	exit 1
+fi
 # A scratch disk for t-bigfile (a file larger than the guest's RAM); sparse,
 # so it costs host disk only for what the test writes.
 exec tools/vm/run --timeout "${ORFS_VM_TIMEOUT:-2400}" --disk "${ORFS_VM_DISK_MB:-4096}" \

@@ -1,5 +1,5 @@
 #!/bin/bash
-# ORFS_IOC_XFER (fs/xfer.c), the benchmark of the transport's data
+# ORFS_IOC_XFER (fs/bench.c), the benchmark of the transport's data
 # primitives: READ and WRITE requests between kernel pages and the server.
 # What a WRITE run stores is the documented pattern, on the server; a READ
 # run with verification finds it, and fails when the server's bytes differ;

@@ -694,7 +694,7 @@ ping_median() {
 	fi
 }
 
-# prim: the transport's data primitives at 1 MiB (fs/xfer.c, ORFS_IOC_XFER):
+# prim: the transport's data primitives at 1 MiB (fs/bench.c, ORFS_IOC_XFER):
 # READs whose data the client RDMA-reads from the server's cache blocks,
 # against ib_read_bw_1m, and WRITEs whose data it RDMA-writes into staging
 # buffers, against ib_write_bw_1m: PRIM_COUNT requests of 1 MiB, PRIM_DEPTH

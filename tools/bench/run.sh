@@ -49,7 +49,7 @@ tools/install-deps.sh
 
 if [ "${ORFS_BENCH_BUILD:-1}" != 0 ]; then
 	msg "building orfs.ko, orfsd and tools"
-	make -s all >"$out/build.log" 2>&1 || {
+	make -s all ORFS_BENCH=y >"$out/build.log" 2>&1 || {
 		tail -n 30 "$out/build.log" >&2
 		fail "the build failed (full log: $out/build.log); ORFS_BENCH_BUILD=0 benchmarks the binaries already there"
 	}

@@ -1,5 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * ORFS's benchmark-only interfaces, built only with ORFS_BENCH=y
+ * (CONFIG_ORFS_BENCH: `make check` and `make bench` build so; `make
+ * install`, DKMS and the packages do not).  A production module carries
+ * neither of them: fs/orfs_fs.h then makes the ioctl fail with ENOTTY and
+ * the switches constant.
+ *
+ * The A/B switches of the O_DIRECT path (module parameters, all on by
+ * default, as a production module always behaves):
+ *  - ogr: Optimistic Group Registration of vectored O_DIRECT
+ *    (fs/ogr.c); off registers each segment on its own;
+ *  - direct_inline: an O_DIRECT write up to the inline threshold is
+ *    gathered into the SEND; off registers it for the server to read;
+ *  - direct_push: a larger one is RDMA-written by the client into a
+ *    staging buffer; off registers it for the server to read.
+ * tools/bench turns them off to measure what each one gains.
+ *
  * ORFS_IOC_XFER: the transport's data primitives, timed on their own.
  *
  * Buffered I/O moves its data with two primitives (Documentation/
@@ -25,11 +41,44 @@
 #include <linux/capability.h>
 #include <linux/highmem.h>
 #include <linux/math64.h>
+#include <linux/moduleparam.h>
 #include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include "orfs_fs.h"
 #include "orfs_ioctl.h"
+
+static bool orfs_ogr = true;
+module_param_named(ogr, orfs_ogr, bool, 0644);
+MODULE_PARM_DESC(ogr, "Optimistic Group Registration of vectored O_DIRECT (default on)");
+
+static bool orfs_direct_inline = true;
+module_param_named(direct_inline, orfs_direct_inline, bool, 0644);
+MODULE_PARM_DESC(direct_inline,
+		 "O_DIRECT writes up to the inline threshold go in the SEND, not by server RDMA READ (default on)");
+
+static bool orfs_direct_push = true;
+module_param_named(direct_push, orfs_direct_push, bool, 0644);
+MODULE_PARM_DESC(direct_push,
+		 "larger O_DIRECT writes are pushed by client RDMA WRITE into a staging buffer, not registered and read by the server (default on)");
+
+/* Context: any.  Return: the ogr switch. */
+bool orfs_bench_ogr(void)
+{
+	return READ_ONCE(orfs_ogr);
+}
+
+/* Context: any.  Return: the direct_inline switch. */
+bool orfs_bench_direct_inline(void)
+{
+	return READ_ONCE(orfs_direct_inline);
+}
+
+/* Context: any.  Return: the direct_push switch. */
+bool orfs_bench_direct_push(void)
+{
+	return READ_ONCE(orfs_direct_push);
+}
 
 /**
  * struct orfs_xfer_req - one request of a run, and its buffer
