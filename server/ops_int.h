@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * orfsd request handling: what ops.c (dispatch, lookups, directory
- * listing), ops_io.c (data and attributes of one object), ops_ns.c
- * (namespace changes), ops_xattr.c (extended attributes), ops_demote.c
- * (DEMOTE exclusive caching) and ops_file.c (SEEK, ALLOCATE, COPY) share.
+ * listing), ops_io.c (the data of one file), ops_attr.c (SETATTR,
+ * READLINK), ops_ns.c (namespace changes), ops_xattr.c (extended
+ * attributes), ops_demote.c (DEMOTE exclusive caching) and ops_file.c
+ * (SEEK, ALLOCATE, COPY) share.
  * Not used outside the request layer.
  */
 #ifndef ORFSD_OPS_INT_H
 #define ORFSD_OPS_INT_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -40,6 +42,12 @@ static inline void *orfs_reply_body(struct orfs_reply *r)
 	return r->buf + sizeof(struct orfs_hdr);
 }
 
+/* The errno READ, WRITE and SETATTR SIZE give for a non-regular file. */
+static inline int orfs_not_regular_errno(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
+}
+
 /* A name component copied out of a request, NUL-terminated. */
 struct orfs_name {
 	char	s[ORFS_NAME_MAX + 1];
@@ -61,6 +69,8 @@ int orfs_open_dir(const struct orfs_req_ctx *ctx, const struct orfs_fh *fh,
 int orfs_op_read(struct orfs_areq *a, const struct orfs_hdr *h);
 int orfs_op_write(struct orfs_areq *a, const struct orfs_hdr *h);
 int orfs_op_commit(struct orfs_areq *a, const struct orfs_hdr *h);
+
+/* ops_attr.c */
 int orfs_op_readlink(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		     struct orfs_reply *r);
 int orfs_op_setattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
