@@ -2,9 +2,9 @@
 /*
  * orfsd request handling: what ops.c (dispatch, lookups, directory
  * listing), ops_io.c (the data of one file), ops_attr.c (SETATTR,
- * READLINK), ops_ns.c (namespace changes), ops_xattr.c (extended
- * attributes), ops_demote.c (DEMOTE exclusive caching) and ops_file.c
- * (SEEK, ALLOCATE, COPY) share.
+ * READLINK), ops_remote.c (ORFS_IO_REMOTE for the transport), ops_ns.c
+ * (namespace changes), ops_xattr.c (extended attributes), ops_demote.c
+ * (DEMOTE exclusive caching) and ops_file.c (SEEK, ALLOCATE, COPY) share.
  * Not used outside the request layer.
  */
 #ifndef ORFSD_OPS_INT_H
@@ -66,6 +66,10 @@ int orfs_open_dir(const struct orfs_req_ctx *ctx, const struct orfs_fh *fh,
 		  struct stat *st);
 
 /* ops_io.c */
+int orfs_io_read_check(const struct orfs_req_ctx *ctx,
+		       const struct orfs_hdr *h, u8 **buf, uint32_t *nseg);
+int orfs_io_write_check(const struct orfs_req_ctx *ctx,
+			const struct orfs_hdr *h, u8 **buf, uint32_t *nseg);
 int orfs_op_read(struct orfs_areq *a, const struct orfs_hdr *h);
 int orfs_op_write(struct orfs_areq *a, const struct orfs_hdr *h);
 int orfs_op_commit(struct orfs_areq *a, const struct orfs_hdr *h);
