@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * orfsd block cache internals: the cache and file-record structures, the
- * states of a block and the lists it moves between (blockcache.c).  Not
- * used outside the block cache: callers see blockcache.h only.
+ * states of a block and the lists it moves between, shared by the block
+ * cache's files with the helpers they call of each other.  The block cache
+ * is blockcache.c (life cycle, the index, file records, pins and the
+ * exclusive-caching LRU, the arena's mapping), blockcache_version.c (file
+ * versions, invalidation, the DEMOTE verdicts), blockcache_writeback.c
+ * (dirty blocks and write-back) and blockcache_staging.c (staging
+ * reservations).  Not used outside them: callers see blockcache.h only.
  *
  * Block states (struct orfs_cache_block.state):
  *  FREE      on c->free; not indexed, not pinned
@@ -159,5 +164,15 @@ static inline struct orfs_cache_block *blk_of(struct orfs_cache_link *l)
 {
 	return container_of(l, struct orfs_cache_block, link);
 }
+
+/* ---- blockcache.c ---- */
+struct orfs_cache_file *file_find(struct orfs_cache *c, uint64_t key);
+struct orfs_cache_file *file_get(struct orfs_cache *c, uint64_t key);
+uint64_t file_new_version(struct orfs_cache *c, struct orfs_cache_file *f);
+void blk_free(struct orfs_cache *c, struct orfs_cache_block *b);
+void blk_unhash(struct orfs_cache *c, struct orfs_cache_block *b);
+void blk_place(struct orfs_cache *c, struct orfs_cache_block *b,
+	       enum orfs_cache_place place);
+struct orfs_cache_block *lru_victim(struct orfs_cache *c);
 
 #endif /* ORFSD_BLOCKCACHE_INT_H */
