@@ -1,25 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * orfsd block cache core: index, DEMOTE exclusive-caching replacement,
- * file versions, pins, dirty tracking and staging reservations over a
- * caller-provided arena.  blockcache.h explains the rules; this file explains
- * how they are kept.
- *
- * Block states (struct orfs_cache_block.state):
- *  FREE      on c->free; not indexed, not pinned
- *  DETACHED  not indexed, pinned: handed out by orfs_cache_get_free() and
- *            not inserted yet, or dropped from the index (invalidated)
- *            while an I/O still used it.  Goes to FREE at its last unpin.
- *  CACHED    in the index and on its file's block list; clean ones are on
- *            c->lru, dirty ones on c->dirty.  A CACHED block that is not
- *            uptodate is always pinned (its fill is in flight); if its
- *            last pin goes before orfs_cache_fill_done(), the fill failed
- *            and the block is dropped.
- *  RESERVED  held by a staging account; on no list.
- *
- * Lists are circular with a head; on c->lru, head.next is the eviction
- * end and head.prev the MRU end.  c->dirty is in the order blocks were
- * first dirtied (oldest first).
+ * orfsd block cache core: the cache's life cycle, the index of blocks by
+ * (file key, block number), file records, pins, and the DEMOTE
+ * exclusive-caching LRU that picks the block to evict, over a
+ * caller-provided arena (mapped by orfs_cache_arena_alloc(), here too).
+ * blockcache.h explains the rules; this file and its neighbours explain
+ * how they are kept: blockcache_int.h the block states and lists they
+ * share, blockcache_version.c file versions, invalidation and the DEMOTE
+ * verdicts, blockcache_writeback.c dirty blocks and write-back,
+ * blockcache_staging.c staging reservations.
  *
  * Every block and file record is allocated by orfs_cache_create(): the
  * metadata never grows afterwards.  A file record exists for every file
@@ -39,8 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "blockcache.h"
-#include "util.h"
+#include "blockcache_int.h"
 
 #ifndef MAP_HUGE_SHIFT
 #define MAP_HUGE_SHIFT	26
@@ -50,132 +38,6 @@
 #endif
 
 #define ORFS_CACHE_HUGE_SIZE	(2UL << 20)
-
-enum {
-	BLK_FREE = 0,
-	BLK_DETACHED,
-	BLK_CACHED,
-	BLK_RESERVED,
-};
-
-/**
- * struct orfs_cache_file - what the cache knows of one file
- * @hash: link in orfs_cache.fhash
- * @blocks: its indexed blocks (orfs_cache_block.flink)
- * @link: on orfs_cache.free_files (unused) or orfs_cache.idle_files (in
- *	use, no block); off any list while it has blocks
- * @key: file key
- * @version: known version: clock value of the file's last change
- * @stamp: the caller's validator of the cached data (orfs_cache_set_stamp()),
- *	0 when the record is new
- * @nblocks: blocks on @blocks
- */
-struct orfs_cache_file {
-	struct orfs_hnode	hash;
-	struct orfs_cache_link	blocks;
-	struct orfs_cache_link	link;
-	uint64_t		key;
-	uint64_t		version;
-	uint64_t		stamp;
-	uint32_t		nblocks;
-};
-
-/**
- * struct orfs_cache - the cache
- * @base: the arena
- * @block_size: bytes per block
- * @block_shift: log2(@block_size)
- * @nblocks: blocks in the arena
- * @blocks: metadata, one per block, @idx order
- * @bhash: block index buckets; @bmask = bucket count - 1
- * @files: file records; @nfiles of them
- * @fhash: file record buckets; @fmask = bucket count - 1
- * @seed: hash seed
- * @free: FREE blocks
- * @lru: clean CACHED blocks, eviction end first
- * @dirty: dirty CACHED blocks, oldest first
- * @free_files: records never used yet
- * @idle_files: records in use with no block, least recently used first
- * @clock: last version issued
- * @floor: known version of a file without a record
- * @reserve_max: bound on @reserved
- * @reserved: blocks in RESERVED state
- * @naccounts: open staging accounts
- * @st: gauges and counters (blocks, block_size, version_floor are filled
- *	in by orfs_cache_get_stats())
- */
-struct orfs_cache {
-	uint8_t				*base;
-	uint32_t			block_size;
-	uint32_t			block_shift;
-	uint32_t			nblocks;
-	struct orfs_cache_block		*blocks;
-	struct orfs_hnode		**bhash;
-	uint32_t			bmask;
-	struct orfs_cache_file		*files;
-	uint32_t			nfiles;
-	struct orfs_hnode		**fhash;
-	uint32_t			fmask;
-	uint64_t			seed;
-	struct orfs_cache_link		free;
-	struct orfs_cache_link		lru;
-	struct orfs_cache_link		dirty;
-	struct orfs_cache_link		free_files;
-	struct orfs_cache_link		idle_files;
-	uint64_t			clock;
-	uint64_t			floor;
-	uint32_t			reserve_max;
-	uint32_t			reserved;
-	uint32_t			naccounts;
-	struct orfs_cache_stats		st;
-};
-
-/* ---- lists ---- */
-
-static void link_init(struct orfs_cache_link *h)
-{
-	h->prev = h->next = h;
-}
-
-static bool link_empty(const struct orfs_cache_link *h)
-{
-	return h->next == h;
-}
-
-/* Unlink @n and leave it linked to itself (a no-op on a lone node). */
-static void link_del(struct orfs_cache_link *n)
-{
-	n->prev->next = n->next;
-	n->next->prev = n->prev;
-	link_init(n);
-}
-
-/* Insert @n between @prev and @next. */
-static void link_insert(struct orfs_cache_link *n, struct orfs_cache_link *prev,
-			struct orfs_cache_link *next)
-{
-	n->prev = prev;
-	n->next = next;
-	prev->next = n;
-	next->prev = n;
-}
-
-/* Append @n at the tail of @h (the MRU end of the LRU list). */
-static void link_add_tail(struct orfs_cache_link *n, struct orfs_cache_link *h)
-{
-	link_insert(n, h->prev, h);
-}
-
-/* Put @n at the head of @h (the eviction end of the LRU list). */
-static void link_add_head(struct orfs_cache_link *n, struct orfs_cache_link *h)
-{
-	link_insert(n, h, h->next);
-}
-
-static struct orfs_cache_block *blk_of(struct orfs_cache_link *l)
-{
-	return container_of(l, struct orfs_cache_block, link);
-}
 
 /* ---- hashing ---- */
 
@@ -208,7 +70,7 @@ static bool is_pow2(uint64_t n)
 
 /* ---- file records ---- */
 
-static struct orfs_cache_file *file_find(struct orfs_cache *c, uint64_t key)
+struct orfs_cache_file *file_find(struct orfs_cache *c, uint64_t key)
 {
 	struct orfs_hnode *h;
 
@@ -220,14 +82,6 @@ static struct orfs_cache_file *file_find(struct orfs_cache *c, uint64_t key)
 			return f;
 	}
 	return NULL;
-}
-
-/* The known version of @key: its record's, or the floor without one. */
-static uint64_t file_known(struct orfs_cache *c, uint64_t key)
-{
-	struct orfs_cache_file *f = file_find(c, key);
-
-	return f ? f->version : c->floor;
 }
 
 /*
@@ -260,7 +114,7 @@ static struct orfs_cache_file *file_alloc(struct orfs_cache *c)
  * The record of @key, created (with the floor as version) if there is
  * none.  An idle record is moved to the recently used end of the idle list.
  */
-static struct orfs_cache_file *file_get(struct orfs_cache *c, uint64_t key)
+struct orfs_cache_file *file_get(struct orfs_cache *c, uint64_t key)
 {
 	struct orfs_cache_file *f = file_find(c, key);
 
@@ -283,7 +137,7 @@ static struct orfs_cache_file *file_get(struct orfs_cache *c, uint64_t key)
 }
 
 /* Issue the next version and make it @f's known version. */
-static uint64_t file_new_version(struct orfs_cache *c, struct orfs_cache_file *f)
+uint64_t file_new_version(struct orfs_cache *c, struct orfs_cache_file *f)
 {
 	f->version = ++c->clock;
 	return f->version;
@@ -311,7 +165,7 @@ static void file_detach(struct orfs_cache *c, struct orfs_cache_block *b)
 /* ---- block states ---- */
 
 /* Put an unpinned, unindexed block on the free list. */
-static void blk_free(struct orfs_cache *c, struct orfs_cache_block *b)
+void blk_free(struct orfs_cache *c, struct orfs_cache_block *b)
 {
 	assert(!b->pins);
 	b->state = BLK_FREE;
@@ -330,7 +184,7 @@ static void blk_free(struct orfs_cache *c, struct orfs_cache_block *b)
  * Take a CACHED block out of the index and its list.  It becomes DETACHED;
  * the caller frees it if it is not pinned.  Dirty data is dropped.
  */
-static void blk_unhash(struct orfs_cache *c, struct orfs_cache_block *b)
+void blk_unhash(struct orfs_cache *c, struct orfs_cache_block *b)
 {
 	assert(b->state == BLK_CACHED);
 	orfs_hnode_del(&b->hash);
@@ -344,17 +198,9 @@ static void blk_unhash(struct orfs_cache *c, struct orfs_cache_block *b)
 	c->st.cached--;
 }
 
-/* Drop a CACHED block: unhash, and free it unless an I/O still uses it. */
-static void blk_drop(struct orfs_cache *c, struct orfs_cache_block *b)
-{
-	blk_unhash(c, b);
-	if (!b->pins)
-		blk_free(c, b);
-}
-
 /* Put a clean CACHED block at @place on the LRU list (it may be on it). */
-static void blk_place(struct orfs_cache *c, struct orfs_cache_block *b,
-		      enum orfs_cache_place place)
+void blk_place(struct orfs_cache *c, struct orfs_cache_block *b,
+	       enum orfs_cache_place place)
 {
 	link_del(&b->link);
 	if (place == ORFS_CACHE_EVICT)
@@ -373,7 +219,7 @@ static bool blk_clean_cached(const struct orfs_cache_block *b)
  * eviction end.  Pinned blocks stay on the list and are skipped; there are
  * only as many as transfers in flight, which credits bound.
  */
-static struct orfs_cache_block *lru_victim(struct orfs_cache *c)
+struct orfs_cache_block *lru_victim(struct orfs_cache *c)
 {
 	struct orfs_cache_link *l;
 
@@ -842,7 +688,7 @@ void orfs_cache_unpin(struct orfs_cache *c, struct orfs_cache_block *b)
 /**
  * orfs_cache_sent() - @b was just sent to a client
  *
- * The client holds it now: move it to the eviction end (dissertation 6.2:
+ * The client holds it now: move it to the eviction end ([Wu04, 6.2]:
  * "blocks it has sent to a client at the head").  Dirty blocks stay on the
  * dirty list until written back.
  */
@@ -870,656 +716,4 @@ struct orfs_cache_block *orfs_cache_lru_next(struct orfs_cache *c,
 					     struct orfs_cache_block *b)
 {
 	return b->link.next == &c->lru ? NULL : blk_of(b->link.next);
-}
-
-/* ---- writes, dirty blocks and write-back ---- */
-
-/**
- * orfs_cache_block_modified() - the caller changed @b's data
- * @c: the cache
- * @b: a CACHED block, pinned by the writer
- * @len: its valid length now
- * @dirty: true if the change is not on disk yet (write-behind)
- *
- * Issues a new version for the file (so demotes of older copies become
- * stale), gives it to @b, and marks @b uptodate and written.  A newly
- * dirty block leaves the LRU list for the end of the dirty list; a block
- * that was dirty stays dirty (the earlier change may not be on disk).
- *
- * Return: the new version (the file's known version now).
- */
-uint64_t orfs_cache_block_modified(struct orfs_cache *c,
-				   struct orfs_cache_block *b, uint32_t len,
-				   bool dirty)
-{
-	assert(b->state == BLK_CACHED && b->pins && len <= c->block_size);
-	b->version = file_new_version(c, b->file);
-	b->len = len;
-	b->uptodate = true;
-	b->origin = ORFS_CACHE_FROM_WRITE;
-	if (dirty && !b->dirty) {
-		b->dirty = true;
-		c->st.dirty++;
-		link_del(&b->link);
-		link_add_tail(&b->link, &c->dirty);
-	}
-	return b->version;
-}
-
-/**
- * orfs_cache_writeback_candidate() - the oldest dirty block to write back
- *
- * Return: the dirty block dirtied first that is not being written back,
- * or NULL.  Write it with orfs_cache_writeback_start()/_done().
- */
-struct orfs_cache_block *orfs_cache_writeback_candidate(struct orfs_cache *c)
-{
-	struct orfs_cache_link *l;
-
-	for (l = c->dirty.next; l != &c->dirty; l = l->next) {
-		struct orfs_cache_block *b = blk_of(l);
-
-		if (!b->writeback)
-			return b;
-	}
-	return NULL;
-}
-
-/**
- * orfs_cache_evict_candidate() - what eviction will take next
- * @c: the cache
- * @needs_writeback: set to false if the block is clean (orfs_cache_get_free()
- *	will evict it), true if no clean block can be evicted and this dirty
- *	one must be written back first
- *
- * Return: the block, or NULL if every cached block is pinned or being
- * written back.
- */
-struct orfs_cache_block *orfs_cache_evict_candidate(struct orfs_cache *c,
-						    bool *needs_writeback)
-{
-	struct orfs_cache_block *b = lru_victim(c);
-
-	*needs_writeback = false;
-	if (b)
-		return b;
-	b = orfs_cache_writeback_candidate(c);
-	*needs_writeback = b != NULL;
-	return b;
-}
-
-/* Start writing dirty @b to disk: pins it and remembers its version. */
-void orfs_cache_writeback_start(struct orfs_cache *c,
-				struct orfs_cache_block *b)
-{
-	assert(b->state == BLK_CACHED && b->dirty && !b->writeback);
-	b->writeback = true;
-	b->wb_version = b->version;
-	orfs_cache_pin(c, b);
-}
-
-/**
- * orfs_cache_writeback_done() - a write-back ended
- * @c: the cache
- * @b: the block passed to orfs_cache_writeback_start()
- * @err: 0 or a negative errno of the disk write
- * @place: where the now clean block goes on the LRU list
- *
- * On success, if the block was not modified meanwhile, it becomes clean.
- * On failure it stays dirty (and a candidate again).  Drops the write-back's
- * pin, so an invalidated block is freed here.
- */
-void orfs_cache_writeback_done(struct orfs_cache *c,
-			       struct orfs_cache_block *b, int err,
-			       enum orfs_cache_place place)
-{
-	assert(b->writeback);
-	b->writeback = false;
-	if (b->state == BLK_CACHED && b->dirty) {
-		if (err) {
-			c->st.writeback_errors++;
-		} else if (b->version == b->wb_version) {
-			b->dirty = false;
-			c->st.dirty--;
-			c->st.writebacks++;
-			blk_place(c, b, place);
-		}
-	}
-	orfs_cache_unpin(c, b);
-}
-
-/* ---- versions and DEMOTE ---- */
-
-/**
- * orfs_cache_file_version() - the version a READ reply of @key carries
- *
- * Remembers the file (a record is created if needed), so that a demote
- * carrying this version is recognised as current while nothing changes.
- */
-uint64_t orfs_cache_file_version(struct orfs_cache *c, uint64_t key)
-{
-	return file_get(c, key)->version;
-}
-
-/**
- * orfs_cache_file_bump() - @key's data changed outside the cache
- *
- * For a write that bypasses the cache (direct to disk), a size change, or
- * anything else that changes the file's data: issues a new version, which
- * makes every demote of an older copy stale.
- *
- * Return: the new version.
- */
-uint64_t orfs_cache_file_bump(struct orfs_cache *c, uint64_t key)
-{
-	return file_new_version(c, file_get(c, key));
-}
-
-/**
- * orfs_cache_stamp() - the validator the caller stored for @key's data
- * @c: the cache
- * @key: file key
- * @nblocks: set to the number of @key's cached blocks (may be NULL)
- *
- * The cache does not interpret stamps: orfsd stores the file's ctime and
- * size it saw when it last knew the cached data to be current, and drops
- * the file's blocks when the backing file no longer matches (a change made
- * behind its back).  Does not create a record.
- *
- * Return: the stamp, or 0 if the cache has no record of @key.
- */
-uint64_t orfs_cache_stamp(struct orfs_cache *c, uint64_t key,
-			  uint32_t *nblocks)
-{
-	struct orfs_cache_file *f = file_find(c, key);
-
-	if (nblocks)
-		*nblocks = f ? f->nblocks : 0;
-	return f ? f->stamp : 0;
-}
-
-/* Store @stamp as @key's validator (creates the record if needed). */
-void orfs_cache_set_stamp(struct orfs_cache *c, uint64_t key, uint64_t stamp)
-{
-	file_get(c, key)->stamp = stamp;
-}
-
-/* The verdict on a demote, without side effects. */
-static enum orfs_demote_verdict demote_check(struct orfs_cache *c,
-					     uint64_t key, uint64_t blkno,
-					     uint64_t version,
-					     struct orfs_cache_block **have)
-{
-	/*
-	 * Older than the known version: the file changed since the client
-	 * read it.  Newer: never issued for this file (or by this instance).
-	 */
-	if (version != file_known(c, key))
-		return ORFS_DEMOTE_STALE;
-	*have = orfs_cache_lookup(c, key, blkno);
-	return *have ? ORFS_DEMOTE_HAVE : ORFS_DEMOTE_WANT;
-}
-
-/**
- * orfs_cache_demote_offer() - does the server want this demoted block?
- * @c: the cache
- * @key: file key
- * @blkno: block number
- * @version: the version the client got with the block
- *
- * ORFS_DEMOTE_STALE (counted) if @version is not the file's known version;
- * ORFS_DEMOTE_HAVE (counted as declined) if the block is cached, which then
- * moves to the MRU end: the client is dropping its copy, so the server's
- * is the one to keep (dissertation 6.2, the metadata sent ahead of the
- * data lets the server abort the transfer); else ORFS_DEMOTE_WANT, and the
- * caller gets a block with orfs_cache_demote_accept().
- */
-enum orfs_demote_verdict orfs_cache_demote_offer(struct orfs_cache *c,
-						 uint64_t key, uint64_t blkno,
-						 uint64_t version)
-{
-	struct orfs_cache_block *have = NULL;
-	enum orfs_demote_verdict v;
-
-	v = demote_check(c, key, blkno, version, &have);
-	if (v == ORFS_DEMOTE_STALE) {
-		c->st.demote_stale++;
-	} else if (v == ORFS_DEMOTE_HAVE) {
-		c->st.demote_declined++;
-		orfs_cache_touch(c, have);
-	}
-	return v;
-}
-
-/**
- * orfs_cache_demote_accept() - take a demoted block in
- * @c: the cache
- * @key: file key
- * @blkno: block number
- * @version: the version the client sent
- *
- * Checks the offer again (things may have changed since
- * orfs_cache_demote_offer()), takes a block (evicting a clean one if
- * needed) and indexes it at the MRU end with @version.  The caller moves
- * the data into it (RDMA READ from the client), calls
- * orfs_cache_fill_done(..., ORFS_CACHE_MRU) and unpins it.
- *
- * Return: the pinned block, or NULL if declined: stale, already cached, or
- * no block free of pins and dirt.
- */
-struct orfs_cache_block *orfs_cache_demote_accept(struct orfs_cache *c,
-						  uint64_t key, uint64_t blkno,
-						  uint64_t version)
-{
-	struct orfs_cache_block *have = NULL, *b;
-	enum orfs_demote_verdict v;
-
-	v = demote_check(c, key, blkno, version, &have);
-	if (v != ORFS_DEMOTE_WANT) {
-		if (v == ORFS_DEMOTE_STALE)
-			c->st.demote_stale++;
-		else
-			c->st.demote_declined++;
-		return NULL;
-	}
-	b = orfs_cache_get_free(c);
-	if (!b) {
-		c->st.demote_declined++;
-		return NULL;
-	}
-	if (orfs_cache_insert(c, b, key, blkno, ORFS_CACHE_FROM_DEMOTE)) {
-		orfs_cache_unpin(c, b);		/* cannot happen: checked */
-		c->st.demote_declined++;
-		return NULL;
-	}
-	b->version = version;
-	c->st.demote_accepted++;
-	return b;
-}
-
-/**
- * orfs_cache_demote_adopt() - take a demoted block in that is already filled
- * @c: the cache
- * @key: file key
- * @blkno: block number
- * @version: the version the client sent
- * @b: a DETACHED block from orfs_cache_get_free(), still pinned by the
- *	caller, holding the block's data (the client RDMA-wrote it there
- *	through a memory window)
- *
- * As orfs_cache_demote_accept(), with the caller's block: checks the offer
- * again, and indexes @b at the MRU end with @version.  The caller then
- * calls orfs_cache_fill_done(..., ORFS_CACHE_MRU) and, later, unpins it.
- * A block not taken stays DETACHED: its last unpin frees it.
- *
- * Return: true if taken; false if declined (stale or already cached).
- */
-bool orfs_cache_demote_adopt(struct orfs_cache *c, uint64_t key,
-			     uint64_t blkno, uint64_t version,
-			     struct orfs_cache_block *b)
-{
-	struct orfs_cache_block *have = NULL;
-	enum orfs_demote_verdict v;
-
-	v = demote_check(c, key, blkno, version, &have);
-	if (v != ORFS_DEMOTE_WANT ||
-	    orfs_cache_insert(c, b, key, blkno, ORFS_CACHE_FROM_DEMOTE)) {
-		if (v == ORFS_DEMOTE_STALE)
-			c->st.demote_stale++;
-		else
-			c->st.demote_declined++;
-		return false;
-	}
-	b->version = version;
-	c->st.demote_accepted++;
-	return true;
-}
-
-/**
- * orfs_cache_demote_room() - could @n demoted blocks be taken in now?
- * @c: the cache
- * @n: blocks wanted
- *
- * True if at least @n blocks are free, or clean, cached and unpinned (so
- * orfs_cache_get_free() would evict them): the DEMOTE policy lets a
- * demoted block replace any block at the eviction end, but never a dirty,
- * pinned or reserved one.  Walks at most the pinned blocks near the
- * eviction end plus @n, so it is cheap for the small @n of one message.
- */
-bool orfs_cache_demote_room(struct orfs_cache *c, uint32_t n)
-{
-	struct orfs_cache_link *l;
-	uint32_t have = c->st.free;
-
-	for (l = c->lru.next; have < n && l != &c->lru; l = l->next)
-		if (!blk_of(l)->pins)
-			have++;
-	return have >= n;
-}
-
-/* ---- invalidation ---- */
-
-/* Count and drop one invalidated block. */
-static void blk_invalidate(struct orfs_cache *c, struct orfs_cache_block *b)
-{
-	c->st.invalidated++;
-	if (b->dirty)
-		c->st.dirty_discarded++;
-	blk_drop(c, b);
-}
-
-/**
- * orfs_cache_invalidate_range() - forget blocks @first..@last of @key
- *
- * For a change made outside the cache.  Issues a new version for the file
- * even if nothing was cached (older copies held by clients must not come
- * back as demotes).  Dirty data in the range is discarded: write it back
- * first if it must survive.  Pinned blocks leave the index at once and are
- * freed when their I/O unpins them.
- *
- * Return: blocks dropped.
- */
-uint32_t orfs_cache_invalidate_range(struct orfs_cache *c, uint64_t key,
-				     uint64_t first, uint64_t last)
-{
-	struct orfs_cache_file *f = file_get(c, key);
-	struct orfs_cache_link *l, *next;
-	uint32_t n = 0;
-
-	file_new_version(c, f);
-	for (l = f->blocks.next; l != &f->blocks; l = next) {
-		struct orfs_cache_block *b =
-			container_of(l, struct orfs_cache_block, flink);
-
-		next = l->next;
-		if (b->blkno >= first && b->blkno <= last) {
-			blk_invalidate(c, b);
-			n++;
-		}
-	}
-	return n;
-}
-
-/**
- * orfs_cache_invalidate_file() - forget @key's blocks from @from_blkno on
- *
- * 0 for unlink or a write from another path; see
- * orfs_cache_invalidate_range().  Return: blocks dropped.
- */
-uint32_t orfs_cache_invalidate_file(struct orfs_cache *c, uint64_t key,
-				    uint64_t from_blkno)
-{
-	return orfs_cache_invalidate_range(c, key, from_blkno, UINT64_MAX);
-}
-
-/**
- * orfs_cache_invalidate_block() - forget one cached block
- *
- * For instance by a writer that finds a fill in flight: the block leaves
- * the index now and is freed at its last unpin.  Issues a new version for
- * the file.  A block not in the index is left alone.
- */
-void orfs_cache_invalidate_block(struct orfs_cache *c,
-				 struct orfs_cache_block *b)
-{
-	if (b->state != BLK_CACHED)
-		return;
-	file_new_version(c, b->file);
-	blk_invalidate(c, b);
-}
-
-/**
- * orfs_cache_truncate() - @key's size became @size
- *
- * Drops the blocks wholly past @size and shortens the block that holds the
- * new end (the caller zeroes its tail on disk as usual).  A block at the
- * new end whose fill is in flight is dropped, since the fill may read
- * either size.  Issues a new version.
- *
- * Return: blocks dropped.
- */
-uint32_t orfs_cache_truncate(struct orfs_cache *c, uint64_t key, uint64_t size)
-{
-	uint64_t blkno = size >> c->block_shift;
-	uint32_t rem = (uint32_t)(size & (c->block_size - 1));
-	struct orfs_cache_block *b;
-	uint32_t n;
-
-	n = orfs_cache_invalidate_file(c, key, rem ? blkno + 1 : blkno);
-	if (!rem)
-		return n;
-	b = orfs_cache_lookup(c, key, blkno);
-	if (!b)
-		return n;
-	if (!b->uptodate) {
-		blk_invalidate(c, b);
-		return n + 1;
-	}
-	if (b->len > rem)
-		b->len = rem;
-	b->version = b->file->version;
-	return n;
-}
-
-/* ---- staging reservations ---- */
-
-/**
- * orfs_cache_fair_share() - staging blocks one of @nconns connections may hold
- *
- * The reservation bound split evenly (@nconns 0 counts as 1).  May be 0
- * when there are more connections than reservable blocks: such a
- * connection gets no staging grant and uses the paths that need none.
- */
-uint32_t orfs_cache_fair_share(const struct orfs_cache *c, uint32_t nconns)
-{
-	return c->reserve_max / (nconns ? nconns : 1);
-}
-
-/* Count a new connection's account in the fair share. */
-void orfs_cache_account_open(struct orfs_cache *c,
-			     struct orfs_cache_account *a)
-{
-	a->nblocks = 0;
-	a->open = true;
-	c->naccounts++;
-}
-
-/* Stop counting @a, which must hold no block any more. */
-void orfs_cache_account_close(struct orfs_cache *c,
-			      struct orfs_cache_account *a)
-{
-	assert(a->open && !a->nblocks);
-	a->open = false;
-	c->naccounts--;
-}
-
-/**
- * orfs_cache_account_excess() - blocks @a holds beyond its share now
- *
- * Shares shrink when connections arrive; an account keeps what it had, and
- * the caller shrinks its grant by this much when it can (no new blocks are
- * granted to it meanwhile, and the global bound always holds).
- */
-uint32_t orfs_cache_account_excess(const struct orfs_cache *c,
-				   const struct orfs_cache_account *a)
-{
-	uint32_t share = orfs_cache_fair_share(c, c->naccounts);
-
-	return a->nblocks > share ? a->nblocks - share : 0;
-}
-
-/**
- * orfs_cache_reserve() - take @n blocks out of the cache for staging
- * @c: the cache
- * @a: the connection's account (open)
- * @n: blocks wanted
- * @out: the blocks, RESERVED, unpinned, not indexed
- *
- * All or nothing.  The blocks come from the free list or by evicting clean
- * blocks.  The staging data of a connection lives in them until it gives
- * them back with orfs_cache_unreserve() (after its last transfer).
- *
- * Return: 0; -EDQUOT if @a would hold more than its fair share or all
- * reservations more than the bound; -ENOSPC if not enough blocks are free
- * of pins and dirt.
- */
-int orfs_cache_reserve(struct orfs_cache *c, struct orfs_cache_account *a,
-		       uint32_t n, struct orfs_cache_block **out)
-{
-	uint32_t i, share = orfs_cache_fair_share(c, c->naccounts);
-
-	assert(a->open);
-	if ((uint64_t)a->nblocks + n > share ||
-	    (uint64_t)c->reserved + n > c->reserve_max)
-		return -EDQUOT;
-	for (i = 0; i < n; i++) {
-		out[i] = orfs_cache_get_free(c);
-		if (!out[i]) {
-			while (i--)
-				orfs_cache_unpin(c, out[i]);
-			return -ENOSPC;
-		}
-	}
-	for (i = 0; i < n; i++) {
-		out[i]->state = BLK_RESERVED;
-		orfs_cache_unpin(c, out[i]);
-	}
-	a->nblocks += n;
-	c->reserved += n;
-	c->st.reserved += n;
-	return 0;
-}
-
-/* Give @n reserved blocks of @a back to the free list. */
-void orfs_cache_unreserve(struct orfs_cache *c, struct orfs_cache_account *a,
-			  struct orfs_cache_block **blocks, uint32_t n)
-{
-	uint32_t i;
-
-	assert(a->nblocks >= n);
-	for (i = 0; i < n; i++) {
-		assert(blocks[i]->state == BLK_RESERVED && !blocks[i]->pins);
-		blk_free(c, blocks[i]);
-	}
-	a->nblocks -= n;
-	c->reserved -= n;
-	c->st.reserved -= n;
-}
-
-/* Can @b become part of a staging run: free, or clean, cached and unused? */
-static bool blk_reclaimable(const struct orfs_cache_block *b)
-{
-	return b->state == BLK_FREE ||
-	       (b->state == BLK_CACHED && !b->dirty && !b->pins);
-}
-
-/*
- * Index of the first block of the run of @n reclaimable blocks that holds
- * the fewest cached blocks (so the fewest evictions), or -1.  One pass
- * with a sliding window: connections are rare, so O(blocks) is fine.
- */
-static int64_t contig_best_run(const struct orfs_cache *c, uint32_t n)
-{
-	uint32_t run = 0, cost = 0, best_cost = UINT32_MAX, i;
-	int64_t best = -1;
-
-	for (i = 0; i < c->nblocks; i++) {
-		if (!blk_reclaimable(&c->blocks[i])) {
-			run = 0;
-			cost = 0;
-			continue;
-		}
-		run++;
-		cost += c->blocks[i].state == BLK_CACHED;
-		if (run > n) {
-			cost -= c->blocks[i - n].state == BLK_CACHED;
-			run = n;
-		}
-		if (run == n && cost < best_cost) {
-			best = (int64_t)i - n + 1;
-			best_cost = cost;
-			if (!cost)
-				break;
-		}
-	}
-	return best;
-}
-
-/* Make reclaimable @b RESERVED: off the free list, or evicted. */
-static void blk_take_for_staging(struct orfs_cache *c,
-				 struct orfs_cache_block *b)
-{
-	if (b->state == BLK_CACHED) {
-		blk_unhash(c, b);
-		c->st.evictions++;
-	} else {
-		link_del(&b->link);
-		c->st.free--;
-	}
-	b->len = 0;
-	b->uptodate = false;
-	b->state = BLK_RESERVED;
-}
-
-/**
- * orfs_cache_reserve_contig() - take @n consecutive blocks for staging
- * @c: the cache
- * @a: the connection's account (open)
- * @n: blocks wanted (> 0)
- * @first: the first block of the run; the others follow it in the arena,
- *	so orfs_cache_offset(@first) and @n * block size describe them all
- *	(one address, one length, one rkey on the wire)
- *
- * Like orfs_cache_reserve(), but the blocks are adjacent.  Among the runs
- * of free or clean, unpinned cached blocks, the one with the fewest cached
- * blocks is taken and those are evicted.
- *
- * Return: 0; -EDQUOT (share or bound, as orfs_cache_reserve()); -EINVAL for
- * @n 0; -ENOSPC if no such run exists.
- */
-int orfs_cache_reserve_contig(struct orfs_cache *c,
-			      struct orfs_cache_account *a, uint32_t n,
-			      struct orfs_cache_block **first)
-{
-	uint32_t i, share = orfs_cache_fair_share(c, c->naccounts);
-	int64_t start;
-
-	assert(a->open);
-	*first = NULL;
-	if (!n)
-		return -EINVAL;
-	if ((uint64_t)a->nblocks + n > share ||
-	    (uint64_t)c->reserved + n > c->reserve_max)
-		return -EDQUOT;
-	start = contig_best_run(c, n);
-	if (start < 0) {
-		c->st.alloc_failures++;
-		return -ENOSPC;
-	}
-	for (i = 0; i < n; i++)
-		blk_take_for_staging(c, &c->blocks[start + i]);
-	*first = &c->blocks[start];
-	a->nblocks += n;
-	c->reserved += n;
-	c->st.reserved += n;
-	return 0;
-}
-
-/* Give back a run from orfs_cache_reserve_contig(). */
-void orfs_cache_unreserve_contig(struct orfs_cache *c,
-				 struct orfs_cache_account *a,
-				 struct orfs_cache_block *first, uint32_t n)
-{
-	uint32_t i;
-
-	assert(first->idx + (uint64_t)n <= c->nblocks && a->nblocks >= n);
-	for (i = 0; i < n; i++) {
-		struct orfs_cache_block *b = &c->blocks[first->idx + i];
-
-		assert(b->state == BLK_RESERVED && !b->pins);
-		blk_free(c, b);
-	}
-	a->nblocks -= n;
-	c->reserved -= n;
-	c->st.reserved -= n;
 }

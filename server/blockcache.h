@@ -1,20 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * orfsd block cache core (the "Unifier" of dissertation ch. 5).
+ * orfsd block cache core (the "Unifier" of [Wu04, ch. 5]; see
+ * Documentation/bibliography.md).
  *
  * One arena of memory, registered once for RDMA by the caller, is cut into
  * fixed-size blocks.  The same blocks are the file cache, the source of
  * RDMA transfers to clients and the target of transfers from them
  * (demoted blocks, staging buffers for writes), so data is never copied
- * between "network buffers" and "cache".  This file is the bookkeeping
- * only: no RDMA and no file I/O, so it is unit-tested on its own
- * (tests/server/test_blockcache.c).  The caller moves the data.
+ * between "network buffers" and "cache".  The block cache is the bookkeeping
+ * only (blockcache*.c): no RDMA and no file I/O, so it is unit-tested on
+ * its own (tests/server/test_blockcache.c).  The caller moves the data.
  *
  * Blocks are indexed by (file key, block number).  The file key is a
  * 64-bit value the caller derives from the file handle and the inode's
  * generation, so a reused inode number never finds the old file's blocks.
  *
- * Replacement: DEMOTE exclusive caching (dissertation 6.2, Figure 6.1).
+ * Replacement: DEMOTE exclusive caching ([Wu04, 6.2, Figure 6.1]).
  * One LRU list of clean blocks, with an eviction end and a most recently
  * used (MRU) end:
  *  - a block just sent to a client (orfs_cache_sent()) goes to the
@@ -251,12 +252,12 @@ struct orfs_cache_account {
 
 struct orfs_cache;
 
-/* ---- arena (the only part that makes system calls) ---- */
+/* ---- arena (the only part that makes system calls; blockcache.c) ---- */
 void *orfs_cache_arena_alloc(size_t size, bool *is_huge);
 void orfs_cache_arena_free(void *base, size_t size, bool is_huge);
 const char *orfs_cache_arena_strerror(int err);
 
-/* ---- life cycle ---- */
+/* ---- life cycle (blockcache.c) ---- */
 struct orfs_cache *orfs_cache_create(const struct orfs_cache_params *p);
 void orfs_cache_destroy(struct orfs_cache *c);
 uint32_t orfs_cache_block_size(const struct orfs_cache *c);
@@ -268,7 +269,7 @@ size_t orfs_cache_offset(const struct orfs_cache *c,
 void orfs_cache_get_stats(const struct orfs_cache *c,
 			  struct orfs_cache_stats *st);
 
-/* ---- index ---- */
+/* ---- index (blockcache.c) ---- */
 struct orfs_cache_block *orfs_cache_lookup(struct orfs_cache *c, uint64_t key,
 					   uint64_t blkno);
 struct orfs_cache_block *orfs_cache_lookup_read(struct orfs_cache *c,
@@ -279,7 +280,7 @@ int orfs_cache_insert(struct orfs_cache *c, struct orfs_cache_block *b,
 void orfs_cache_fill_done(struct orfs_cache *c, struct orfs_cache_block *b,
 			  uint32_t len, enum orfs_cache_place place);
 
-/* ---- allocation, pins, LRU placement ---- */
+/* ---- allocation, pins, LRU placement (blockcache.c) ---- */
 struct orfs_cache_block *orfs_cache_get_free(struct orfs_cache *c);
 void orfs_cache_pin(struct orfs_cache *c, struct orfs_cache_block *b);
 void orfs_cache_unpin(struct orfs_cache *c, struct orfs_cache_block *b);
@@ -289,7 +290,7 @@ struct orfs_cache_block *orfs_cache_lru_first(struct orfs_cache *c);
 struct orfs_cache_block *orfs_cache_lru_next(struct orfs_cache *c,
 					     struct orfs_cache_block *b);
 
-/* ---- writes, dirty blocks and write-back ---- */
+/* ---- writes, dirty blocks and write-back (blockcache_writeback.c) ---- */
 uint64_t orfs_cache_block_modified(struct orfs_cache *c,
 				   struct orfs_cache_block *b, uint32_t len,
 				   bool dirty);
@@ -302,7 +303,7 @@ void orfs_cache_writeback_done(struct orfs_cache *c,
 			       struct orfs_cache_block *b, int err,
 			       enum orfs_cache_place place);
 
-/* ---- versions and DEMOTE ---- */
+/* ---- versions and DEMOTE (blockcache_version.c) ---- */
 uint64_t orfs_cache_file_version(struct orfs_cache *c, uint64_t key);
 uint64_t orfs_cache_file_bump(struct orfs_cache *c, uint64_t key);
 uint64_t orfs_cache_stamp(struct orfs_cache *c, uint64_t key,
@@ -319,7 +320,7 @@ bool orfs_cache_demote_adopt(struct orfs_cache *c, uint64_t key,
 			     uint64_t blkno, uint64_t version,
 			     struct orfs_cache_block *b);
 
-/* ---- invalidation ---- */
+/* ---- invalidation (blockcache_version.c) ---- */
 uint32_t orfs_cache_invalidate_file(struct orfs_cache *c, uint64_t key,
 				    uint64_t from_blkno);
 uint32_t orfs_cache_invalidate_range(struct orfs_cache *c, uint64_t key,
@@ -329,7 +330,7 @@ void orfs_cache_invalidate_block(struct orfs_cache *c,
 uint32_t orfs_cache_truncate(struct orfs_cache *c, uint64_t key,
 			     uint64_t size);
 
-/* ---- staging reservations ---- */
+/* ---- staging reservations (blockcache_staging.c) ---- */
 uint32_t orfs_cache_fair_share(const struct orfs_cache *c, uint32_t nconns);
 void orfs_cache_account_open(struct orfs_cache *c,
 			     struct orfs_cache_account *a);

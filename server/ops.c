@@ -11,9 +11,9 @@
  * Handlers keep no state between requests, so requests of different
  * connections (or threads) do not interact except through the filesystem
  * and the duplicate-request cache (drc.c, which has its own lock).
- * ops_io.c holds the data and attribute operations, ops_ns.c the ones that
- * change the namespace, ops_xattr.c the extended attributes, ops_offload.c
- * SEEK, ALLOCATE and COPY.
+ * ops_io.c holds the data operations, ops_attr.c SETATTR and READLINK,
+ * ops_ns.c the ones that change the namespace, ops_xattr.c the extended
+ * attributes, ops_offload.c SEEK, ALLOCATE and COPY.
  *
  * Identities: every request carries its caller's (struct orfs_ucred),
  * which orfs_req_cred() maps as the export says (root squash).  Handles

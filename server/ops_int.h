@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * orfsd request handling: what ops.c (dispatch, lookups, directory
- * listing), ops_io.c (data and attributes of one object), ops_ns.c
+ * listing), ops_io.c (the data of one file), ops_attr.c (SETATTR,
+ * READLINK), ops_remote.c (ORFS_IO_REMOTE for the transport), ops_ns.c
  * (namespace changes), ops_xattr.c (extended attributes), ops_demote.c
  * (DEMOTE exclusive caching) and ops_offload.c (SEEK, ALLOCATE, COPY) share.
  * Not used outside the request layer.
@@ -9,6 +10,7 @@
 #ifndef ORFSD_OPS_INT_H
 #define ORFSD_OPS_INT_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -40,6 +42,12 @@ static inline void *orfs_reply_body(struct orfs_reply *r)
 	return r->buf + sizeof(struct orfs_hdr);
 }
 
+/* The errno READ, WRITE and SETATTR SIZE give for a non-regular file. */
+static inline int orfs_not_regular_errno(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
+}
+
 /* A name component copied out of a request, NUL-terminated. */
 struct orfs_name {
 	char	s[ORFS_NAME_MAX + 1];
@@ -58,9 +66,15 @@ int orfs_open_dir(const struct orfs_req_ctx *ctx, const struct orfs_fh *fh,
 		  struct stat *st);
 
 /* ops_io.c */
+int orfs_io_read_check(const struct orfs_req_ctx *ctx,
+		       const struct orfs_hdr *h, u8 **buf, uint32_t *nseg);
+int orfs_io_write_check(const struct orfs_req_ctx *ctx,
+			const struct orfs_hdr *h, u8 **buf, uint32_t *nseg);
 int orfs_op_read(struct orfs_areq *a, const struct orfs_hdr *h);
 int orfs_op_write(struct orfs_areq *a, const struct orfs_hdr *h);
 int orfs_op_commit(struct orfs_areq *a, const struct orfs_hdr *h);
+
+/* ops_attr.c */
 int orfs_op_readlink(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		     struct orfs_reply *r);
 int orfs_op_setattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,

@@ -1,31 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * orfsd request handling: the data and attributes of one object (READ,
- * WRITE, READLINK, SETATTR, COMMIT).
+ * orfsd request handling: the data of one file (READ, WRITE, COMMIT).
+ * ops_attr.c has what needs no open for data (SETATTR, READLINK);
+ * ops_remote.c tells the transport which ORFS_IO_REMOTE requests to move
+ * data for, with this file's request checks, and how.
  *
  * A handle decodes to an O_PATH descriptor (orfs_fh_open()), which can
- * stat, chown, utimensat and readlinkat but not read or write.  Data needs
- * a real open: a regular file (or a directory, for COMMIT) is reopened
- * through /proc/self/fd (orfs_fd_reopen()), never by path, so it is the
- * very inode the handle named.  FIFOs, sockets and devices are never
- * opened: that could block the server or touch a device.
+ * stat but not read or write.  Data needs a real open: a regular file (or
+ * a directory, for COMMIT) is reopened through /proc/self/fd
+ * (orfs_fd_reopen()), never by path, so it is the very inode the handle
+ * named.  FIFOs, sockets and devices are never opened: that could block
+ * the server or touch a device.
  *
- * Permissions: orfsd opens the file as root, so READ, WRITE and a SETATTR
- * of the size are checked against the request's identity by
- * orfs_cred_access(), with nfsd's rules: the owner may always read and
- * write (the client checked the open; a file created 0444 stays writable
- * through its creator's descriptor), and a READ is allowed to whoever may
- * execute the file (exec needs its pages).  A WRITE or truncate by anyone
- * but root clears set-user-ID (and group-executable set-group-ID), as the
- * kernel's file_remove_privs() does.  The other SETATTR changes (owner,
- * mode, times) run under the identity in the identity thread
- * (orfs_cred_run()), for the kernel to check.  READLINK and COMMIT need no
- * permission.
+ * Permissions: orfsd opens the file as root, so READ and WRITE (and
+ * ops_attr.c's SETATTR of the size) are checked against the request's
+ * identity by orfs_cred_access(), with nfsd's rules: the owner may always
+ * read and write (the client checked the open; a file created 0444 stays
+ * writable through its creator's descriptor), and a READ is allowed to
+ * whoever may execute the file (exec needs its pages).  A WRITE (or a
+ * truncate) by anyone but root clears set-user-ID (and group-executable
+ * set-group-ID), as the kernel's file_remove_privs() does
+ * (orfs_io_kill_priv()).  COMMIT needs no permission.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
@@ -40,14 +39,6 @@
 #include "ops_int.h"
 #include "stats.h"
 #include "unifier.h"
-
-#define NSEC_PER_SEC	1000000000U
-
-/* The errno READ, WRITE and SETATTR SIZE give for a non-regular file. */
-static int not_regular_errno(const struct stat *st)
-{
-	return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
-}
 
 /**
  * io_check() - the checks READ and WRITE share
@@ -124,8 +115,8 @@ static int io_check(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 }
 
 /* The request checks of a READ: io_check() and no WRITE-only flag. */
-static int read_check(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		      u8 **buf, uint32_t *nseg)
+int orfs_io_read_check(const struct orfs_req_ctx *ctx,
+		       const struct orfs_hdr *h, u8 **buf, uint32_t *nseg)
 {
 	const struct orfs_io_req *q = orfs_body(h);
 	int err;
@@ -149,8 +140,8 @@ static uint32_t read_body_len(uint32_t flags)
  * The request checks of a WRITE: io_check(), and exactly count bytes of
  * inline data, or none when the data is in a staging buffer.
  */
-static int write_check(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		       u8 **buf, uint32_t *nseg)
+int orfs_io_write_check(const struct orfs_req_ctx *ctx,
+			const struct orfs_hdr *h, u8 **buf, uint32_t *nseg)
 {
 	const struct orfs_io_req *q = orfs_body(h);
 	int err;
@@ -163,273 +154,6 @@ static int write_check(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	if (orfs_cpu32(h->data_len) != (*buf ? 0 : orfs_cpu32(q->count)))
 		return -EBADMSG;
 	return 0;
-}
-
-/* ---- ORFS_IO_REMOTE: what the transport needs ---- */
-
-/**
- * orfs_io_remote() - is this a REMOTE request the transport must move data for?
- * @ctx: the connection's request context
- * @req: a received message
- * @len: its length
- * @rio: filled with the staging buffer and the segments if so
- *
- * True only for a READ or WRITE with ORFS_IO_REMOTE that orfs_handle_request()
- * will accept as far as the request itself goes: the header, the read-only
- * export check and every check of orfs_op_read()/orfs_op_write() made
- * before the file handle is decoded.  So a WRITE the transport fills the
- * staging buffer for is never refused for anything but the file itself,
- * and a REMOTE request this says no to is answered with its error by
- * orfs_handle_request() before any data could be written from a staging
- * buffer the transport did not fill.
- */
-bool orfs_io_remote(const struct orfs_req_ctx *ctx, const void *req,
-		    uint32_t len, struct orfs_remote_io *rio)
-{
-	const struct orfs_hdr *h = req;
-	const struct orfs_io_req *q = orfs_body(h);
-	const struct orfs_rseg *s;
-	uint32_t nseg, i;
-	uint16_t op;
-	u8 *buf;
-	int err;
-
-	if (orfs_hdr_check(h, len, 0))
-		return false;
-	op = orfs_cpu16(h->opcode);
-	if ((orfs_cpu16(h->flags) & ORFS_HF_CREDIT_ONLY) ||
-	    (op != ORFS_OP_READ && op != ORFS_OP_WRITE) || h->data_len ||
-	    !(orfs_cpu32(q->flags) & ORFS_IO_REMOTE))
-		return false;
-	if (op == ORFS_OP_WRITE && ctx->exp && ctx->exp->read_only)
-		return false;
-	if (op == ORFS_OP_READ)
-		err = read_check(ctx, h, &buf, &nseg);
-	else
-		err = write_check(ctx, h, &buf, &nseg);
-	if (err)
-		return false;
-	rio->opcode = op;
-	rio->count = orfs_cpu32(q->count);
-	rio->buf = buf;
-	if (orfs_cpu32(q->flags) & ORFS_IO_PAGES) {
-		const struct orfs_rpages *rp = (const struct orfs_rpages *)(q + 1);
-
-		rio->nseg = 0;
-		rio->npages = nseg;
-		rio->rkey = orfs_cpu32(rp->rkey);
-		rio->pages = (const __le64 *)(rp + 1);
-		return true;
-	}
-	s = (const struct orfs_rseg *)(q + 1);
-	rio->nseg = nseg;
-	rio->npages = 0;
-	rio->pages = NULL;
-	for (i = 0; i < nseg; i++) {
-		rio->seg[i].addr = orfs_cpu64(s[i].addr);
-		rio->seg[i].rkey = orfs_cpu32(s[i].rkey);
-		rio->seg[i].len = orfs_cpu32(s[i].len);
-	}
-	return true;
-}
-
-/*
- * orfs_io_remote_chunks() for a page list: @count bytes (at most the
- * request's), each page a chunk unless it continues the previous one.
- * -EINVAL if @max_len cannot hold a page (the transport serves page lists
- * only where it can).
- */
-static int remote_page_chunks(const struct orfs_remote_io *rio, uint32_t count,
-			      uint32_t max_len, struct orfs_rio_chunk *out,
-			      uint32_t max_out)
-{
-	uint32_t done = 0, n = 0, i, len;
-	struct orfs_rio_chunk *c;
-	uint64_t addr;
-
-	if (max_len < ORFS_RPAGE_SIZE)
-		return -EINVAL;
-	for (i = 0; i < rio->npages && done < count; i++, done += len) {
-		addr = orfs_cpu64(rio->pages[i]);
-		len = count - done < ORFS_RPAGE_SIZE ? count - done : ORFS_RPAGE_SIZE;
-		c = n ? &out[n - 1] : NULL;
-		if (c && c->addr + c->len == addr && c->len <= max_len - len) {
-			c->len += len;
-			continue;
-		}
-		if (n == max_out)
-			return -ENOSPC;
-		out[n++] = (struct orfs_rio_chunk){ done, len, addr, rio->rkey };
-	}
-	return (int)n;
-}
-
-/**
- * orfs_io_remote_chunks() - split a REMOTE transfer into RDMA work requests
- * @rio: the request (orfs_io_remote())
- * @count: bytes to move from the start of the staging buffer: the request's
- *	count for a WRITE, the bytes actually read for a READ (more than the
- *	request's count is cut to it)
- * @max_len: the most bytes one work request may move (the port's
- *	max_msg_sz), 0 for no limit
- * @out: filled with the chunks, in order
- * @max_out: room in @out; orfs_io_remote_max_chunks() is always enough
- *
- * Byte i of the staging buffer goes to (comes from) the segment where the
- * running total of the segment lengths passes i.  A chunk never spans two
- * segments and never exceeds @max_len.  A page list is a list of
- * ORFS_RPAGE_SIZE segments, and consecutive pages the client's addresses
- * show to be contiguous are joined into one chunk, up to @max_len.
- *
- * Return: the number of chunks (0 when @count is 0), or -ENOSPC if @out is
- * too small.
- */
-int orfs_io_remote_chunks(const struct orfs_remote_io *rio, uint32_t count,
-			  uint32_t max_len, struct orfs_rio_chunk *out,
-			  uint32_t max_out)
-{
-	uint32_t done = 0, n = 0, i, off, len;
-	const struct orfs_rio_seg *s;
-
-	if (count > rio->count)
-		count = rio->count;
-	if (!max_len)
-		max_len = UINT32_MAX;
-	if (rio->npages)
-		return remote_page_chunks(rio, count, max_len, out, max_out);
-	for (i = 0; i < rio->nseg && done < count; i++) {
-		s = &rio->seg[i];
-		for (off = 0; off < s->len && done < count; off += len) {
-			len = s->len - off;
-			if (len > count - done)
-				len = count - done;
-			if (len > max_len)
-				len = max_len;
-			if (n == max_out)
-				return -ENOSPC;
-			out[n].off = done;
-			out[n].len = len;
-			out[n].addr = s->addr + off;
-			out[n].rkey = s->rkey;
-			n++;
-			done += len;
-		}
-	}
-	return (int)n;
-}
-
-/**
- * orfs_io_remote_max_chunks() - most chunks one REMOTE request can need
- * @grant_size: bytes per staging buffer (the largest count)
- * @max_len: orfs_io_remote_chunks()'s @max_len
- * @pages: page lists (ORFS_IO_PAGES) are served too
- *
- * A segment of L bytes takes at most floor(L / max_len) + 1 chunks, so the
- * whole list at most ORFS_RSEG_MAX + grant_size / max_len.  A page list
- * takes at most one chunk per page, DIV_ROUND_UP(grant_size,
- * ORFS_RPAGE_SIZE): a page is never cut (page lists are served only where
- * max_len holds a page).
- */
-uint32_t orfs_io_remote_max_chunks(uint32_t grant_size, uint32_t max_len,
-				   bool pages)
-{
-	uint32_t segs = ORFS_RSEG_MAX + (max_len ? grant_size / max_len : 0);
-	uint32_t npages = (uint32_t)(((uint64_t)grant_size + ORFS_RPAGE_SIZE - 1) /
-				     ORFS_RPAGE_SIZE);
-
-	return pages && npages > segs ? npages : segs;
-}
-
-/**
- * struct piece_src - where the local bytes of a REMOTE transfer are
- * @buf: the staging buffer (when @rd is NULL)
- * @rd: a zero-copy READ's spans in cache blocks, or NULL
- * @span: the span holding the next byte
- * @span_off: offset in the transfer of the start of @span
- */
-struct piece_src {
-	u8			*buf;
-	const struct orfs_rdata	*rd;
-	uint32_t		span;
-	uint32_t		span_off;
-};
-
-/*
- * The local address of byte @off of the transfer, and in *@n how many
- * bytes from there are contiguous (at most @len); NULL past the spans.
- * Offsets only grow from call to call, so the span walk resumes.
- */
-static u8 *piece_local(struct piece_src *src, uint32_t off, uint32_t len,
-		       uint32_t *n)
-{
-	const struct orfs_span *sp;
-
-	if (!src->rd) {
-		*n = len;
-		return src->buf + off;
-	}
-	while (src->span < src->rd->nspans &&
-	       off >= src->span_off + src->rd->spans[src->span].len) {
-		src->span_off += src->rd->spans[src->span].len;
-		src->span++;
-	}
-	if (src->span >= src->rd->nspans)
-		return NULL;
-	sp = &src->rd->spans[src->span];
-	*n = sp->len - (off - src->span_off);
-	if (*n > len)
-		*n = len;
-	return sp->addr + (off - src->span_off);
-}
-
-/**
- * orfs_io_remote_pieces() - the RDMA work requests of a REMOTE transfer
- * @rio: the request (orfs_io_remote())
- * @rd: a zero-copy READ's data in cache blocks, or NULL: the staging buffer
- * @count: bytes to move (as orfs_io_remote_chunks())
- * @max_len: the most bytes one work request may move, 0 for no limit
- * @chunks: scratch for orfs_io_remote_chunks(), @max_chunks entries
- * @max_chunks: orfs_io_remote_max_chunks() is always enough
- * @out: filled with the pieces, in order
- * @max_out: room in @out: @max_chunks, plus the spans of @rd
- *
- * The chunks of orfs_io_remote_chunks(), each cut again where its local
- * bytes cross from one span of @rd to the next (a cache block's data is
- * contiguous, two blocks' usually are not), with the local address
- * resolved.
- *
- * Return: the number of pieces, -ENOSPC if @chunks or @out is too small,
- * -EINVAL if the spans of @rd hold fewer than @count bytes.
- */
-int orfs_io_remote_pieces(const struct orfs_remote_io *rio,
-			  const struct orfs_rdata *rd, uint32_t count,
-			  uint32_t max_len, struct orfs_rio_chunk *chunks,
-			  uint32_t max_chunks, struct orfs_rio_piece *out,
-			  uint32_t max_out)
-{
-	struct piece_src src = { .buf = rio->buf, .rd = rd };
-	const struct orfs_rio_chunk *c;
-	uint32_t done, len = 0, n = 0;
-	int nc, i;
-	u8 *local;
-
-	nc = orfs_io_remote_chunks(rio, count, max_len, chunks, max_chunks);
-	if (nc < 0)
-		return nc;
-	for (i = 0; i < nc; i++) {
-		c = &chunks[i];
-		for (done = 0; done < c->len; done += len) {
-			local = piece_local(&src, c->off + done, c->len - done,
-					    &len);
-			if (!local)
-				return -EINVAL;
-			if (n == max_out)
-				return -ENOSPC;
-			out[n++] = (struct orfs_rio_piece){
-				local, len, c->addr + done, c->rkey };
-		}
-	}
-	return (int)n;
 }
 
 /* ---- READ, WRITE, COMMIT: the disk part ---- */
@@ -624,7 +348,7 @@ static int io_open(struct io_state *s, const struct orfs_cred *c,
 	if (pfd < 0)
 		return pfd;
 	if (!S_ISREG(st->st_mode))
-		fd = not_regular_errno(st);
+		fd = orfs_not_regular_errno(st);
 	else
 		fd = io_access(c, pfd, st, flags);
 	if (!fd)
@@ -883,7 +607,7 @@ int orfs_op_read(struct orfs_areq *a, const struct orfs_hdr *h)
 	u8 *buf;
 	int err;
 
-	err = read_check(a->ctx, h, &buf, &nseg);
+	err = orfs_io_read_check(a->ctx, h, &buf, &nseg);
 	if (err)
 		return err;
 	orfs_req_cred(a->ctx, h, &cred);
@@ -1009,7 +733,7 @@ int orfs_op_write(struct orfs_areq *a, const struct orfs_hdr *h)
 	u8 *buf;
 	int err;
 
-	err = write_check(a->ctx, h, &buf, &nseg);
+	err = orfs_io_write_check(a->ctx, h, &buf, &nseg);
 	if (err)
 		return err;
 	orfs_req_cred(a->ctx, h, &cred);
@@ -1039,340 +763,6 @@ int orfs_op_write(struct orfs_areq *a, const struct orfs_hdr *h)
 	}
 	io_submit_rw(s, ORFS_DISK_WRITE, s->buf, s->count, 0, write_io_done);
 	return -EINPROGRESS;
-}
-
-/* ---- READLINK ---- */
-
-/*
- * READLINK: the target, verbatim, as inline data.  A target longer than
- * the inline threshold cannot be sent: ENAMETOOLONG.
- */
-int orfs_op_readlink(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		     struct orfs_reply *r)
-{
-	const struct orfs_fh_req *q = orfs_body(h);
-	struct orfs_readlink_rep *rep = orfs_reply_body(r);
-	uint32_t data_off = orfs_data_offset(sizeof(*rep));
-	uint32_t limit = r->size - data_off;
-	char target[PATH_MAX];
-	struct stat st;
-	ssize_t n;
-	int fd;
-
-	if (limit > ctx->inline_size)
-		limit = ctx->inline_size;
-	fd = orfs_fh_open(ctx->exp, &q->fh, &st);
-	if (fd < 0)
-		return fd;
-	if (!S_ISLNK(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	/* "" with the O_PATH descriptor of the link reads the link itself. */
-	n = readlinkat(fd, "", target, sizeof(target));
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n < 0)
-		return (int)n;
-	if (n == 0)
-		return -EIO;
-	if ((size_t)n >= sizeof(target) || (uint32_t)n > limit)
-		return -ENAMETOOLONG;
-	memcpy(r->buf + data_off, target, (size_t)n);
-	rep->len = orfs_le32((uint32_t)n);
-	r->body_len = sizeof(*rep);
-	r->data_len = (uint32_t)n;
-	return 0;
-}
-
-/* ---- SETATTR ---- */
-
-static bool nsec_ok(__le32 nsec)
-{
-	return orfs_cpu32(nsec) < NSEC_PER_SEC;
-}
-
-/* Checks of the request alone, made before the handle is decoded. */
-static int setattr_check_req(const struct orfs_setattr_req *q)
-{
-	uint32_t valid = orfs_cpu32(q->valid);
-
-	if (valid & ~ORFS_SA_KNOWN)
-		return -EINVAL;
-	if ((valid & ORFS_SA_ATIME) && (valid & ORFS_SA_ATIME_NOW))
-		return -EINVAL;
-	if ((valid & ORFS_SA_MTIME) && (valid & ORFS_SA_MTIME_NOW))
-		return -EINVAL;
-	if ((valid & ORFS_SA_MODE) && (orfs_cpu32(q->mode) & ~07777U))
-		return -EINVAL;
-	/* (uid_t)-1 means "unchanged" to chown(): not a valid owner. */
-	if ((valid & ORFS_SA_UID) && orfs_cpu32(q->uid) == UINT32_MAX)
-		return -EINVAL;
-	if ((valid & ORFS_SA_GID) && orfs_cpu32(q->gid) == UINT32_MAX)
-		return -EINVAL;
-	if ((valid & ORFS_SA_SIZE) && orfs_cpu64(q->size) > (uint64_t)INT64_MAX)
-		return -EINVAL;
-	if ((valid & ORFS_SA_ATIME) && !nsec_ok(q->atime_nsec))
-		return -EINVAL;
-	if ((valid & ORFS_SA_MTIME) && !nsec_ok(q->mtime_nsec))
-		return -EINVAL;
-	return 0;
-}
-
-/* Checks against the object's type, made before anything is changed. */
-static int setattr_check_type(const struct orfs_setattr_req *q,
-			      const struct stat *st)
-{
-	uint32_t valid = orfs_cpu32(q->valid);
-
-	if ((valid & ORFS_SA_SIZE) && !S_ISREG(st->st_mode))
-		return not_regular_errno(st);
-	/* Linux keeps a symlink's mode at 0777 and cannot change it. */
-	if ((valid & ORFS_SA_MODE) && S_ISLNK(st->st_mode))
-		return -EOPNOTSUPP;
-	return 0;
-}
-
-static int setattr_size(int fd, const struct stat *st, uint64_t size)
-{
-	int wfd, err = 0;
-
-	wfd = orfs_fd_reopen(fd, st, O_WRONLY);
-	if (wfd < 0)
-		return wfd;
-	if (ftruncate(wfd, (off_t)size) < 0)
-		err = -errno;
-	close(wfd);
-	return err;
-}
-
-static int setattr_owner(int fd, const struct orfs_setattr_req *q,
-			 uint32_t valid)
-{
-	uid_t uid = (valid & ORFS_SA_UID) ? orfs_cpu32(q->uid) : (uid_t)-1;
-	gid_t gid = (valid & ORFS_SA_GID) ? orfs_cpu32(q->gid) : (gid_t)-1;
-
-	/* AT_EMPTY_PATH: the object itself, a symlink included. */
-	if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH) < 0)
-		return -errno;
-	return 0;
-}
-
-/* One utimensat() timespec: the given time, the server's now, or unchanged. */
-static struct timespec setattr_ts(uint32_t valid, uint32_t set, uint32_t now,
-				  __le64 sec, __le32 nsec)
-{
-	struct timespec ts = { .tv_sec = 0, .tv_nsec = UTIME_OMIT };
-
-	if (valid & set) {
-		ts.tv_sec = (time_t)(int64_t)orfs_cpu64(sec);
-		ts.tv_nsec = (long)orfs_cpu32(nsec);
-	} else if (valid & now) {
-		ts.tv_nsec = UTIME_NOW;
-	}
-	return ts;
-}
-
-static int setattr_times(int fd, const struct orfs_setattr_req *q,
-			 uint32_t valid)
-{
-	struct timespec ts[2];
-
-	ts[0] = setattr_ts(valid, ORFS_SA_ATIME, ORFS_SA_ATIME_NOW,
-			   q->atime_sec, q->atime_nsec);
-	ts[1] = setattr_ts(valid, ORFS_SA_MTIME, ORFS_SA_MTIME_NOW,
-			   q->mtime_sec, q->mtime_nsec);
-	if (utimensat(fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	return 0;
-}
-
-/*
- * What the identity thread needs for SETATTR's owner, mode and times;
- * @opened: @fd is open for reading or writing (from the open-file cache),
- * not O_PATH, so fchmod() works on it.
- */
-struct setattr_call {
-	int				fd;
-	bool				opened;
-	const struct orfs_setattr_req	*q;
-};
-
-/* In the identity thread: owner, then mode, then times (as asked). */
-static int setattr_ids_fn(void *arg)
-{
-	const struct setattr_call *k = arg;
-	uint32_t valid = orfs_cpu32(k->q->valid);
-	int err = 0;
-
-	if (valid & (ORFS_SA_UID | ORFS_SA_GID))
-		err = setattr_owner(k->fd, k->q, valid);
-	if (!err && (valid & ORFS_SA_MODE)) {
-		if (!k->opened)
-			err = orfs_fd_chmod(k->fd, orfs_cpu32(k->q->mode));
-		else if (fchmod(k->fd, orfs_cpu32(k->q->mode)) < 0)
-			err = -errno;
-	}
-	if (!err && (valid & (ORFS_SA_ATIME | ORFS_SA_MTIME |
-			      ORFS_SA_ATIME_NOW | ORFS_SA_MTIME_NOW)))
-		err = setattr_times(k->fd, k->q, valid);
-	return err;
-}
-
-/**
- * setattr_apply() - make the changes a SETATTR asks for
- * @fd: the object (O_PATH, or open if @opened)
- * @opened: @fd is open for reading or writing
- * @st: its attributes; refreshed if a size change clears set-ID bits
- * @q: the request, already checked
- * @c: the request's identity
- *
- * Order: size, owner, mode, times.  Owner before mode because chown()
- * clears the set-user-ID and set-group-ID bits of a non-directory (a mode
- * in the same request is then applied as given); times last because a
- * truncate and a chmod change them.  Not atomic: a failure leaves the
- * earlier changes made.
- *
- * The size is changed as root once orfs_cred_access() allows writing (with
- * the owner override, as WRITE), the rest under @c in the identity thread:
- * chown() by the owner
- * to one of its groups only (EPERM else), chmod() by the owner only,
- * explicit times by the owner only, the current time by the owner or a
- * writer (EACCES else).
- *
- * Return: 0 or the first negative errno.
- */
-static int setattr_apply(int fd, bool opened, struct stat *st,
-			 const struct orfs_setattr_req *q,
-			 const struct orfs_cred *c)
-{
-	uint32_t valid = orfs_cpu32(q->valid);
-	int err = 0;
-
-	if (valid & ORFS_SA_SIZE) {
-		err = orfs_cred_access(c, fd, st, W_OK, ORFS_ACC_OWNER_OVERRIDE);
-		if (!err)
-			err = orfs_io_kill_priv(c, fd, st);
-		if (!err)
-			err = setattr_size(fd, st, orfs_cpu64(q->size));
-	}
-	if (err || !(valid & ~ORFS_SA_SIZE))
-		return err;
-	return orfs_cred_run(c, setattr_ids_fn,
-			     &(struct setattr_call){ fd, opened, q });
-}
-
-/*
- * The block cache around a SETATTR of regular file @fd (@st before it):
- * its key (@known if not 0, as the open-file cache has it), after checking
- * that the cached data is still the file's.  0 without a cache or for
- * other types.
- */
-static uint64_t setattr_cache_key(struct orfs_unifier *u, int fd,
-				  const struct stat *st, uint64_t known)
-{
-	uint64_t key;
-
-	if (!u->cache || !S_ISREG(st->st_mode))
-		return 0;
-	key = known ? known : orfs_uni_key(fd, st);
-	orfs_uni_validate(u, key, st);
-	return key;
-}
-
-/*
- * After a SETATTR of a regular file: a size change drops the blocks from
- * the old or new end of file, whichever comes first (a shrink cuts them
- * off, a growth turns the old short last block into a stale one); every
- * change makes @after the cached data's reference (ctime moved).
- */
-static void setattr_cache_update(struct orfs_unifier *u, uint64_t key,
-				 const struct orfs_setattr_req *q,
-				 const struct stat *before,
-				 const struct stat *after)
-{
-	uint64_t from = (uint64_t)before->st_size;
-
-	if (!key)
-		return;
-	if (orfs_cpu32(q->valid) & ORFS_SA_SIZE) {
-		if (orfs_cpu64(q->size) < from)
-			from = orfs_cpu64(q->size);
-		orfs_uni_changed(u, key, from, UINT64_MAX, after);
-	} else {
-		orfs_uni_changed(u, key, 0, 0, after);
-	}
-}
-
-/*
- * A descriptor of @fh's regular file from the open-file cache (any entry
- * opened without O_DIRECT, for reading or writing), with @st filled: a
- * CREATE's or a WRITE's left for the SETATTRs that follow it (tar and cp
- * -p set the times, owner and mode of every file they write).  NULL if
- * none, or if the file lost its last link (the handle is then decoded as
- * usual, which says ESTALE).
- */
-static struct orfs_file *setattr_cached(struct orfs_unifier *u,
-					const struct orfs_fh *fh, struct stat *st)
-{
-	struct orfs_files *fc = u->files;
-	struct orfs_file *f;
-
-	if (!fc || !fc->nslots || orfs_fh_check(fh))
-		return NULL;
-	f = orfs_files_get(fc, fh, O_WRONLY, false, orfs_now_ms());
-	if (!f)
-		f = orfs_files_get(fc, fh, O_RDONLY, false, orfs_now_ms());
-	if (!f)
-		return NULL;
-	if (!orfs_export_stat(f->fd, st) && st->st_nlink)
-		return f;
-	orfs_files_forget(fc, f->key);
-	orfs_files_drop(fc, f);
-	orfs_files_put(fc, f);
-	return NULL;
-}
-
-/* SETATTR: change what @valid selects; reply with the attributes after. */
-int orfs_op_setattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		    struct orfs_reply *r)
-{
-	const struct orfs_setattr_req *q = orfs_body(h);
-	struct orfs_attr_rep *rep = orfs_reply_body(r);
-	struct orfs_unifier *u = orfs_ctx_uni(ctx);
-	struct orfs_file *f;
-	struct orfs_cred cred;
-	struct stat st, before;
-	uint64_t key = 0;
-	int fd, err;
-
-	err = setattr_check_req(q);
-	if (err)
-		return err;
-	orfs_req_cred(ctx, h, &cred);
-	f = setattr_cached(u, &q->fh, &st);
-	fd = f ? f->fd : orfs_fh_open(ctx->exp, &q->fh, &st);
-	if (fd < 0)
-		return fd;
-	before = st;
-	err = setattr_check_type(q, &st);
-	if (!err) {
-		key = setattr_cache_key(u, fd, &st, f ? f->key : 0);
-		err = setattr_apply(fd, f != NULL, &st, q, &cred);
-	}
-	if (!err)
-		err = orfs_export_stat(fd, &st);
-	setattr_cache_update(u, key, q, &before, err ? NULL : &st);
-	if (f)
-		orfs_files_put(u->files, f);
-	else
-		close(fd);
-	if (err)
-		return err;
-	orfs_attr_fill(&rep->attr, &st);
-	r->body_len = sizeof(*rep);
-	return 0;
 }
 
 /* ---- COMMIT ---- */

@@ -202,7 +202,7 @@ static int fileop_open(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		return pfd;
 	if (!S_ISREG(st->st_mode)) {
 		close(pfd);
-		return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
+		return orfs_not_regular_errno(st);
 	}
 	orfs_req_cred(ctx, h, &cred);
 	err = orfs_cred_access(&cred, pfd, st, flags == O_WRONLY ? W_OK : R_OK,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Unit tests for server/blockcache.c, the block cache core: parameters, the
+ * Unit tests for server/blockcache*.c, the block cache core: parameters, the
  * index and its collision chains, DEMOTE exclusive-caching placement,
  * pins, dirty blocks and write-back, file versions and demote verdicts,
  * invalidation and truncation, staging reservations and fair shares, and

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Unit tests for server/ops_io.c: the data and attributes of one object
- * (READ, WRITE, READLINK, SETATTR, COMMIT), against the temporary export of
- * ops_fixture.h.  Inline, granted (staging buffer) and REMOTE data, the
+ * Unit tests for server/ops_io.c and ops_attr.c: the data and attributes
+ * of one object (READ, WRITE, COMMIT; READLINK, SETATTR), against the
+ * temporary export of ops_fixture.h.  Inline, granted (staging buffer) and REMOTE data, the
  * READ reply's variants (ORFS_IO_ATTR, ORFS_IO_BARE), and the open-file
  * cache (filecache.c) that READ and WRITE go through.
  *
