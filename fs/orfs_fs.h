@@ -152,7 +152,7 @@ enum {
  *	falls back to the min when it does (as NFS does)
  * @flags: ORFS_INO_* bits, atomic
  * @wb_cred: the credential of the last open for writing, with a reference,
- *	or NULL: write-back's WRITEs carry it (fs/file.c).  Protected by the
+ *	or NULL: write-back's WRITEs carry it (fs/aops.c).  Protected by the
  *	inode's i_lock
  * @sa: statahead state, for a directory
  * @vfs_inode: the VFS inode
@@ -206,12 +206,16 @@ extern const struct inode_operations orfs_special_inode_operations;
 
 /* file.c */
 extern const struct file_operations orfs_file_operations;
-
 int orfs_io_wq_alloc(struct super_block *sb);
+
+/* aops.c */
+extern const struct address_space_operations orfs_aops;
 int orfs_write_call(struct inode *inode, const struct orfs_msg *msg);
 int orfs_write_reply(struct inode *inode, const struct orfs_msg *msg,
 		     struct orfs_reply *rep);
+void orfs_wb_cred_set(struct inode *inode, struct file *file);
 void orfs_wb_cred_drop(struct inode *inode);
+u32 orfs_batch_pages(struct inode *inode, bool write);
 
 /* offload.c */
 loff_t orfs_file_llseek(struct file *file, loff_t offset, int whence);
@@ -260,7 +264,6 @@ void orfs_statahead_note(struct inode *dir, int lookup_ret);
 /* direct.c */
 ssize_t orfs_direct_io(struct kiocb *iocb, struct iov_iter *iter);
 int orfs_sync_cache_range(struct inode *inode, loff_t pos, u64 count, bool write);
-extern const struct address_space_operations orfs_aops;
 
 /* xattr.c */
 extern const struct xattr_handler *orfs_xattr_handlers[];
