@@ -72,6 +72,8 @@ build() {
 	if make -s tools; then echo "PASS build/tools"; else echo "FAIL build/tools"; ok=1; fi
 	# The admin guide's option lists are what the option tables give.
 	if tools/gen-docs.sh --check --no-build; then echo "PASS build/docs"; else echo "FAIL build/docs"; ok=1; fi
+	# Every source file is in architecture.md's folder map.
+	if tools/check-docmap.sh; then echo "PASS build/docmap"; else echo "FAIL build/docmap"; ok=1; fi
 	return $ok
 }
 
