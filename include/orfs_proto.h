@@ -304,7 +304,8 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_attr) == 96);
  *	rsize/wsize), 0 for inline I/O only; the server grants staging
  *	buffers of at least this size, or none
  * @client_id: random, chosen at mount time and kept across reconnects; the
- *	server's duplicate-request cache is keyed by it
+ *	server's duplicate-request cache is keyed by it, with the client's
+ *	address or, with a shared secret, the AUTH proof that binds it
  * @nonce: with ORFS_CF_AUTH, fresh random bytes for this connection (Nc);
  *	else zero
  *

@@ -2,23 +2,36 @@
 /*
  * orfsd duplicate-request cache.
  *
- * Entries are keyed by (client id, sequence number), the sequence number
+ * Entries are keyed by (owner, sequence number), the sequence number
  * being xid >> 16: the low 16 bits of an xid are the client's slot index,
- * which may differ between an original and its retransmission.  Each entry
- * also records the opcode and a fingerprint of the request body and inline
- * data, so a retransmission that does not match the original byte for byte
- * (a client bug, or a sequence number reused after a client restart that
- * kept its id) is not answered with someone else's reply: it is a miss and
- * runs.
+ * which may differ between an original and its retransmission.
+ *
+ * The owner (struct orfs_drc_owner) is what the server knows of the
+ * connection's identity, not merely the client id the connect request
+ * claims: the client id a shared-secret handshake proved, or else the
+ * client id together with the peer's address (without its port, which a
+ * reconnection changes).  So a peer that learns or guesses another client's
+ * id gets an owner of its own, whose entries are not the other client's:
+ * its retransmissions do not find the other client's replies, and its
+ * insertions evict only its own entries (below).
+ *
+ * Each entry also records the opcode, the body length and a fingerprint of
+ * the request's credential, body and inline data, keyed SipHash (with a
+ * per-process random key, so that a client cannot make two different
+ * requests collide on purpose).  A retransmission that does not repeat
+ * the original byte for byte (a client bug, a sequence number reused after
+ * a client restart that kept its id, or a replay under another identity's
+ * uid) is not answered with the original's reply: it is a miss and runs,
+ * under its own credential.
  *
  * Bounds, both fixed by configuration and never by what clients send:
- *  - at most @max_per_client entries per client id: inserting one more
- *    evicts that client's least recently used entry, so a busy client only
+ *  - at most @max_per_client entries per owner: inserting one more
+ *    evicts that owner's least recently used entry, so a busy client only
  *    ever evicts its own entries while it is under this bound;
  *  - at most @max_entries in total: otherwise the globally least recently
  *    used entry goes.
  * Entries have a fixed size (the reply is stored inline, at most
- * ORFS_DRC_REPLY_MAX bytes), client records exist only while they own an
+ * ORFS_DRC_REPLY_MAX bytes), owner records exist only while they own an
  * entry, and both hash tables are sized at creation, so memory is at most
  * max_entries * orfs_drc_entry_bytes() plus the tables.
  *
@@ -31,7 +44,9 @@
  * only for retransmissions.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -43,6 +58,7 @@
 #include "drc.h"
 #include "hash.h"
 #include "log.h"
+#include "siphash.h"
 #include "util.h"
 
 /* ---- tiny intrusive lists ---- */
@@ -88,16 +104,18 @@ static void list_move_tail(struct lnode *n, struct lnode *h)
 /* ---- the cache ---- */
 
 /**
- * struct drc_client - the entries of one client id
+ * struct drc_client - the entries of one owner
  * @hash: link in orfs_drc.clients
  * @entries: its entries, least recently used first
- * @id: the client id
+ * @owner: the owner
+ * @ohash: owner_hash() of @owner
  * @count: entries on @entries (never 0 outside orfs_drc_insert())
  */
 struct drc_client {
 	struct orfs_hnode	hash;
 	struct lnode	entries;
-	uint64_t	id;
+	struct orfs_drc_owner	owner;
+	uint64_t	ohash;
 	uint32_t	count;
 };
 
@@ -108,7 +126,7 @@ struct drc_client {
  * @clru: link in @client->entries
  * @client: the owner
  * @seq: the request's sequence number (xid >> 16)
- * @fp: fingerprint of the request's opcode, body and inline data
+ * @fp: req_fingerprint() of the request
  * @body_len: the request's body length
  * @opcode: the request's opcode
  * @rep_len: bytes in @rep
@@ -135,8 +153,9 @@ struct drc_entry {
  * @max_per_client: bound on any drc_client.count
  * @mask: bucket count - 1 (a power of two minus one)
  * @seed: random hash seed
- * @entries: hash buckets of entries, by (client id, seq)
- * @clients: hash buckets of client records, by client id
+ * @fp_key: random SipHash key of the fingerprints
+ * @entries: hash buckets of entries, by (owner, seq)
+ * @clients: hash buckets of owner records, by owner
  * @lru: every entry, least recently used first
  * @nentries: entries cached
  * @nclients: client records
@@ -153,6 +172,7 @@ struct orfs_drc {
 	uint32_t	max_per_client;
 	uint32_t	mask;
 	uint64_t	seed;
+	uint8_t		fp_key[ORFS_SIPHASH_KEY_LEN];
 	struct orfs_hnode	**entries;
 	struct orfs_hnode	**clients;
 	struct lnode	lru;
@@ -170,49 +190,73 @@ _Static_assert(sizeof(struct orfs_attr_rep) <= sizeof(struct orfs_lookup_rep),
 	       "ORFS_DRC_REPLY_MAX must hold every cached reply");
 _Static_assert(ORFS_DRC_REPLY_MAX <= UINT16_MAX, "rep_len is 16 bits");
 
-static uint32_t entry_bucket(const struct orfs_drc *drc, uint64_t id,
+/* A bucket-hashing value of @o (with the cache's seed). */
+static uint64_t owner_hash(const struct orfs_drc *drc,
+			   const struct orfs_drc_owner *o)
+{
+	uint64_t a0, a1;
+
+	memcpy(&a0, o->addr, sizeof(a0));
+	memcpy(&a1, o->addr + 8, sizeof(a1));
+	return orfs_mix64(orfs_mix64(orfs_mix64(o->client_id ^ drc->seed) + a0) +
+			  (a1 ^ (uint64_t)o->authenticated));
+}
+
+static bool owner_equal(const struct orfs_drc_owner *a,
+			const struct orfs_drc_owner *b)
+{
+	return a->client_id == b->client_id &&
+	       a->authenticated == b->authenticated &&
+	       !memcmp(a->addr, b->addr, sizeof(a->addr));
+}
+
+static uint32_t entry_bucket(const struct orfs_drc *drc, uint64_t ohash,
 			     uint64_t seq)
 {
-	return (uint32_t)(orfs_mix64(orfs_mix64(id ^ drc->seed) + seq) & drc->mask);
+	return (uint32_t)(orfs_mix64(ohash + seq) & drc->mask);
 }
 
-static uint32_t client_bucket(const struct orfs_drc *drc, uint64_t id)
+static uint32_t client_bucket(const struct orfs_drc *drc, uint64_t ohash)
 {
-	return (uint32_t)(orfs_mix64(id + drc->seed) & drc->mask);
+	return (uint32_t)(orfs_mix64(ohash ^ drc->seed) & drc->mask);
 }
 
-static uint64_t fnv1a(uint64_t h, const uint8_t *p, uint32_t n)
-{
-	uint32_t i;
+/* Bytes req_fingerprint() hashes last: credential, lengths, two digests. */
+#define FP_MSG_LEN	(sizeof(struct orfs_ucred) + 2 + 4 + 4 + 8 + 8)
 
-	for (i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
-}
-
-/*
- * FNV-1a over the opcode, the request body and the inline data (the value
- * of a SETXATTR; the only cached op that carries any), with the data's
- * length so that moving bytes between body and data changes it too.
+/**
+ * req_fingerprint() - what a retransmission must repeat of its original
+ * @drc: the cache (its key)
+ * @req: the request; it passed orfs_hdr_check()
+ *
+ * SipHash-2-4, under the cache's random key, of the request's credential
+ * (the identity it runs as: a replay under another uid must not get the
+ * original's reply), opcode, body and inline-data lengths, and the
+ * SipHash digests of its body and of its inline data (a SETXATTR's value,
+ * the only cached op that carries any).  The lengths keep bytes moved
+ * between body and data from matching.  Keyed, so that a client that
+ * cannot see the key cannot build a second request with the same value.
+ *
+ * Return: the fingerprint.
  */
-static uint64_t req_fingerprint(const struct orfs_hdr *req)
+static uint64_t req_fingerprint(const struct orfs_drc *drc,
+				const struct orfs_hdr *req)
 {
 	uint32_t dlen = orfs_cpu32(req->data_len);
-	uint16_t op = orfs_cpu16(req->opcode);
-	uint8_t le[6];
-	uint64_t h;
+	uint8_t m[FP_MSG_LEN], *p = m;
+	uint64_t hb, hd = 0;
 
-	le[0] = (uint8_t)op;
-	le[1] = (uint8_t)(op >> 8);
-	le[2] = (uint8_t)dlen;
-	le[3] = (uint8_t)(dlen >> 8);
-	le[4] = (uint8_t)(dlen >> 16);
-	le[5] = (uint8_t)(dlen >> 24);
-	h = fnv1a(0xcbf29ce484222325ULL, le, sizeof(le));
-	h = fnv1a(h, orfs_body(req), orfs_cpu32(req->body_len));
+	hb = orfs_siphash24(drc->fp_key, orfs_body(req), orfs_cpu32(req->body_len));
 	if (dlen)
-		h = fnv1a(h, orfs_data(req), dlen);
-	return h;
+		hd = orfs_siphash24(drc->fp_key, orfs_data(req), dlen);
+	memcpy(p, &req->cred, sizeof(req->cred));
+	p += sizeof(req->cred);
+	memcpy(p, &req->opcode, 2);
+	memcpy(p + 2, &req->body_len, 4);
+	memcpy(p + 6, &req->data_len, 4);
+	memcpy(p + 10, &hb, 8);
+	memcpy(p + 18, &hd, 8);
+	return orfs_siphash24(drc->fp_key, m, sizeof(m));
 }
 
 static uint64_t req_seq(const struct orfs_hdr *req)
@@ -237,7 +281,51 @@ bool orfs_drc_cacheable(uint16_t opcode)
 	return orfs_op_modifies(opcode) && opcode != ORFS_OP_WRITE;
 }
 
-/* Worst-case bytes one entry costs: itself, a client record, two buckets. */
+/**
+ * orfs_drc_owner_init() - the identity a connection's entries belong to
+ * @o: filled in
+ * @client_id: the client id of the connect request
+ * @authenticated: the connection proves the shared secret before it runs
+ *	anything (the server has --secret-file), which binds @client_id
+ * @peer: the peer's address (AF_INET or AF_INET6); not needed with
+ *	@authenticated
+ *
+ * An authenticated owner is @client_id alone: whoever proved the secret
+ * for it, from any address.  Otherwise it is @client_id and @peer's
+ * address, without the port.
+ *
+ * Return: 0; -EAFNOSUPPORT if @peer is needed and is neither AF_INET nor
+ * AF_INET6 (then @o->client_id is 0: the connection is not cached).
+ */
+int orfs_drc_owner_init(struct orfs_drc_owner *o, uint64_t client_id,
+			bool authenticated, const struct sockaddr *peer)
+{
+	static const uint8_t v4_mapped[12] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
+	};
+
+	memset(o, 0, sizeof(*o));
+	o->client_id = client_id;
+	o->authenticated = authenticated;
+	if (authenticated)
+		return 0;
+	if (peer && peer->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)peer;
+
+		memcpy(o->addr, v4_mapped, sizeof(v4_mapped));
+		memcpy(o->addr + 12, &in->sin_addr, 4);
+	} else if (peer && peer->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)peer;
+
+		memcpy(o->addr, &in6->sin6_addr, 16);
+	} else {
+		o->client_id = 0;
+		return -EAFNOSUPPORT;
+	}
+	return 0;
+}
+
+/* Worst-case bytes one entry costs: itself, an owner record, two buckets. */
 size_t orfs_drc_entry_bytes(void)
 {
 	return sizeof(struct drc_entry) + sizeof(struct drc_client) +
@@ -247,13 +335,14 @@ size_t orfs_drc_entry_bytes(void)
 /**
  * orfs_drc_create() - make an empty cache
  * @max_entries: most replies kept in total; 0 disables the cache
- * @max_per_client: most replies kept per client id (at least 1)
+ * @max_per_client: most replies kept per owner (at least 1)
  *
  * Return: the cache, or NULL (out of memory, logged).
  */
 struct orfs_drc *orfs_drc_create(uint32_t max_entries, uint32_t max_per_client)
 {
 	struct orfs_drc *drc;
+	uint64_t k0, k1;
 	uint32_t n = 16;
 
 	if (max_entries > ORFS_DRC_ENTRIES_MAX)
@@ -275,6 +364,10 @@ struct orfs_drc *orfs_drc_create(uint32_t max_entries, uint32_t max_per_client)
 	drc->max_per_client = max_per_client;
 	drc->mask = n - 1;
 	drc->seed = orfs_hash_seed();
+	k0 = orfs_hash_seed();
+	k1 = orfs_hash_seed();
+	memcpy(drc->fp_key, &k0, sizeof(k0));
+	memcpy(drc->fp_key + sizeof(k0), &k1, sizeof(k1));
 	list_init(&drc->lru);
 	return drc;
 
@@ -313,33 +406,36 @@ void orfs_drc_destroy(struct orfs_drc *drc)
 	free(drc);
 }
 
-/* Caller holds drc->lock. */
-static struct drc_client *client_find(struct orfs_drc *drc, uint64_t id)
+/* Caller holds drc->lock.  @oh: owner_hash(@o). */
+static struct drc_client *client_find(struct orfs_drc *drc,
+				      const struct orfs_drc_owner *o, uint64_t oh)
 {
 	struct orfs_hnode *n;
 
-	for (n = drc->clients[client_bucket(drc, id)]; n; n = n->next) {
+	for (n = drc->clients[client_bucket(drc, oh)]; n; n = n->next) {
 		struct drc_client *cl = container_of(n, struct drc_client, hash);
 
-		if (cl->id == id)
+		if (cl->ohash == oh && owner_equal(&cl->owner, o))
 			return cl;
 	}
 	return NULL;
 }
 
 /* Caller holds drc->lock.  Return: the record, or NULL (out of memory). */
-static struct drc_client *client_get(struct orfs_drc *drc, uint64_t id)
+static struct drc_client *client_get(struct orfs_drc *drc,
+				     const struct orfs_drc_owner *o, uint64_t oh)
 {
-	struct drc_client *cl = client_find(drc, id);
+	struct drc_client *cl = client_find(drc, o, oh);
 
 	if (cl)
 		return cl;
 	cl = calloc(1, sizeof(*cl));
 	if (!cl)
 		return NULL;
-	cl->id = id;
+	cl->owner = *o;
+	cl->ohash = oh;
 	list_init(&cl->entries);
-	orfs_hnode_add(&cl->hash, &drc->clients[client_bucket(drc, id)]);
+	orfs_hnode_add(&cl->hash, &drc->clients[client_bucket(drc, oh)]);
 	drc->nclients++;
 	return cl;
 }
@@ -352,16 +448,18 @@ static void client_free(struct orfs_drc *drc, struct drc_client *cl)
 	free(cl);
 }
 
-/* Caller holds drc->lock. */
-static struct drc_entry *entry_find(struct orfs_drc *drc, uint64_t id,
+/* Caller holds drc->lock.  @oh: owner_hash(@o). */
+static struct drc_entry *entry_find(struct orfs_drc *drc,
+				    const struct orfs_drc_owner *o, uint64_t oh,
 				    uint64_t seq)
 {
 	struct orfs_hnode *n;
 
-	for (n = drc->entries[entry_bucket(drc, id, seq)]; n; n = n->next) {
+	for (n = drc->entries[entry_bucket(drc, oh, seq)]; n; n = n->next) {
 		struct drc_entry *e = container_of(n, struct drc_entry, hash);
 
-		if (e->seq == seq && e->client->id == id)
+		if (e->seq == seq && e->client->ohash == oh &&
+		    owner_equal(&e->client->owner, o))
 			return e;
 	}
 	return NULL;
@@ -432,39 +530,55 @@ static void entry_touch(struct orfs_drc *drc, struct drc_entry *e)
 	list_move_tail(&e->clru, &e->client->entries);
 }
 
-static bool drc_enabled(const struct orfs_drc *drc, uint64_t client_id)
+/* Is @e the entry of request @req, whose fingerprint is @fp? */
+static bool entry_matches(const struct drc_entry *e, const struct orfs_hdr *req,
+			  uint64_t fp)
+{
+	return e->fp == fp && e->opcode == orfs_cpu16(req->opcode) &&
+	       e->body_len == orfs_cpu32(req->body_len);
+}
+
+static bool drc_enabled(const struct orfs_drc *drc,
+			const struct orfs_drc_owner *owner)
 {
 	/* Client id 0: a client that does not identify itself. */
-	return drc && drc->max_entries && client_id;
+	return drc && drc->max_entries && owner && owner->client_id;
 }
 
 /**
  * orfs_drc_insert() - remember the reply to a request
  * @drc: the cache (NULL: no cache)
- * @client_id: the connection's client id (0: not cached)
+ * @owner: the connection's identity (client id 0: not cached)
  * @req: the request; it passed orfs_hdr_check()
  * @rep: the reply as sent (a header, then the body; no inline data)
  * @rep_len: its length
  *
- * Replaces an entry with the same (client id, sequence number).  A reply
+ * Replaces an entry with the same (owner, sequence number) and the same
+ * request (opcode, credential, body and inline data).  An entry of another
+ * request under that key stays, and this reply is not kept: the two
+ * cannot both be the original, and a replay under another credential must
+ * not push out the reply a retransmission of the original needs.  A reply
  * that does not fit ORFS_DRC_REPLY_MAX is not kept, and any older entry
- * for the same key is dropped so it cannot answer in its place.
+ * of the same request is dropped so it cannot answer in its place.
  */
-void orfs_drc_insert(struct orfs_drc *drc, uint64_t client_id,
+void orfs_drc_insert(struct orfs_drc *drc, const struct orfs_drc_owner *owner,
 		     const struct orfs_hdr *req, const void *rep,
 		     uint32_t rep_len)
 {
 	bool fits = rep_len >= sizeof(struct orfs_hdr) &&
 		    rep_len <= ORFS_DRC_REPLY_MAX;
-	uint64_t fp, seq = req_seq(req);
+	uint64_t fp, oh, seq = req_seq(req);
 	struct drc_client *cl;
 	struct drc_entry *e;
 
-	if (!drc_enabled(drc, client_id))
+	if (!drc_enabled(drc, owner))
 		return;
-	fp = req_fingerprint(req);
+	fp = req_fingerprint(drc, req);
+	oh = owner_hash(drc, owner);
 	pthread_mutex_lock(&drc->lock);
-	e = entry_find(drc, client_id, seq);
+	e = entry_find(drc, owner, oh, seq);
+	if (e && !entry_matches(e, req, fp))
+		goto out;
 	if (e) {
 		if (fits) {
 			entry_fill(e, req, fp, rep, rep_len);
@@ -477,7 +591,7 @@ void orfs_drc_insert(struct orfs_drc *drc, uint64_t client_id,
 	}
 	if (!fits)
 		goto out;
-	cl = client_get(drc, client_id);
+	cl = client_get(drc, owner, oh);
 	if (!cl)
 		goto out;
 	e = entry_alloc(drc, cl);
@@ -488,7 +602,7 @@ void orfs_drc_insert(struct orfs_drc *drc, uint64_t client_id,
 	}
 	entry_fill(e, req, fp, rep, rep_len);
 	e->client = cl;
-	orfs_hnode_add(&e->hash, &drc->entries[entry_bucket(drc, client_id, seq)]);
+	orfs_hnode_add(&e->hash, &drc->entries[entry_bucket(drc, oh, seq)]);
 	list_add_tail(&e->lru, &drc->lru);
 	list_add_tail(&e->clru, &cl->entries);
 	cl->count++;
@@ -500,34 +614,35 @@ out:
 /**
  * orfs_drc_lookup() - answer a retransmission from the cache
  * @drc: the cache (NULL: no cache)
- * @client_id: the connection's client id
+ * @owner: the connection's identity
  * @req: the retransmitted request; it passed orfs_hdr_check()
  * @credits: the credits to put in the reply
  * @rep: the reply buffer
  * @rep_size: its size
  *
- * A hit needs the same client id and sequence number, and the same opcode,
- * body and inline data as the original.  The cached reply is copied with the new
- * request's xid (its slot index may have changed) and @credits.
+ * A hit needs the same owner and sequence number, and the same opcode,
+ * credential, body and inline data as the original.  The cached reply is
+ * copied with the new request's xid (its slot index may have changed) and
+ * @credits.
  *
  * Return: the reply length on a hit, 0 on a miss.
  */
-uint32_t orfs_drc_lookup(struct orfs_drc *drc, uint64_t client_id,
+uint32_t orfs_drc_lookup(struct orfs_drc *drc, const struct orfs_drc_owner *owner,
 			 const struct orfs_hdr *req, uint16_t credits,
 			 void *rep, uint32_t rep_size)
 {
 	struct orfs_hdr *h = rep;
 	struct drc_entry *e;
+	uint64_t fp, oh;
 	uint32_t n = 0;
-	uint64_t fp;
 
-	if (!drc_enabled(drc, client_id))
+	if (!drc_enabled(drc, owner))
 		return 0;
-	fp = req_fingerprint(req);
+	fp = req_fingerprint(drc, req);
+	oh = owner_hash(drc, owner);
 	pthread_mutex_lock(&drc->lock);
-	e = entry_find(drc, client_id, req_seq(req));
-	if (e && e->opcode == orfs_cpu16(req->opcode) && e->fp == fp &&
-	    e->body_len == orfs_cpu32(req->body_len) && e->rep_len <= rep_size) {
+	e = entry_find(drc, owner, oh, req_seq(req));
+	if (e && entry_matches(e, req, fp) && e->rep_len <= rep_size) {
 		entry_touch(drc, e);
 		memcpy(rep, e->rep, e->rep_len);
 		n = e->rep_len;
@@ -546,7 +661,7 @@ uint32_t orfs_drc_lookup(struct orfs_drc *drc, uint64_t client_id,
 /**
  * orfs_drc_busy_add() - note that a cacheable request is running
  * @drc: the cache (NULL: no cache)
- * @client_id: the connection's client id (0: not tracked)
+ * @owner: the connection's identity (client id 0: not tracked)
  * @req: the request; it passed orfs_hdr_check()
  * @b: where to keep its identity; must stay valid until orfs_drc_busy_del()
  *
@@ -554,16 +669,16 @@ uint32_t orfs_drc_lookup(struct orfs_drc *drc, uint64_t client_id,
  * inserts the reply (orfs_drc_insert()).
  *
  * Return: true if @b was added (orfs_drc_busy_del() must follow), false
- * when the cache is disabled for @client_id.
+ * when the cache is disabled for @owner.
  */
-bool orfs_drc_busy_add(struct orfs_drc *drc, uint64_t client_id,
+bool orfs_drc_busy_add(struct orfs_drc *drc, const struct orfs_drc_owner *owner,
 		       const struct orfs_hdr *req, struct orfs_drc_busy *b)
 {
-	if (!drc_enabled(drc, client_id))
+	if (!drc_enabled(drc, owner))
 		return false;
-	b->client_id = client_id;
+	b->owner = *owner;
 	b->seq = req_seq(req);
-	b->fp = req_fingerprint(req);
+	b->fp = req_fingerprint(drc, req);
 	b->body_len = orfs_cpu32(req->body_len);
 	b->opcode = orfs_cpu16(req->opcode);
 	pthread_mutex_lock(&drc->lock);
@@ -598,29 +713,29 @@ void orfs_drc_busy_del(struct orfs_drc *drc, struct orfs_drc_busy *b)
 /**
  * orfs_drc_busy_find() - is a retransmission's original still running?
  * @drc: the cache (NULL: no cache)
- * @client_id: the connection's client id
+ * @owner: the connection's identity
  * @req: the retransmitted request; it passed orfs_hdr_check()
  *
- * Matches as orfs_drc_lookup() does: the same client id and sequence
- * number, and the same opcode, body and inline data.  A match counts as a
- * join: the caller waits for the original's reply.
+ * Matches as orfs_drc_lookup() does: the same owner and sequence number,
+ * and the same opcode, credential, body and inline data.  A match counts
+ * as a join: the caller waits for the original's reply.
  *
  * Return: the original's entry, or NULL.
  */
 struct orfs_drc_busy *orfs_drc_busy_find(struct orfs_drc *drc,
-					 uint64_t client_id,
+					 const struct orfs_drc_owner *owner,
 					 const struct orfs_hdr *req)
 {
 	uint64_t fp, seq = req_seq(req);
 	struct orfs_drc_busy *b;
 
-	if (!drc_enabled(drc, client_id))
+	if (!drc_enabled(drc, owner))
 		return NULL;
-	fp = req_fingerprint(req);
+	fp = req_fingerprint(drc, req);
 	pthread_mutex_lock(&drc->lock);
 	for (b = drc->busy; b; b = b->next) {
-		if (b->client_id == client_id && b->seq == seq && b->fp == fp &&
-		    b->opcode == orfs_cpu16(req->opcode) &&
+		if (owner_equal(&b->owner, owner) && b->seq == seq &&
+		    b->fp == fp && b->opcode == orfs_cpu16(req->opcode) &&
 		    b->body_len == orfs_cpu32(req->body_len))
 			break;
 	}

@@ -8,8 +8,12 @@
  * setting or removing an extended attribute)
  * running it again would give a different answer (EEXIST, ENOENT) or undo
  * a later change.  The cache remembers the replies of those operations,
- * keyed by (client id, request sequence number = xid >> 16), and answers a
- * retransmission from it.
+ * keyed by (owner, request sequence number = xid >> 16), and answers a
+ * retransmission from it.  The owner is the identity the connection proved
+ * (struct orfs_drc_owner), not just the client id it claimed, and the
+ * request's credential is part of what a retransmission must repeat: a
+ * peer that learns or guesses another client's id can neither read that
+ * client's replies nor evict its entries.
  *
  * The cache is in memory only: a server restart loses it, so a request
  * that was executed just before a restart and retransmitted after it runs
@@ -26,6 +30,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "orfs_proto.h"
 
@@ -43,9 +48,29 @@
 #define ORFS_DRC_REPLY_MAX	(sizeof(struct orfs_hdr) + sizeof(struct orfs_lookup_rep))
 
 /**
+ * struct orfs_drc_owner - whose replies a cache entry keeps: a connection's
+ *	identity, as far as the server can tell
+ * @client_id: the client id of the connect request; 0 means the
+ *	connection's requests are not cached at all
+ * @authenticated: the connection proved the shared secret (--secret-file),
+ *	and @client_id with it (it is part of the AUTH proof): then the
+ *	identity is @client_id alone, wherever the client connects from
+ * @addr: without @authenticated, the peer's IP address without its port
+ *	(an IPv4 address IPv4-mapped): a reconnecting client comes back from
+ *	the same host but from a new port.  Zero with @authenticated
+ *
+ * Make one with orfs_drc_owner_init().
+ */
+struct orfs_drc_owner {
+	uint64_t	client_id;
+	uint8_t		addr[16];
+	bool		authenticated;
+};
+
+/**
  * struct orfs_drc_stats - counters, for logs and tests
  * @entries: replies cached now
- * @clients: client ids with at least one cached reply
+ * @clients: owners with at least one cached reply
  * @hits: retransmissions answered from the cache
  * @misses: retransmissions not found (executed again)
  * @joins: retransmissions that found their original still running, and
@@ -68,9 +93,9 @@ struct orfs_drc_stats {
 /**
  * struct orfs_drc_busy - a cacheable request that is still running
  * @next: link on the cache's busy list
- * @client_id: the connection's client id
+ * @owner: the connection's identity
  * @seq: the request's sequence number (xid >> 16)
- * @fp: fingerprint of the request's opcode, body and inline data
+ * @fp: fingerprint of the request's opcode, credential, body and inline data
  * @body_len: the request's body length
  * @opcode: the request's opcode
  *
@@ -79,7 +104,7 @@ struct orfs_drc_stats {
  */
 struct orfs_drc_busy {
 	struct orfs_drc_busy	*next;
-	uint64_t		client_id;
+	struct orfs_drc_owner	owner;
 	uint64_t		seq;
 	uint64_t		fp;
 	uint32_t		body_len;
@@ -91,17 +116,19 @@ struct orfs_drc;
 struct orfs_drc *orfs_drc_create(uint32_t max_entries, uint32_t max_per_client);
 void orfs_drc_destroy(struct orfs_drc *drc);
 bool orfs_drc_cacheable(uint16_t opcode);
-uint32_t orfs_drc_lookup(struct orfs_drc *drc, uint64_t client_id,
+int orfs_drc_owner_init(struct orfs_drc_owner *o, uint64_t client_id,
+			bool authenticated, const struct sockaddr *peer);
+uint32_t orfs_drc_lookup(struct orfs_drc *drc, const struct orfs_drc_owner *owner,
 			 const struct orfs_hdr *req, uint16_t credits,
 			 void *rep, uint32_t rep_size);
-void orfs_drc_insert(struct orfs_drc *drc, uint64_t client_id,
+void orfs_drc_insert(struct orfs_drc *drc, const struct orfs_drc_owner *owner,
 		     const struct orfs_hdr *req, const void *rep,
 		     uint32_t rep_len);
-bool orfs_drc_busy_add(struct orfs_drc *drc, uint64_t client_id,
+bool orfs_drc_busy_add(struct orfs_drc *drc, const struct orfs_drc_owner *owner,
 		       const struct orfs_hdr *req, struct orfs_drc_busy *b);
 void orfs_drc_busy_del(struct orfs_drc *drc, struct orfs_drc_busy *b);
 struct orfs_drc_busy *orfs_drc_busy_find(struct orfs_drc *drc,
-					 uint64_t client_id,
+					 const struct orfs_drc_owner *owner,
 					 const struct orfs_hdr *req);
 void orfs_drc_get_stats(struct orfs_drc *drc, struct orfs_drc_stats *st);
 size_t orfs_drc_entry_bytes(void);

@@ -739,7 +739,7 @@ void orfs_areq_complete(struct orfs_areq *a, int err)
 		a->drc_busy = false;
 	}
 	if (a->drc_insert)
-		orfs_drc_insert(a->ctx->drc, a->ctx->client_id, a->req, a->rep, n);
+		orfs_drc_insert(a->ctx->drc, &a->ctx->drc_owner, a->req, a->rep, n);
 	/* Copy the reply for the retransmissions before @a's buffer goes. */
 	for (j = a->joined; j; j = j->join_next)
 		j->result = joined_reply(j, a->rep, n);
@@ -760,7 +760,8 @@ void orfs_areq_complete(struct orfs_areq *a, int err)
  *
  * A cacheable request left pending (ALLOCATE, COPY) has no reply in the
  * cache until it ends.  A retransmission of it that arrives meanwhile, on
- * another connection of the same client, waits for that reply instead of
+ * another connection of the same client (the same struct orfs_drc_owner),
+ * with the same credential, waits for that reply instead of
  * running a second time, which would undo what was done to the file in
  * between.  Runs on the event loop's thread, as orfs_areq_complete() does.
  *
@@ -772,7 +773,7 @@ static bool join_running(struct orfs_areq *a, const struct orfs_hdr *h)
 	struct orfs_drc_busy *b;
 	struct orfs_areq *orig;
 
-	b = orfs_drc_busy_find(a->ctx->drc, a->ctx->client_id, h);
+	b = orfs_drc_busy_find(a->ctx->drc, &a->ctx->drc_owner, h);
 	if (!b)
 		return false;
 	orig = container_of(b, struct orfs_areq, busy);
@@ -821,7 +822,8 @@ struct orfs_unifier *orfs_ctx_uni(const struct orfs_req_ctx *ctx)
  *
  * Non-idempotent requests (orfs_drc_cacheable()) go through the duplicate-
  * request cache: a retransmission whose original reply is cached gets that
- * reply again, with its own xid, and is not executed; every executed one
+ * reply again, with its own xid, and is not executed, if it comes from the
+ * original's identity (ctx->drc_owner) with the original's credential; every executed one
  * stores its reply, a pending one (ALLOCATE, COPY) when it ends.  A
  * retransmission that arrives while its original is still pending waits
  * for the original's reply (join_running()): it is left pending too, and
@@ -896,7 +898,7 @@ uint32_t orfs_req_start(struct orfs_areq *a, bool *pending)
 			*pending = true;
 			return 0;
 		}
-		n = orfs_drc_lookup(ctx->drc, ctx->client_id, h, ctx->credits,
+		n = orfs_drc_lookup(ctx->drc, &ctx->drc_owner, h, ctx->credits,
 				    a->rep, a->rep_size);
 		if (n) {
 			log_debug("%s: %s xid %llu: retransmission answered from the duplicate-request cache",
@@ -908,10 +910,10 @@ uint32_t orfs_req_start(struct orfs_areq *a, bool *pending)
 	n = execute(a, h, pending);
 	if (*pending) {
 		a->drc_insert = true;	/* orfs_areq_complete() inserts it */
-		a->drc_busy = orfs_drc_busy_add(ctx->drc, ctx->client_id, h,
+		a->drc_busy = orfs_drc_busy_add(ctx->drc, &ctx->drc_owner, h,
 						&a->busy);
 	} else {
-		orfs_drc_insert(ctx->drc, ctx->client_id, h, a->rep, n);
+		orfs_drc_insert(ctx->drc, &ctx->drc_owner, h, a->rep, n);
 	}
 	return n;
 }

@@ -23,8 +23,10 @@
  * @credits: requests the client may have in flight (goes in every reply)
  * @peer: the client's address, for log messages
  * @drc: the duplicate-request cache shared by all connections, or NULL
- * @client_id: the client id from the connect request (0: none given, the
- *	client's requests are not cached)
+ * @drc_owner: the connection's identity in @drc (orfs_drc_owner_init():
+ *	the client id from the connect request with the proof of the shared
+ *	secret or the peer's address); client id 0: none given, the
+ *	connection's requests are not cached
  * @grant_base: the connection's staging buffers in the registered arena,
  *	@grants of @grant_size bytes back to back; NULL if it has none
  * @grants: how many
@@ -71,7 +73,7 @@ struct orfs_req_ctx {
 	uint16_t			credits;
 	const char			*peer;
 	struct orfs_drc			*drc;
-	uint64_t			client_id;
+	struct orfs_drc_owner		drc_owner;
 	u8				*grant_base;
 	uint32_t			grants;
 	uint32_t			grant_size;

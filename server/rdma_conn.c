@@ -882,7 +882,10 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 	conn->ctx.drc = srv->cfg.drc;
 	conn->ctx.uni = srv->cfg.uni;
 	conn->ctx.stats = srv->cfg.stats;
-	conn->ctx.client_id = orfs_cpu64(pdata->client_id);
+	if (orfs_drc_owner_init(&conn->ctx.drc_owner, orfs_cpu64(pdata->client_id),
+				srv->cfg.secret != NULL, rdma_get_peer_addr(id)))
+		log_warn("%s: not an IP address: this connection's requests are not kept in the duplicate-request cache",
+			 peer);
 	memcpy(conn->peer, peer, sizeof(peer));
 	conn->ctx.peer = conn->peer;
 	conn->auth = auth;
@@ -924,7 +927,7 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 	srv->cfg.stats->conns_total++;
 	log_debug("%s: accepted (version %u, credits %u, inline %u, %u staging buffers, client id %016llx, %u server RDMA requests at once, send queue %u, RDMA READ depth %u%s)",
 		  peer, version, conn->ctx.credits, conn->ctx.inline_size,
-		  conn->ngrants, (unsigned long long)conn->ctx.client_id,
+		  conn->ngrants, (unsigned long long)conn->ctx.drc_owner.client_id,
 		  conn->remote_max, conn->sq_size, conn->initiator_depth,
 		  conn->ctx.auth ? ", AUTH pending" : "");
 	return;

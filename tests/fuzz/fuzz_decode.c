@@ -1181,7 +1181,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	ctx.inline_size = inline_size;
 	ctx.credits = 32;
 	ctx.peer = "fuzz-client";
-	ctx.client_id = FUZZ_CLIENT_ID;
+	ctx.drc_owner.client_id = FUZZ_CLIENT_ID;
 	auth_secret.len = strlen(FUZZ_AUTH_KEY);
 	memcpy(auth_secret.key, FUZZ_AUTH_KEY, auth_secret.len);
 #ifdef ORFS_IO_GRANT

@@ -198,7 +198,7 @@ int group_setup(void **state)
 	ctx.peer = "test";
 	drc = orfs_drc_create(1024, 256);
 	ctx.drc = drc;
-	ctx.client_id = CLIENT_ID;
+	ctx.drc_owner.client_id = CLIENT_ID;
 	if (unifier_setup())
 		return -1;
 	return drc ? 0 : -1;
@@ -215,7 +215,7 @@ int reset_ctx(void **state)
 	ctx.exp = &test_exp;
 	ctx.inline_size = ORFS_INLINE_DEFAULT;
 	ctx.credits = 17;
-	ctx.client_id = CLIENT_ID;
+	ctx.drc_owner.client_id = CLIENT_ID;
 	ctx.drc = drc;
 	ctx.grant_base = NULL;
 	ctx.grants = 0;

@@ -38,6 +38,14 @@
  * its kernel handle, untagged or with a made-up tag, and its directory's,
  * must be refused with ESTALE by every op.
  *
+ * -R SRC replays requests from the duplicate-request cache instead
+ * (drc_main()), from another connection with the same client id: from the
+ * source address SRC (another host as far as orfsd can tell), and from
+ * the usual address under another uid.  Neither may get the original's
+ * reply, nor push it out of the cache; the original's own retransmission
+ * after a reconnect must.  Against an orfsd with --drc-per-client 4 and no
+ * root squash.
+ *
  * Prints TAP ("ok N - ..." / "not ok N - ...") and exits 1 on any failure.
  */
 #define _GNU_SOURCE
@@ -242,23 +250,34 @@ static void conn_req_init(struct orfs_conn_req *r, uint16_t lo, uint16_t hi)
 	}
 }
 
-/* Resolve, create the QP, post receives; the id is ready for rdma_connect. */
-static int client_setup(struct client *c, const char *host, const char *port)
+/*
+ * Resolve from source address @src (NULL: the route's), create the QP,
+ * post receives; the id is ready for rdma_connect.
+ */
+static int client_setup_from(struct client *c, const char *src,
+			     const char *host, const char *port)
 {
+	struct addrinfo *ai, *sai = NULL;
 	struct ibv_qp_init_attr qa;
 	struct rdma_cm_event ev;
-	struct addrinfo *ai;
 	uint32_t i;
 	int err;
 
 	memset(c, 0, sizeof(*c));
 	if (getaddrinfo(host, port, NULL, &ai))
 		return -EINVAL;
+	if (src && getaddrinfo(src, NULL, NULL, &sai)) {
+		freeaddrinfo(ai);
+		return -EINVAL;
+	}
 	c->ch = rdma_create_event_channel();
 	if (!c->ch || rdma_create_id(c->ch, &c->id, c, RDMA_PS_TCP))
 		return -errno;
-	err = rdma_resolve_addr(c->id, NULL, ai->ai_addr, TIMEOUT_MS);
+	err = rdma_resolve_addr(c->id, sai ? sai->ai_addr : NULL, ai->ai_addr,
+				TIMEOUT_MS);
 	freeaddrinfo(ai);
+	if (sai)
+		freeaddrinfo(sai);
 	if (err || wait_cm(c, RDMA_CM_EVENT_ADDR_RESOLVED, &ev, NULL, 0))
 		return -EHOSTUNREACH;
 	if (rdma_resolve_route(c->id, TIMEOUT_MS) ||
@@ -295,6 +314,11 @@ static int client_setup(struct client *c, const char *host, const char *port)
 		if (post_recv(c, i))
 			return -EIO;
 	return 0;
+}
+
+static int client_setup(struct client *c, const char *host, const char *port)
+{
+	return client_setup_from(c, NULL, host, port);
 }
 
 static int client_connect(struct client *c, uint16_t lo, uint16_t hi,
@@ -1869,6 +1893,146 @@ out:
 	return tap_failed || err ? 1 : 0;
 }
 
+/* ---- -R SRC: the duplicate-request cache and who may see its replies ---- */
+
+/*
+ * Connect from @src (NULL: the route's address) with this run's client id
+ * and MOUNT @mpath; *@root gets the root's handle.  Return 0 or an error.
+ */
+static int connect_mount(struct client *c, const char *src, const char *host,
+			 const char *port, const char *mpath, uint8_t *out,
+			 struct orfs_fh *root)
+{
+	uint32_t pl = (uint32_t)strlen(mpath);
+	struct orfs_mount_req *m;
+	uint64_t xid;
+	int err;
+
+	err = client_setup_from(c, src, host, port);
+	if (!err)
+		err = client_connect(c, 1, 1, NULL);
+	if (err)
+		return err;
+	m = req_start(c, 0, ORFS_OP_MOUNT, sizeof(*m) + pl, &xid);
+	m->path_len = orfs_le32(pl);
+	memcpy(m + 1, mpath, pl);
+	err = call(c, xid, msg_len(c, 0), out);
+	if (!err)
+		*root = ((struct orfs_mount_rep *)rep_body(out))->root;
+	return err;
+}
+
+/*
+ * CREATE @name (EXCL) in @dir on @c as sequence number @seq, slot @slot,
+ * @flags (ORFS_HF_RETRANSMIT or 0), under uid = gid = @uid.  Return the
+ * status; the reply is in @out.
+ */
+static int drc_create(struct client *c, const struct orfs_fh *dir,
+		      const char *name, uint64_t seq, uint16_t slot,
+		      uint16_t flags, uint32_t uid, uint8_t *out)
+{
+	struct orfs_hdr *h = (struct orfs_hdr *)send_buf(c, 0);
+	uint64_t xid;
+
+	create_req(c, ORFS_OP_CREATE, dir, name, 0644, ORFS_CR_EXCL, NULL);
+	h->cred.uid = orfs_le32(uid);
+	h->cred.gid = orfs_le32(uid);
+	xid = set_seq(c, seq, slot, flags);
+	return call(c, xid, msg_len(c, 0), out);
+}
+
+/*
+ * -R SRC, against an orfsd with --drc-per-client 4 (issue 37, defect 6).
+ * Connection A creates a file; then, under A's client id:
+ *  - a connection from SRC, another address, replays A's CREATE as a
+ *    retransmission: it is not answered from the cache, it runs (EEXIST);
+ *  - a new connection from A's address (A reconnecting) replays it under
+ *    another uid: it runs too;
+ *  - the connection from SRC makes 8 more CREATEs, twice the per-owner
+ *    bound, and one more with A's sequence number, which would evict or
+ *    replace A's entry if SRC were A;
+ *  - A's reconnection retransmits the CREATE with A's credential: it gets
+ *    A's original reply (status 0, the same handle), not EEXIST.
+ */
+static int drc_main(const char *host, const char *port, const char *mpath,
+		    const char *src)
+{
+	static struct client a, e, r;
+	uint64_t seq = ((uint64_t)getpid() << 12 | 0x7ff) << 4;
+	struct orfs_fh root, root2, root3;
+	struct orfs_lookup_rep orig;
+	uint8_t *out = malloc(ORFS_META_MAX + ASK_INLINE);
+	char name[64], ename[80];
+	int err, st, i, ok;
+	uint64_t xid;
+
+	if (!out)
+		return 1;
+	snprintf(name, sizeof(name), "smoke-drc-%d", (int)getpid());
+	err = connect_mount(&a, NULL, host, port, mpath, out, &root);
+	tap(!err, "drc: connection A, MOUNT (%d)", err);
+	if (err)
+		goto out;
+	st = drc_create(&a, &root, name, seq, 1, 0, 0, out);
+	memcpy(&orig, rep_body(out), sizeof(orig));
+	tap(st == 0, "drc: A creates %s (%d)", name, st);
+
+	err = connect_mount(&e, src, host, port, mpath, out, &root2);
+	tap(!err, "drc: connection E from %s with A's client id, MOUNT (%d)",
+	    src, err);
+	if (err)
+		goto out;
+	st = drc_create(&e, &root2, name, seq, 2, ORFS_HF_RETRANSMIT, 0, out);
+	tap(st == EEXIST,
+	    "drc: E's replay of A's CREATE is not answered from the cache: it runs, EEXIST (%d)",
+	    st);
+
+	err = connect_mount(&r, NULL, host, port, mpath, out, &root3);
+	tap(!err, "drc: connection R, A reconnecting (another port), MOUNT (%d)",
+	    err);
+	if (err)
+		goto out;
+	st = drc_create(&r, &root3, name, seq, 3, ORFS_HF_RETRANSMIT, 4242, out);
+	tap(st != 0,
+	    "drc: R's replay of A's CREATE as uid 4242 is not answered from the cache: it runs (%d)",
+	    st);
+
+	ok = 1;
+	for (i = 0; i < 8; i++) {
+		snprintf(ename, sizeof(ename), "%s-e%d", name, i);
+		ok &= drc_create(&e, &root2, ename, seq + 1 + (uint64_t)i, 4, 0, 0,
+				 out) == 0;
+	}
+	st = drc_create(&e, &root2, name, seq, 5, 0, 0, out);
+	tap(ok && st == EEXIST,
+	    "drc: E makes 8 CREATEs and one with A's sequence number (%d)", st);
+	st = drc_create(&e, &root2, ename, seq + 8, 6, ORFS_HF_RETRANSMIT, 0, out);
+	tap(st == 0, "drc: E's own retransmission is answered from the cache (%d)",
+	    st);
+
+	st = drc_create(&r, &root3, name, seq, 7, ORFS_HF_RETRANSMIT, 0, out);
+	tap(st == 0 && !memcmp(rep_body(out), &orig, sizeof(orig)),
+	    "drc: A's retransmission after the reconnect gets A's original reply (%d)",
+	    st);
+
+	for (i = 0; i < 9; i++) {
+		if (i < 8)
+			snprintf(ename, sizeof(ename), "%s-e%d", name, i);
+		xid = name_req(&a, ORFS_OP_UNLINK, &root, i < 8 ? ename : name);
+		st = call(&a, xid, msg_len(&a, 0), out);
+		if (st)
+			break;
+	}
+	tap(st == 0, "drc: cleanup (%d)", st);
+out:
+	client_destroy(&r, false);
+	client_destroy(&e, false);
+	client_destroy(&a, false);
+	free(out);
+	printf("1..%d\n", tap_n);
+	return tap_failed || err ? 1 : 0;
+}
+
 /* -D: the DEMOTE scenario alone, on one connection. */
 static int demote_main(const char *host, const char *port, const char *mpath)
 {
@@ -1948,9 +2112,9 @@ int main(int argc, char **argv)
 	struct client bad;
 	int nconn = 1, i, opt, err;
 	bool abrupt = false, demote = false, silent = false;
-	const char *forge = NULL;
+	const char *forge = NULL, *drc_src = NULL;
 
-	while ((opt = getopt(argc, argv, "p:m:c:kDSF:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:m:c:kDSF:R:")) != -1) {
 		switch (opt) {
 		case 'p':
 			port = optarg;
@@ -1974,8 +2138,11 @@ int main(int argc, char **argv)
 		case 'F':
 			forge = optarg;
 			break;
+		case 'R':
+			drc_src = optarg;
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-p PORT] [-m PATH] [-c CONNS] [-k] [-D] [-S] [-F FILE] ADDR\n",
+			fprintf(stderr, "usage: %s [-p PORT] [-m PATH] [-c CONNS] [-k] [-D] [-S] [-F FILE] [-R SRC] ADDR\n",
 				argv[0]);
 			return 2;
 		}
@@ -1993,6 +2160,8 @@ int main(int argc, char **argv)
 		return silent_main(argv[optind], port);
 	if (forge)
 		return forge_main(argv[optind], port, mpath, forge);
+	if (drc_src)
+		return drc_main(argv[optind], port, mpath, drc_src);
 	for (i = 0; i < nconn; i++) {
 		err = client_setup(&cl[i], argv[optind], port);
 		if (!err)

@@ -311,7 +311,8 @@ static int gate_setup(void **state)
 	ctx.inline_size = 4096;
 	ctx.credits = 8;
 	ctx.peer = "test-peer";
-	ctx.client_id = VEC_CLIENT_ID;
+	ctx.drc_owner.client_id = VEC_CLIENT_ID;
+	ctx.drc_owner.authenticated = true;
 	ctx.stats = &stats;
 	ctx.auth = &auth;
 	return 0;

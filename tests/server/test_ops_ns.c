@@ -703,10 +703,26 @@ static void test_drc_create(void **state)
 	req_ident(1003, 1, ORFS_HF_RETRANSMIT);
 	assert_int_equal(run(), EEXIST);
 	/* Another client's retransmission with the same number: not ours. */
-	ctx.client_id = CLIENT_ID + 1;
+	ctx.drc_owner.client_id = CLIENT_ID + 1;
 	req_ident(1001, 7, ORFS_HF_RETRANSMIT);
 	assert_int_equal(run(), EEXIST);
-	ctx.client_id = CLIENT_ID;
+	/* Our client id from another address: another identity. */
+	ctx.drc_owner.client_id = CLIENT_ID;
+	ctx.drc_owner.addr[15] = 1;
+	req_ident(1001, 7, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run(), EEXIST);
+	ctx.drc_owner.addr[15] = 0;
+	/* Ours, but under another credential: runs, as that identity. */
+	as_id(0, 7, 0, NULL);
+	build_create(ORFS_OP_CREATE, &dir, "f", 0644, ORFS_CR_EXCL, 0, 0, NULL);
+	req_ident(1001, 7, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run(), EEXIST);
+	as_id(0, 0, 0, NULL);
+	/* And ours with the original's credential still gets the original. */
+	build_create(ORFS_OP_CREATE, &dir, "f", 0644, ORFS_CR_EXCL, 0, 0, NULL);
+	req_ident(1001, 8, ORFS_HF_RETRANSMIT);
+	assert_int_equal(run_create(NULL, NULL), 0);
+	assert_memory_equal(rep_body(), &orig, sizeof(orig));
 	/* A retransmission that differs from the original is not answered. */
 	build_create(ORFS_OP_CREATE, &dir, "g", 0644, ORFS_CR_EXCL, 0, 0, NULL);
 	req_ident(1001, 7, ORFS_HF_RETRANSMIT);

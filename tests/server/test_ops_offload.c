@@ -166,7 +166,7 @@ static int reset_ctx(void **state)
 	ctx = (struct orfs_req_ctx){
 		.exp = &exp_main, .inline_size = ORFS_INLINE_MAX,
 		.credits = 9, .peer = "test", .drc = drc,
-		.client_id = CLIENT_ID, .uni = &uni, .stats = &stats,
+		.drc_owner.client_id = CLIENT_ID, .uni = &uni, .stats = &stats,
 	};
 	cur_dir = main_dir;
 	return 0;

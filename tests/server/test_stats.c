@@ -86,6 +86,7 @@ static void test_empty(void **state)
  */
 static void stats_drc_traffic(struct orfs_drc *drc)
 {
+	static const struct orfs_drc_owner owner = { .client_id = 7 };
 	static struct orfs_drc_busy busy;
 	static uint64_t req[64], rep[64];
 	struct orfs_hdr *h = (struct orfs_hdr *)req;
@@ -93,13 +94,13 @@ static void stats_drc_traffic(struct orfs_drc *drc)
 	orfs_hdr_init(h, ORFS_OP_UNLINK, 1ULL << 16, 0, 0, 0);
 	orfs_hdr_init((struct orfs_hdr *)rep, ORFS_OP_UNLINK, 1ULL << 16,
 		      ORFS_HF_REPLY, 0, 0);
-	orfs_drc_insert(drc, 7, h, rep, sizeof(struct orfs_hdr));
-	assert_true(orfs_drc_lookup(drc, 7, h, 1, rep, sizeof(rep)) > 0);
+	orfs_drc_insert(drc, &owner, h, rep, sizeof(struct orfs_hdr));
+	assert_true(orfs_drc_lookup(drc, &owner, h, 1, rep, sizeof(rep)) > 0);
 	orfs_hdr_init(h, ORFS_OP_UNLINK, 2ULL << 16, 0, 0, 0);
-	assert_int_equal(orfs_drc_lookup(drc, 7, h, 1, rep, sizeof(rep)), 0);
+	assert_int_equal(orfs_drc_lookup(drc, &owner, h, 1, rep, sizeof(rep)), 0);
 	orfs_hdr_init(h, ORFS_OP_ALLOCATE, 3ULL << 16, 0, 0, 0);
-	assert_true(orfs_drc_busy_add(drc, 7, h, &busy));
-	assert_ptr_equal(orfs_drc_busy_find(drc, 7, h), &busy);
+	assert_true(orfs_drc_busy_add(drc, &owner, h, &busy));
+	assert_ptr_equal(orfs_drc_busy_find(drc, &owner, h), &busy);
 }
 
 /* Counters, errors by name, the engine, the cache's hits by origin. */
