@@ -36,10 +36,27 @@
  * run there works on the event loop's O_PATH descriptors, through
  * /proc/self/fd too.
  *
- * Capabilities outside that set stay effective under any identity: orfsd
- * refuses trusted.* extended attributes to non-root identities itself
- * (CAP_SYS_ADMIN), and CAP_SYS_RESOURCE still lets writes use the blocks a
- * filesystem reserves for root.
+ * The kernel's fsuid rule leaves every other capability effective, so the
+ * identity thread sets its effective set itself (caps_apply()), reasoning
+ * as nfsd does (fs/nfsd/auth.c drops CAP_FS_MASK and CAP_SYS_RESOURCE for
+ * any fsuid but 0), one step further: under a non-root identity only
+ * CAP_SETUID and CAP_SETGID stay, which the thread needs to take the next
+ * identity and which no file system call consults.  Gone are
+ * CAP_SYS_RESOURCE (quota hard limits and the blocks ext4 reserves would
+ * not apply), CAP_SYS_ADMIN (trusted.* and security.* attributes),
+ * CAP_SETFCAP (security.capability), CAP_MAC_ADMIN, CAP_LEASE and the
+ * rest.  Under root's identity (not squashed) every capability orfsd has
+ * is effective but CAP_SYS_RESOURCE.
+ *
+ * CAP_SYS_RESOURCE is effective in no thread that acts for clients: main()
+ * drops it from the event loop's thread (orfs_cred_drop_resource()) before
+ * the verbs devices, the io_uring ring (whose io-wq workers copy the
+ * creating thread's credentials) and the offload threads exist, and each
+ * offload thread drops it again when it starts.  So a quota's hard limit
+ * holds for every write orfsd makes for a client, root's included (WRITE,
+ * ALLOCATE, COPY and truncate run as root but on those threads): the user
+ * over quota gets EDQUOT.  orfsd's own writes before that point (the file
+ * handle key) keep it.
  *
  * The hot paths make no hand-off: READ and WRITE go through descriptors
  * orfsd opens as root, LOOKUP and READDIR resolve as root, and orfsd
@@ -54,6 +71,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -107,15 +125,27 @@ static struct cred_worker worker = {
 };
 
 /**
+ * enum cred_caps - which effective capability set a thread has
+ * @CAPS_ROOT: every permitted capability but CAP_SYS_RESOURCE
+ * @CAPS_USER: CAP_SETUID and CAP_SETGID only
+ */
+enum cred_caps {
+	CAPS_ROOT,
+	CAPS_USER,
+};
+
+/**
  * struct cred_state - the identity the identity thread's calls use now
- * @known: @c is in force; false until the first switch (the process's
- *	fsuid 0, fsgid and groups are then in force)
+ * @known: @c and @caps are in force; false until the first switch (the
+ *	process's fsuid 0, fsgid, groups and capabilities are then in force)
+ * @caps: the effective capability set, for @c's uid
  * @c: fsuid, fsgid and groups
  *
  * Used by the identity thread only.
  */
 struct cred_state {
 	bool		known;
+	enum cred_caps	caps;
 	struct orfs_cred c;
 };
 
@@ -226,20 +256,119 @@ static int thread_setgroups(const struct orfs_cred *c)
 	return 0;
 }
 
+/* ---- capabilities (the calling thread's only) ---- */
+
+#define CAP_BIT(cap)	(1ULL << (cap))
+
+/* The calling thread's effective and permitted sets. */
+static int caps_get(struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3])
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0,
+	};
+
+	memset(data, 0, sizeof(*data) * _LINUX_CAPABILITY_U32S_3);
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Make @eff, limited to what is permitted, the calling thread's effective
+ * set; the permitted and inheritable sets stay.  Return 0 or -errno.
+ */
+static int caps_set_effective(uint64_t eff)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	int err = caps_get(data);
+
+	if (err)
+		return err;
+	data[0].effective = (uint32_t)eff & data[0].permitted;
+	data[1].effective = (uint32_t)(eff >> 32) & data[1].permitted;
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * The effective set @caps stands for: CAPS_USER is CAP_SETUID and
+ * CAP_SETGID, CAPS_ROOT everything but CAP_SYS_RESOURCE (caps_set_effective()
+ * keeps only what is permitted).
+ */
+static int caps_apply(enum cred_caps caps)
+{
+	if (caps == CAPS_USER)
+		return caps_set_effective(CAP_BIT(CAP_SETUID) | CAP_BIT(CAP_SETGID));
+	return caps_set_effective(~CAP_BIT(CAP_SYS_RESOURCE));
+}
+
+/**
+ * orfs_cred_drop_resource() - no CAP_SYS_RESOURCE in the calling thread
+ *
+ * Takes CAP_SYS_RESOURCE out of the calling thread's effective set (it
+ * stays permitted); threads it creates afterwards inherit that.  Changes
+ * the thread's credentials, so the event loop's thread calls it before it
+ * opens a verbs or rdma_cm device (their write() checks that the caller's
+ * credentials are the ones they were opened with).
+ *
+ * Context: any thread; main() before the verbs devices and io_uring, an
+ * offload thread when it starts.
+ * Return: 0, or a negative errno (logged).
+ */
+int orfs_cred_drop_resource(void)
+{
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	uint64_t eff;
+	int err = caps_get(data);
+
+	if (!err) {
+		eff = (uint64_t)data[1].effective << 32 | data[0].effective;
+		if (!(eff & CAP_BIT(CAP_SYS_RESOURCE)))
+			return 0;
+		err = caps_set_effective(eff & ~CAP_BIT(CAP_SYS_RESOURCE));
+	}
+	if (err)
+		log_err("cannot drop CAP_SYS_RESOURCE (quotas would not hold for clients): %s",
+			strerror(-err));
+	return err;
+}
+
+/**
+ * orfs_cred_has_cap() - is @cap in the calling thread's effective set?
+ * @cap: a CAP_* number
+ *
+ * Return: true or false (false if the set cannot be read).
+ */
+bool orfs_cred_has_cap(int cap)
+{
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	if (cap < 0 || cap >= 64 || caps_get(data))
+		return false;
+	return data[cap / 32].effective & (1U << (cap % 32));
+}
+
 /**
  * cred_switch() - make the identity thread's file system calls run as @c
  * @c: the identity (squashed already)
  *
  * The groups, the fsgid and the fsuid are set only where they differ from
- * what is in force.  setfsuid() and setfsgid() cannot report failure; they
- * only fail without CAP_SETUID/CAP_SETGID, which orfs_cred_probe() rules
- * out at startup.
+ * what is in force, and the effective capabilities when @c's uid and the
+ * one in force are not both root or both not (caps_apply(): after the
+ * fsuid, whose change moves the file capabilities in or out).  setfsuid()
+ * and setfsgid() cannot report failure; they only fail without
+ * CAP_SETUID/CAP_SETGID, which orfs_cred_probe() rules out at startup.
  *
  * Context: the identity thread.
- * Return: 0, or the negative errno of setgroups.
+ * Return: 0, or the negative errno of setgroups or capset.
  */
 static int cred_switch(const struct orfs_cred *c)
 {
+	enum cred_caps caps = c->uid == 0 ? CAPS_ROOT : CAPS_USER;
 	int err;
 
 	if (!cur.known || !same_groups(&cur.c, c)) {
@@ -260,6 +389,16 @@ static int cred_switch(const struct orfs_cred *c)
 	if (!cur.known || cur.c.uid != c->uid) {
 		setfsuid(c->uid);
 		cur.c.uid = c->uid;
+	}
+	if (!cur.known || cur.caps != caps) {
+		err = caps_apply(caps);
+		if (err) {
+			cur.known = false;
+			log_ratelimited(ORFS_LOG_ERROR, "capset: %s",
+					strerror(-err));
+			return err;
+		}
+		cur.caps = caps;
 	}
 	cur.known = true;
 	return 0;
@@ -416,6 +555,8 @@ static int probe_fn(void *unused)
 	n = getgroups(2, now);
 	if (n != 1 || now[0] != probe_cred.groups[0])
 		return -EPERM;
+	if (orfs_cred_has_cap(CAP_SYS_RESOURCE) || orfs_cred_has_cap(CAP_SYS_ADMIN))
+		return -EPERM;
 	return 0;
 }
 
@@ -423,8 +564,9 @@ static int probe_fn(void *unused)
  * orfs_cred_probe() - can this process act under the clients' identities?
  *
  * Runs a call as 65534:65534 with one supplementary group and checks, in
- * the identity thread, that each id took effect.  orfsd refuses to start if
- * this fails: requests would otherwise run as root.
+ * the identity thread, that each id took effect and that neither
+ * CAP_SYS_RESOURCE nor CAP_SYS_ADMIN is effective.  orfsd refuses to start
+ * if this fails: requests would otherwise run as root.
  *
  * Return: 0, or -EPERM after logging what failed.
  */
@@ -433,7 +575,7 @@ int orfs_cred_probe(void)
 	int err = orfs_cred_run(&probe_cred, probe_fn, NULL);
 
 	if (err) {
-		log_err("cannot execute requests under the clients' identities (setfsuid, setfsgid, setgroups: %s): orfsd must run as root",
+		log_err("cannot execute requests under the clients' identities (setfsuid, setfsgid, setgroups, capset: %s): orfsd must run as root",
 			strerror(-err));
 		return -EPERM;
 	}

@@ -535,6 +535,16 @@ int main(int argc, char **argv)
 		goto out_export;
 	setup_access(&d);
 
+	/*
+	 * orfsd's own writes are done (the file handle key); what follows
+	 * acts for clients, whom quotas bind: no CAP_SYS_RESOURCE from here,
+	 * in this thread and every one it starts (cred.c).  No verbs
+	 * resource and no io_uring before this: a credential change after
+	 * them would make their devices refuse this thread.
+	 */
+	if (orfs_cred_drop_resource())
+		goto out_export;
+
 	/* No verbs resource and no io_uring before this. */
 	if (!d.cfg.foreground)
 		d.notify_fd = daemon_fork();

@@ -11,7 +11,8 @@
  * loop's thread, as for any other I/O of either engine.
  *
  * The threads start at the first call (after orfsd daemonized) with every
- * signal blocked.  A finished call goes on the done list and the engine's
+ * signal blocked and without CAP_SYS_RESOURCE (orfs_cred_drop_resource():
+ * an ALLOCATE or a COPY for a user over quota fails with EDQUOT).  A finished call goes on the done list and the engine's
  * eventfd (orfs_disk.event_fd, in the event loop's epoll set) is written,
  * so the loop wakes and orfs_disk_reap() takes the list.  Where the threads
  * cannot run (no eventfd, pthread_create() failed), calls run at submission,
@@ -30,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cred.h"
 #include "diskio.h"
 #include "log.h"
 
@@ -70,6 +72,7 @@ static void *offload_thread(void *arg)
 	struct orfs_offload *o = &d->offload;
 	struct orfs_disk_io *io;
 
+	orfs_cred_drop_resource();	/* logged; main() dropped it already */
 	pthread_mutex_lock(&o->lock);
 	for (;;) {
 		while (!o->todo && !o->stop)

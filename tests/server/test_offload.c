@@ -17,10 +17,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "cred.h"
 #include "diskio.h"
 
 enum engine { ENG_SYNC, ENG_URING };
@@ -34,6 +36,7 @@ struct call {
 	int			ret;		/* what the call returns */
 	unsigned int		sleep_ms;	/* before returning */
 	pid_t			tid;		/* the thread it ran on */
+	bool			resource;	/* with CAP_SYS_RESOURCE */
 	bool			done;		/* its callback ran */
 	pid_t			done_tid;	/* on this thread */
 };
@@ -62,6 +65,7 @@ static int test_call(struct orfs_disk_io *io)
 					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		;
 	c->tid = gettid();
+	c->resource = orfs_cred_has_cap(CAP_SYS_RESOURCE);
 	/* Inline on the caller's thread, the gate would never open. */
 	if (c->gate >= 0 && c->tid != main_tid)
 		while (read(c->gate, &b, 1) < 0 && errno == EINTR)
@@ -250,6 +254,25 @@ static void test_call_error(void **state)
 }
 
 /*
+ * An offload thread makes its calls without CAP_SYS_RESOURCE, whether or
+ * not the thread that started it has it (as root, it has, unless a
+ * container took it away): an ALLOCATE or a COPY for a user over quota
+ * gets EDQUOT (issue 37, defect 7).
+ */
+static void test_call_no_resource_cap(void **state)
+{
+	bool had = orfs_cred_has_cap(CAP_SYS_RESOURCE);
+	struct call c = { .gate = -1 };
+
+	engine_make(ENG_SYNC);
+	call_submit(&c);
+	wait_done(&c);
+	assert_int_not_equal(c.tid, main_tid);
+	assert_false(c.resource);
+	assert_int_equal(orfs_cred_has_cap(CAP_SYS_RESOURCE), had);
+}
+
+/*
  * Many calls: all complete, each once, and no more than
  * ORFS_OFFLOAD_THREADS run at once (the rest wait their turn).
  */
@@ -312,6 +335,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_call_uring, engine_drop),
 		cmocka_unit_test_teardown(test_callback_only_from_reap, engine_drop),
 		cmocka_unit_test_teardown(test_call_error, engine_drop),
+		cmocka_unit_test_teardown(test_call_no_resource_cap, engine_drop),
 		cmocka_unit_test_teardown(test_many_calls, engine_drop),
 		cmocka_unit_test_teardown(test_inline_without_eventfd, engine_drop),
 		cmocka_unit_test_teardown(test_fini_without_calls, engine_drop),

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/capability.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/fsuid.h>
@@ -499,6 +500,81 @@ static void test_cred_xattr(void **state)
 	assert_thread_root();
 }
 
+/* ---- capabilities the identity thread's calls carry ---- */
+
+/* What caps_fn() saw, in the identity thread. */
+struct caps_seen {
+	bool	resource;
+	bool	admin;
+	bool	setfcap;
+	bool	dac;
+	bool	fowner;
+	bool	setuid;
+};
+
+static int caps_fn(void *arg)
+{
+	struct caps_seen *s = arg;
+
+	s->resource = orfs_cred_has_cap(CAP_SYS_RESOURCE);
+	s->admin = orfs_cred_has_cap(CAP_SYS_ADMIN);
+	s->setfcap = orfs_cred_has_cap(CAP_SETFCAP);
+	s->dac = orfs_cred_has_cap(CAP_DAC_OVERRIDE);
+	s->fowner = orfs_cred_has_cap(CAP_FOWNER);
+	s->setuid = orfs_cred_has_cap(CAP_SETUID);
+	return 0;
+}
+
+/*
+ * Issue 37, defect 7: under a user's identity the identity thread's calls
+ * carry neither CAP_SYS_RESOURCE (quota hard limits, the blocks ext4
+ * keeps for root) nor CAP_SYS_ADMIN, CAP_SETFCAP or the file capabilities;
+ * only CAP_SETUID and CAP_SETGID, to take the next identity.  Root's (not
+ * squashed; another gid than orfsd's, so that it goes to the identity
+ * thread) carry all of them but CAP_SYS_RESOURCE.  Each switch sets them
+ * again, both ways.  The thread that runs requests keeps its own.
+ */
+static void test_cred_caps(void **state)
+{
+	const struct orfs_cred user = { .uid = OTHER_UID, .gid = OTHER_GID };
+	const struct orfs_cred user2 = { .uid = OTHER_UID + 1, .gid = OTHER_GID };
+	const struct orfs_cred root = { .uid = 0, .gid = OTHER_GID };
+	bool had = orfs_cred_has_cap(CAP_SYS_RESOURCE);
+	struct caps_seen s;
+	int round;
+
+	/* orfsd runs as root; so do these tests (a container may take
+	 * CAP_SYS_RESOURCE away, not the others). */
+	assert_true(orfs_cred_has_cap(CAP_SYS_ADMIN));
+	assert_true(orfs_cred_has_cap(CAP_SETFCAP));
+	for (round = 0; round < 2; round++) {
+		memset(&s, 0xff, sizeof(s));
+		assert_int_equal(orfs_cred_run(&user, caps_fn, &s), 0);
+		assert_false(s.resource);
+		assert_false(s.admin);
+		assert_false(s.setfcap);
+		assert_false(s.dac);
+		assert_false(s.fowner);
+		assert_true(s.setuid);
+		memset(&s, 0xff, sizeof(s));
+		assert_int_equal(orfs_cred_run(&user2, caps_fn, &s), 0);
+		assert_false(s.resource);
+		assert_false(s.admin);
+		assert_true(s.setuid);
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(orfs_cred_run(&root, caps_fn, &s), 0);
+		assert_false(s.resource);
+		assert_true(s.admin);
+		assert_true(s.setfcap);
+		assert_true(s.dac);
+		assert_true(s.fowner);
+		assert_true(s.setuid);
+	}
+	assert_int_equal(orfs_cred_has_cap(CAP_SYS_RESOURCE), had);
+	assert_true(orfs_cred_has_cap(CAP_SYS_ADMIN));
+	assert_thread_root();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -513,6 +589,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_cred_setattr, reset_ctx),
 		cmocka_unit_test_teardown(test_cred_link, reset_ctx),
 		cmocka_unit_test_teardown(test_cred_xattr, reset_ctx),
+		cmocka_unit_test_teardown(test_cred_caps, reset_ctx),
 	};
 
 	return cmocka_run_group_tests_name("orfsd_ops_cred", tests, group_setup,
