@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 #include <linux/highmem.h>
 #include "orfs_fs.h"
+#include "xattr_wire.h"
 
 /* Fills the common part of an xattr request; returns the name length. */
 static int orfs_xattr_req_init(struct inode *inode, const char *name,
@@ -162,6 +163,21 @@ static int orfs_xattr_set(const struct xattr_handler *handler,
 				size, flags);
 }
 
+/*
+ * A LISTXATTR reply's list that orfs_xattr_list_check() refuses is the
+ * server's fault: counted in bad_replies, logged, and the listing fails.
+ */
+static int orfs_xattr_list_valid(struct inode *inode, const char *list,
+				 size_t len)
+{
+	if (likely(!orfs_xattr_list_check(list, len)))
+		return 0;
+	orfs_stat_add(&ORFS_SB(inode->i_sb)->stats, ORFS_CTR_BAD_REPLIES, 1);
+	pr_warn_ratelimited("LISTXATTR reply of inode %lu carries a malformed name list (%zu bytes); failing it with EIO\n",
+			    inode->i_ino, len);
+	return -EIO;
+}
+
 /**
  * orfs_listxattr() - list the user. and trusted. attributes
  * @dentry: the object
@@ -169,6 +185,8 @@ static int orfs_xattr_set(const struct xattr_handler *handler,
  * @size: bytes in @buf
  *
  * trusted.* names are shown only to CAP_SYS_ADMIN, as local file systems do.
+ * The server's list is checked whole first (orfs_xattr_list_valid()): a
+ * name without its NUL, empty or too long fails the call with EIO.
  *
  * Context: process; sleeps on the network.
  */
@@ -185,8 +203,11 @@ ssize_t orfs_listxattr(struct dentry *dentry, char *buf, size_t size)
 	len = orfs_xattr_fetch(inode, ORFS_OP_LISTXATTR, NULL, list, max);
 	if (len < 0)
 		goto out;
-	for (p = list; p < list + len; p += strnlen(p, list + len - p) + 1) {
-		size_t n = strnlen(p, list + len - p) + 1;
+	out = orfs_xattr_list_valid(inode, list, len);
+	if (out)
+		goto out;
+	for (p = list; p < list + len; p += strlen(p) + 1) {
+		size_t n = strlen(p) + 1;
 
 		if (!strncmp(p, XATTR_TRUSTED_PREFIX, XATTR_TRUSTED_PREFIX_LEN) &&
 		    !capable(CAP_SYS_ADMIN))

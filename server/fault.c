@@ -33,6 +33,8 @@ static const struct {
 	[ORFS_FAULT_ATTR_BAD_MODE]	= { "attr-bad-mode", "successful GETATTR and LOOKUP" },
 	[ORFS_FAULT_READDIR_LOOP]	= { "readdir-loop", "successful READDIR" },
 	[ORFS_FAULT_READDIR_CYCLE]	= { "readdir-cycle", "successful READDIR" },
+	[ORFS_FAULT_LISTXATTR_UNTERMINATED] = { "listxattr-unterminated",
+						"successful LISTXATTR with names" },
 };
 #define FAULT_KINDS	ARRAY_SIZE(fault_kinds)
 
@@ -249,6 +251,30 @@ static bool fault_readdir_loop(struct orfs_conn *conn, struct orfs_fault *f,
 	return true;
 }
 
+/*
+ * A successful LISTXATTR's reply of @n bytes, as
+ * ORFS_FAULT_LISTXATTR_UNTERMINATED damages it: the list's last byte, the
+ * NUL that ends its last name, becomes 'X'.  Only a reply whose list is in
+ * the send buffer itself (no gather list) and not empty.
+ */
+static bool fault_listxattr(struct orfs_conn *conn, struct orfs_fault *f,
+			    struct orfs_hdr *h, uint32_t n,
+			    const struct reply_post *p)
+{
+	uint32_t dlen = orfs_cpu32(h->data_len);
+	uint8_t *list;
+
+	if (h->status || orfs_cpu16(h->opcode) != ORFS_OP_LISTXATTR || !dlen ||
+	    p->sg || orfs_data_offset(orfs_cpu32(h->body_len)) + (uint64_t)dlen > n ||
+	    !orfs_fault_take(f, ORFS_FAULT_LISTXATTR_UNTERMINATED))
+		return false;
+	list = (uint8_t *)orfs_data(h);
+	list[dlen - 1] = 'X';
+	log_warn("%s: fault injection: LISTXATTR reply's last name loses its NUL (xid %llu; %u more to damage)",
+		 conn->peer, (unsigned long long)orfs_cpu64(h->xid), f->left);
+	return true;
+}
+
 /**
  * orfs_fault_readdir_cookie() - what orfs_fault_reply() needs of a request
  * @rb: the receive buffer holding the request
@@ -278,8 +304,8 @@ uint64_t orfs_fault_readdir_cookie(const struct msgbuf *rb)
  * @rd_cookie: the request's cookie, if it was a READDIR
  *
  * Only a successful READ's reply that carries data (inline, gathered or
- * bare), a successful WRITE's, COMMIT's, GETATTR's, LOOKUP's and
- * READDIR's reply are damaged, each by its own kind, so that a client can
+ * bare), a successful WRITE's, COMMIT's, GETATTR's, LOOKUP's, READDIR's
+ * and LISTXATTR's reply are damaged, each by its own kind, so that a client can
  * still mount (MOUNT is never damaged) and, but with attr-bad-mode, look
  * up the file it reads or writes.
  *
@@ -295,7 +321,8 @@ void orfs_fault_reply(struct orfs_conn *conn, struct msgbuf *sb,
 	const char *what;
 
 	if (fault_write_short(conn, f, h, n, p) || fault_commit_bad_length(conn, f, h) ||
-	    fault_attr_bad_mode(conn, f, h) || fault_readdir_loop(conn, f, h, rd_cookie))
+	    fault_attr_bad_mode(conn, f, h) || fault_readdir_loop(conn, f, h, rd_cookie) ||
+	    fault_listxattr(conn, f, h, *n, p))
 		return;
 	if (!rr || !orfs_cpu32(rr->count) || !orfs_cpu32(h->data_len))
 		return;

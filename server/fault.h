@@ -39,6 +39,11 @@
  *    cookie than 0 and this one; then it leads back to that cookie.  A
  *    listing then asks from two cookies in turn for ever (0, c1, c2, c1,
  *    c2 ...), and no single reply leads back to its own request's cookie.
+ *  - listxattr-unterminated: the name list of a successful LISTXATTR's
+ *    reply that carries one loses its final NUL (it becomes 'X'), so its
+ *    last name runs to the end of the list.  The reply is well formed,
+ *    its content is not: the client fails the listxattr(2) with EIO, and
+ *    reads nothing past the list.
  *
  * No locking: only the event-loop thread uses it.
  */
@@ -66,6 +71,8 @@
  *	back to where it started
  * @ORFS_FAULT_READDIR_CYCLE: successful READDIRs' replies whose cookies lead
  *	round a loop of two requests
+ * @ORFS_FAULT_LISTXATTR_UNTERMINATED: a successful LISTXATTR's reply whose
+ *	last name has no NUL
  */
 enum orfs_fault_kind {
 	ORFS_FAULT_NONE = 0,
@@ -76,6 +83,7 @@ enum orfs_fault_kind {
 	ORFS_FAULT_ATTR_BAD_MODE,
 	ORFS_FAULT_READDIR_LOOP,
 	ORFS_FAULT_READDIR_CYCLE,
+	ORFS_FAULT_LISTXATTR_UNTERMINATED,
 };
 
 /**

@@ -72,6 +72,11 @@ static void test_kinds(void **state)
 	assert_true(f.readdir_prev == 0);
 	assert_string_equal(orfs_fault_name(f.kind), "readdir-cycle");
 	assert_string_equal(orfs_fault_target(f.kind), "successful READDIR");
+	assert_int_equal(orfs_fault_parse("listxattr-unterminated:2", &f), 0);
+	assert_int_equal(f.kind, ORFS_FAULT_LISTXATTR_UNTERMINATED);
+	assert_int_equal(f.left, 2);
+	assert_string_equal(orfs_fault_name(f.kind), "listxattr-unterminated");
+	assert_string_equal(orfs_fault_target(f.kind), "successful LISTXATTR with names");
 	assert_string_equal(orfs_fault_target(ORFS_FAULT_READ_GARBAGE), "READ with data");
 	assert_string_equal(orfs_fault_target((enum orfs_fault_kind)99), "?");
 	assert_int_equal(orfs_fault_parse("read-short:1000000", &f), 0);
@@ -85,7 +90,7 @@ static void test_kinds_list(void **state)
 	char buf[256], small[12];
 
 	assert_string_equal(orfs_fault_kinds(buf, sizeof(buf)),
-			    "read-short, read-garbage, write-short, commit-bad-length, attr-bad-mode, readdir-loop or readdir-cycle");
+			    "read-short, read-garbage, write-short, commit-bad-length, attr-bad-mode, readdir-loop, readdir-cycle or listxattr-unterminated");
 	/* Cut short, never overrun. */
 	assert_string_equal(orfs_fault_kinds(small, sizeof(small)), "read-short,");
 }
@@ -99,6 +104,7 @@ static void test_malformed(void **state)
 		"none", "read-short:1:2", "write", "write-garbage", "commit",
 		"commit-bad-length:0", "attr", "attr-bad-mode:0", "attr-bad-mode:x",
 		"readdir", "readdir-loop:0", "readdir-cycle:0", "readdir-cycle2",
+		"listxattr", "listxattr-unterminated:0", "listxattr-short",
 	};
 	struct orfs_fault f;
 	size_t i;
@@ -335,6 +341,46 @@ static void test_reply_attr_bad_mode(void **state)
 }
 
 /*
+ * listxattr-unterminated: the last byte of a successful LISTXATTR reply's
+ * list becomes 'X', and nothing else changes; a failed one, one with an
+ * empty list or with its list not in the send buffer, and other opcodes'
+ * replies are not taken.
+ */
+static void test_reply_listxattr(void **state)
+{
+	static const char names[] = "user.a\0user.bb\0";
+	struct reply_env *e = env_new("listxattr-unterminated:2");
+	uint32_t len = sizeof(names) - 1, n, m;
+	struct ibv_sge sge = { 0 };
+	u8 *list;
+
+	n = env_reply(e, ORFS_OP_LISTXATTR, ENODATA, 0, 0);
+	assert_int_equal(env_fault(e, n, 0), n);
+	n = env_reply(e, ORFS_OP_LISTXATTR, 0, sizeof(struct orfs_xattr_rep), 0);
+	assert_int_equal(env_fault(e, n, 0), n);
+	n = env_reply(e, ORFS_OP_GETXATTR, 0, sizeof(struct orfs_xattr_rep), len);
+	memcpy((u8 *)orfs_data(env_hdr(e)), names, len);
+	env_fault(e, n, 0);
+	n = env_reply(e, ORFS_OP_LISTXATTR, 0, sizeof(struct orfs_xattr_rep), len);
+	list = (u8 *)orfs_data(env_hdr(e));
+	memcpy(list, names, len);
+	e->post.sg = &sge;
+	e->post.nsg = 1;
+	env_fault(e, n, 0);
+	assert_int_equal(e->f.left, 2);
+	assert_memory_equal(list, names, len);
+
+	e->post.sg = NULL;
+	e->post.nsg = 0;
+	m = env_fault(e, n, 0);
+	assert_int_equal(m, n);
+	assert_int_equal(e->f.left, 1);
+	assert_memory_equal(list, "user.a\0user.bbX", len);
+	assert_int_equal(orfs_cpu32(env_hdr(e)->data_len), len);
+	free(e);
+}
+
+/*
  * A successful READDIR reply of @count entries "a", "b", ... whose cookies
  * are 10, 20, ..., with the end-of-directory flag.  Return: its length.
  */
@@ -462,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_reply_readdir_loop),
 		cmocka_unit_test(test_reply_readdir_cycle),
 		cmocka_unit_test(test_readdir_cookie),
+		cmocka_unit_test(test_reply_listxattr),
 	};
 
 	/* The damage is logged as a warning: not in the test output. */

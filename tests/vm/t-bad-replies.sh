@@ -15,8 +15,8 @@
 #  - read-garbage: a reply that names no request is dropped; the request
 #    times out (timeo), goes again on a new connection, and gets the
 #    server's bytes.
-#  - attr-bad-mode, readdir-loop and readdir-cycle: well-formed replies
-#    whose content is wrong (below).
+#  - attr-bad-mode, readdir-loop, readdir-cycle and listxattr-unterminated:
+#    well-formed replies whose content is wrong (below).
 # Nothing else is lost: a file written through the mount meanwhile is whole
 # on the server.
 . "$(dirname "$0")/lib.sh"
@@ -311,6 +311,48 @@ cycle_case() {
 	umount "$mnt"
 }
 
+# lsx PATH: listxattr(2) of PATH: its names, sorted, space-separated, or
+# the errno's name.
+lsx() {
+	python3 - "$1" <<'PY'
+import errno, os, sys
+try:
+    print(" ".join(sorted(os.listxattr(sys.argv[1]))))
+except OSError as e:
+    print(errno.errorcode.get(e.errno, str(e.errno)))
+PY
+}
+
+# listxattr_case: a LISTXATTR reply whose list lost its final NUL
+# (listxattr-unterminated:1), so that its last name would run past the
+# list.  listxattr(2) fails with EIO, the reply is counted in bad_replies
+# and logged, and nothing is retried (the reply was well formed); the
+# kernel logs no warning.  The next listxattr(2) lists the names.
+listxattr_case() {
+	local bad0 retr0 r
+	python3 -c 'import os, sys
+os.setxattr(sys.argv[1], "trusted.orfs-t1", b"1")
+os.setxattr(sys.argv[1], "trusted.orfs-t2", b"22")' "$exp/f"
+	session listxattr-unterminated:1 ""
+	bad0=$(ctr bad_replies) retr0=$(ctr bad_reply_retries)
+	dmesg_mark
+	r=$(lsx "$mnt/f")
+	[ "$r" = EIO ] || fail "listxattr-unterminated: listxattr gave '$r', not EIO"
+	ctr_is bad_replies $((bad0 + 1)) "listxattr-unterminated"
+	ctr_is bad_reply_retries "$retr0" "listxattr-unterminated"
+	grep -q "fault injection: LISTXATTR reply's last name loses its NUL" "$ORFS_WORK/orfsd.log" ||
+		fail "listxattr-unterminated: orfsd damaged no LISTXATTR reply"
+	dmesg | tail -n +"$((ORFS_DMESG_LINES + 1))" |
+		grep -q "orfs: LISTXATTR reply of inode [0-9]* carries a malformed name list" ||
+		fail "listxattr-unterminated: the kernel did not log the malformed list"
+	dmesg_check || fail "listxattr-unterminated: the kernel logged a warning"
+	r=$(lsx "$mnt/f")
+	[ "$r" = "trusted.orfs-t1 trusted.orfs-t2" ] ||
+		fail "listxattr-unterminated: the listxattr after gave '$r'"
+	note "listxattr-unterminated: EIO, bad_replies +1, nothing retried; then the names"
+	umount "$mnt"
+}
+
 # garbage_case MODE OPTS: a reply naming no request; the read waits for
 # timeo (2 s), then the request goes again on a new connection.
 garbage_case() {
@@ -346,6 +388,7 @@ commit_case
 attr_case
 readdir_case
 cycle_case
+listxattr_case
 garbage_case bare bareread
 garbage_case normal nobareread
 
