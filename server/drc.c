@@ -2,9 +2,9 @@
 /*
  * orfsd duplicate-request cache.
  *
- * Entries are keyed by (owner, sequence number), the sequence number
- * being xid >> 16: the low 16 bits of an xid are the client's slot index,
- * which may differ between an original and its retransmission.
+ * Entries are keyed by (owner, sequence number, request), the sequence
+ * number being xid >> 16: the low 16 bits of an xid are the client's slot
+ * index, which may differ between an original and its retransmission.
  *
  * The owner (struct orfs_drc_owner) is what the server knows of the
  * connection's identity, not merely the client id the connect request
@@ -15,14 +15,14 @@
  * its retransmissions do not find the other client's replies, and its
  * insertions evict only its own entries (below).
  *
- * Each entry also records the opcode, the body length and a fingerprint of
- * the request's credential, body and inline data, keyed SipHash (with a
- * per-process random key, so that a client cannot make two different
- * requests collide on purpose).  A retransmission that does not repeat
- * the original byte for byte (a client bug, a sequence number reused after
- * a client restart that kept its id, or a replay under another identity's
- * uid) is not answered with the original's reply: it is a miss and runs,
- * under its own credential.
+ * The request is its opcode, its body length and a fingerprint of its
+ * credential, body and inline data, keyed SipHash (with a per-process
+ * random key, so that a client cannot make two different requests collide
+ * on purpose).  A retransmission that does not repeat the original byte
+ * for byte (a client bug, a sequence number reused after a client restart
+ * that kept its id, or a replay under another uid) is not answered with
+ * the original's reply: it is a miss and runs, under its own credential,
+ * and its reply is kept in an entry of its own.
  *
  * Bounds, both fixed by configuration and never by what clients send:
  *  - at most @max_per_client entries per owner: inserting one more
@@ -448,18 +448,30 @@ static void client_free(struct orfs_drc *drc, struct drc_client *cl)
 	free(cl);
 }
 
-/* Caller holds drc->lock.  @oh: owner_hash(@o). */
+/* Is @e the entry of request @req, whose fingerprint is @fp? */
+static bool entry_matches(const struct drc_entry *e, const struct orfs_hdr *req,
+			  uint64_t fp)
+{
+	return e->fp == fp && e->opcode == orfs_cpu16(req->opcode) &&
+	       e->body_len == orfs_cpu32(req->body_len);
+}
+
+/*
+ * The entry of request @req (fingerprint @fp) of owner @o (owner_hash()
+ * @oh), or NULL.  Caller holds drc->lock.
+ */
 static struct drc_entry *entry_find(struct orfs_drc *drc,
 				    const struct orfs_drc_owner *o, uint64_t oh,
-				    uint64_t seq)
+				    const struct orfs_hdr *req, uint64_t fp)
 {
+	uint64_t seq = req_seq(req);
 	struct orfs_hnode *n;
 
 	for (n = drc->entries[entry_bucket(drc, oh, seq)]; n; n = n->next) {
 		struct drc_entry *e = container_of(n, struct drc_entry, hash);
 
-		if (e->seq == seq && e->client->ohash == oh &&
-		    owner_equal(&e->client->owner, o))
+		if (e->seq == seq && entry_matches(e, req, fp) &&
+		    e->client->ohash == oh && owner_equal(&e->client->owner, o))
 			return e;
 	}
 	return NULL;
@@ -530,14 +542,6 @@ static void entry_touch(struct orfs_drc *drc, struct drc_entry *e)
 	list_move_tail(&e->clru, &e->client->entries);
 }
 
-/* Is @e the entry of request @req, whose fingerprint is @fp? */
-static bool entry_matches(const struct drc_entry *e, const struct orfs_hdr *req,
-			  uint64_t fp)
-{
-	return e->fp == fp && e->opcode == orfs_cpu16(req->opcode) &&
-	       e->body_len == orfs_cpu32(req->body_len);
-}
-
 static bool drc_enabled(const struct orfs_drc *drc,
 			const struct orfs_drc_owner *owner)
 {
@@ -553,13 +557,14 @@ static bool drc_enabled(const struct orfs_drc *drc,
  * @rep: the reply as sent (a header, then the body; no inline data)
  * @rep_len: its length
  *
- * Replaces an entry with the same (owner, sequence number) and the same
- * request (opcode, credential, body and inline data).  An entry of another
- * request under that key stays, and this reply is not kept: the two
- * cannot both be the original, and a replay under another credential must
- * not push out the reply a retransmission of the original needs.  A reply
- * that does not fit ORFS_DRC_REPLY_MAX is not kept, and any older entry
- * of the same request is dropped so it cannot answer in its place.
+ * Replaces the entry of the same request: the same (owner, sequence
+ * number), opcode, credential, body and inline data.  Another request
+ * with the same owner and sequence number (a replay under another
+ * credential) gets an entry of its own, as in NFS's cache, whose key
+ * includes a checksum of the request: it does not push out the reply a
+ * retransmission of the original needs.  A reply that does not fit
+ * ORFS_DRC_REPLY_MAX is not kept, and any older entry of the same request
+ * is dropped so it cannot answer in its place.
  */
 void orfs_drc_insert(struct orfs_drc *drc, const struct orfs_drc_owner *owner,
 		     const struct orfs_hdr *req, const void *rep,
@@ -576,9 +581,7 @@ void orfs_drc_insert(struct orfs_drc *drc, const struct orfs_drc_owner *owner,
 	fp = req_fingerprint(drc, req);
 	oh = owner_hash(drc, owner);
 	pthread_mutex_lock(&drc->lock);
-	e = entry_find(drc, owner, oh, seq);
-	if (e && !entry_matches(e, req, fp))
-		goto out;
+	e = entry_find(drc, owner, oh, req, fp);
 	if (e) {
 		if (fits) {
 			entry_fill(e, req, fp, rep, rep_len);
@@ -641,8 +644,8 @@ uint32_t orfs_drc_lookup(struct orfs_drc *drc, const struct orfs_drc_owner *owne
 	fp = req_fingerprint(drc, req);
 	oh = owner_hash(drc, owner);
 	pthread_mutex_lock(&drc->lock);
-	e = entry_find(drc, owner, oh, req_seq(req));
-	if (e && entry_matches(e, req, fp) && e->rep_len <= rep_size) {
+	e = entry_find(drc, owner, oh, req, fp);
+	if (e && e->rep_len <= rep_size) {
 		entry_touch(drc, e);
 		memcpy(rep, e->rep, e->rep_len);
 		n = e->rep_len;

@@ -8,8 +8,8 @@
  * setting or removing an extended attribute)
  * running it again would give a different answer (EEXIST, ENOENT) or undo
  * a later change.  The cache remembers the replies of those operations,
- * keyed by (owner, request sequence number = xid >> 16), and answers a
- * retransmission from it.  The owner is the identity the connection proved
+ * keyed by (owner, request sequence number = xid >> 16, fingerprint of the
+ * request), and answers a retransmission from it.  The owner is the identity the connection proved
  * (struct orfs_drc_owner), not just the client id it claimed, and the
  * request's credential is part of what a retransmission must repeat: a
  * peer that learns or guesses another client's id can neither read that

@@ -571,8 +571,8 @@ static void test_owner_isolation(void **state)
 /*
  * The request's credential is part of it: a retransmission (or a replay)
  * under another uid, gid or group list misses, on the busy list too; its
- * reply does not replace the original's, which the original's real
- * retransmission still gets.
+ * reply gets an entry of its own, which does not replace the original's:
+ * each retransmission gets its own request's reply.
  */
 static void test_credential(void **state)
 {
@@ -603,7 +603,10 @@ static void test_credential(void **state)
 	/* The replay runs; its reply does not push out the original's. */
 	n = mkrep(EPERM, 0, 0);
 	orfs_drc_insert(drc, own(CLIENT_A), REQ, repbuf, n);
-	assert_int_equal(stats(drc).entries, 1);
+	assert_int_equal(stats(drc).entries, 2);
+	assert_int_equal(orfs_drc_lookup(drc, own(CLIENT_A), REQ, 1, outbuf, BUF_SIZE),
+			 sizeof(struct orfs_hdr));
+	assert_int_equal(orfs_cpu32(OUT->status), EPERM);
 	REQ->cred.ngroups = 0;
 	REQ->cred.groups[0] = 0;
 	assert_int_equal(orfs_drc_lookup(drc, own(CLIENT_A), REQ, 1, outbuf, BUF_SIZE),
@@ -611,6 +614,7 @@ static void test_credential(void **state)
 	assert_int_equal(orfs_cpu32(OUT->status), 0);
 	assert_int_equal(outbuf[sizeof(struct orfs_hdr)], 0x5e);
 	assert_int_equal(stats(drc).misses, 4);
+	assert_int_equal(stats(drc).hits, 2);
 
 	/* A running request is joined only under its own credential. */
 	mkreq(ORFS_OP_COPY, 11, 1, 0, "copy");
