@@ -28,20 +28,26 @@ ANON=65534
 ql=$ORFS_WORK/quota_limit
 mkdir -p "$ORFS_WORK" "$exp" "$mnt"
 gcc -O2 -Wall -o "$ql" "$ORFS_TOP/tests/vm/tools/quota_limit.c" || fail "cannot build quota_limit"
+# Loop devices, and the quota file format of ext4's hidden quota inodes.
+modprobe -a loop quota_v2 || fail "modprobe loop quota_v2"
 command -v setpriv >/dev/null || fail "setpriv (util-linux) is needed"
 
 as_user() { setpriv --reuid="$U" --regid="$U" --clear-groups -- "$@"; }
 
-# mkquotafs IMG DIR [mkfs options]: ext4 with quotas, mounted on DIR with
-# enforcement on; prints the loop device.
+# mkquotafs IMG DIR [mkfs options]: ext4 with quotas on a loop device,
+# mounted on DIR with enforcement on; prints the loop device.
 mkquotafs() {
-	local img=$1 dir=$2
+	local img=$1 dir=$2 loopdev
 	shift 2
 	truncate -s 64M "$img"
 	mkfs.ext4 -q -F -O quota -E quotatype=usrquota:grpquota "$@" "$img" >/dev/null ||
 		fail "mkfs.ext4 -O quota $img"
-	mount -o loop,usrquota,grpquota "$img" "$dir" || fail "mount $img with quotas"
-	findmnt -n -o SOURCE "$dir"
+	loopdev=$(losetup -f --show "$img") || fail "losetup $img"
+	if ! mount -t ext4 -o usrquota,grpquota "$loopdev" "$dir"; then
+		dmesg | tail -n 5 >&2
+		fail "mount $img ($loopdev) with quotas"
+	fi
+	echo "$loopdev"
 }
 
 # used ID: KiB user ID uses on the export's filesystem.
@@ -75,7 +81,8 @@ os.close(dst)
 PY
 }
 
-dev=$(mkquotafs "$img" "$exp")
+qdev=$(mkquotafs "$img" "$exp")
+dev=$qdev
 mkdir "$exp/pub"
 chmod 1777 "$exp/pub"
 "$ql" "$dev" user "$U" 4096 24
@@ -88,10 +95,10 @@ orfs_mount "$mnt" / actimeo=0
 head -c 1048576 /dev/urandom >"$ORFS_WORK/one"
 as_user dd if="$ORFS_WORK/one" of="$mnt/pub/f1" bs=64k conv=fsync status=none ||
 	fail "a 1 MiB write under the quota failed"
-copies0=$(orfs_sysfs "$mnt" requests COPY)
+copies0=$(orfs_sysfs "$mnt" requests copy)
 as_user bash -c "$(declare -f pycopy); pycopy $mnt/pub/f1 $mnt/pub/f2" ||
 	fail "a 1 MiB copy under the quota failed"
-[ "$(orfs_sysfs "$mnt" requests COPY)" -gt "$copies0" ] || fail "the copy sent no COPY"
+[ "$(orfs_sysfs "$mnt" requests copy)" -gt "$copies0" ] || fail "the copy sent no COPY"
 cmp "$ORFS_WORK/one" "$exp/pub/f2" || fail "the copy differs"
 [ "$(stat -c %u "$exp/pub/f1")" = "$U" ] || fail "f1 is not the user's on the server"
 note "user $U under its 4 MiB limit: write and COPY done, $(used $U) KiB used"
@@ -101,9 +108,9 @@ expect_edquot "an 8 MiB write" as_user dd if=/dev/zero of="$mnt/pub/big" bs=64k 
 kib=$(used $U)
 [ "$kib" -le 4096 ] || fail "user $U uses $kib KiB, past its 4096 KiB hard limit"
 expect_edquot "a copy" as_user bash -c "$(declare -f pycopy); pycopy $mnt/pub/f1 $mnt/pub/f3"
-allocs0=$(orfs_sysfs "$mnt" requests ALLOCATE)
+allocs0=$(orfs_sysfs "$mnt" requests allocate)
 expect_edquot "an fallocate" as_user fallocate -l 1M "$mnt/pub/f4"
-[ "$(orfs_sysfs "$mnt" requests ALLOCATE)" -gt "$allocs0" ] || fail "fallocate sent no ALLOCATE"
+[ "$(orfs_sysfs "$mnt" requests allocate)" -gt "$allocs0" ] || fail "fallocate sent no ALLOCATE"
 kib=$(used $U)
 [ "$kib" -le 4096 ] || fail "user $U uses $kib KiB after COPY and ALLOCATE, past its limit"
 note "user $U past its limit: write, COPY and ALLOCATE got EDQUOT ($kib KiB used of 4096)"
@@ -148,7 +155,8 @@ note "no root squash: root wrote 8 MiB of its own"
 img2=$ORFS_WORK/key.img
 exp2=$ORFS_WORK/kfs
 mkdir -p "$exp2"
-dev=$(mkquotafs "$img2" "$exp2" -I 128)
+kdev=$(mkquotafs "$img2" "$exp2" -I 128)
+dev=$kdev
 chown "$U:$U" "$exp2"
 as_user dd if=/dev/zero of="$exp2/fill" bs=4k count=4 status=none
 kib=$(used $U)
@@ -165,4 +173,5 @@ orfs_server_stop
 note "orfsd's own write: the handle key's block, past user $U's limit ($(used $U) KiB of $kib)"
 umount "$exp2"
 umount "$exp"
+losetup -d "$kdev" "$qdev"
 exit 0
