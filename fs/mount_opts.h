@@ -150,6 +150,8 @@ ORFS_MOUNT_OPT(cto, FLAG_NO, cto, "", 0, 0, "", 1,
 ORFS_MOUNT_OPT(secret, STRING, secret, "HEX", ORFS_SECRET_MIN, ORFS_SECRET_MAX,
 	       "bytes", "none",
 	       "the shared secret, in hex digits; never shown in /proc/mounts or logged")
+ORFS_MOUNT_OPT(resvport, FLAG_NO, resvport, "", 0, 0, "", 1,
+	       "connect from a privileged source port (below 1024), as orfsd requires unless it is --insecure; noresvport: from any port")
 ORFS_MOUNT_OPT(trusted_fabric, FLAG_NO, trusted_fabric, "", 0, 0, "", 0,
 	       "buffered I/O lets the server move page-cache pages itself with the global rkey: the server can then read and write all of this host's memory")
 ORFS_MOUNT_OPT(writebehind, FLAG_NO, writebehind, "", 0, 0, "", 1,

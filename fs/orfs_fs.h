@@ -50,6 +50,8 @@
  * @secret: the shared secret (secret=), or NULL: never shown or logged,
  *	freed with kfree_sensitive() (orfs_free_opts())
  * @secret_len: its length
+ * @resvport: connections bind a privileged source port (below 1024), which
+ *	orfsd requires of clients unless it is --insecure
  * @trusted_fabric: buffered I/O lets the server move page-cache pages with
  *	the PD's global rkey (ORFS_IO_PAGES); off by default, since the
  *	server can then reach all of this host's memory
@@ -91,6 +93,7 @@ struct orfs_mount_opts {
 	u32			rc_batch;
 	u8			*secret;
 	u32			secret_len;
+	bool			resvport;
 	bool			trusted_fabric;
 	bool			writebehind;
 	bool			openread;

@@ -472,6 +472,8 @@ static int orfs_show_options(struct seq_file *m, struct dentry *root)
 	seq_puts(m, o->rdirplus ? ",rdirplus" : ",nordirplus");
 	seq_printf(m, ",statahead=%u", o->statahead);
 	seq_puts(m, o->bareread ? ",bareread" : ",nobareread");
+	if (!o->resvport)
+		seq_puts(m, ",noresvport");
 	if (o->trusted_fabric)
 		seq_puts(m, ",trusted_fabric");
 	return 0;
@@ -598,6 +600,7 @@ static int orfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	copts.keepalive = sbi->opts.keepalive;
 	copts.busy_poll = sbi->opts.busy_poll;
 	copts.bare_read = sbi->opts.bareread;
+	copts.resvport = sbi->opts.resvport;
 	copts.trusted_fabric = sbi->opts.trusted_fabric;
 	if (copts.trusted_fabric)
 		pr_warn("%s: trusted_fabric: the server may read and write all of this host's memory\n",
@@ -692,7 +695,7 @@ static void orfs_free_fc(struct fs_context *fc)
  *
  * Caching, timeouts and I/O sizes can change on a live mount; what shapes
  * the connections (port, inline, credits, nconnect, keepalive, the
- * server, the shared secret, trusted_fabric) cannot, and asking to change
+ * server, the shared secret, resvport, trusted_fabric) cannot, and asking to change
  * it fails with EINVAL.  secret= may be given again only with the same value.
  *
  * Context: process; syncs the file system first.
@@ -707,8 +710,9 @@ static int orfs_reconfigure(struct fs_context *fc)
 	    n->credits != o->credits || n->nconnect != o->nconnect ||
 	    n->keepalive != o->keepalive || n->rc_mode != o->rc_mode ||
 	    n->rc_entries != o->rc_entries || n->rc_pages != o->rc_pages ||
-	    n->rc_batch != o->rc_batch || n->trusted_fabric != o->trusted_fabric)
-		return invalfc(fc, "port, inline, credits, nconnect, keepalive, regcache* and trusted_fabric cannot change on remount");
+	    n->rc_batch != o->rc_batch || n->trusted_fabric != o->trusted_fabric ||
+	    n->resvport != o->resvport)
+		return invalfc(fc, "port, inline, credits, nconnect, keepalive, regcache*, resvport and trusted_fabric cannot change on remount");
 	if (n->secret && (n->secret_len != o->secret_len ||
 			  crypto_memneq(n->secret, o->secret, n->secret_len)))
 		return invalfc(fc, "secret cannot change on remount");

@@ -368,6 +368,13 @@ struct orfs_conn_rep {
 };
 ORFS_STATIC_ASSERT(sizeof(struct orfs_conn_rep) == 64);
 
+/*
+ * Source ports below this are privileged: only a process with
+ * CAP_NET_BIND_SERVICE may bind them.  orfsd refuses connections from the
+ * others (ORFS_REJ_INSECURE) unless it is --insecure.
+ */
+#define ORFS_PRIV_PORT_END	1024
+
 /* orfs_conn_rej.reason */
 enum orfs_rej_reason {
 	ORFS_REJ_UNKNOWN	= 0,
@@ -376,6 +383,9 @@ enum orfs_rej_reason {
 	ORFS_REJ_AUTH		= 3,	/* the server requires a shared secret */
 	ORFS_REJ_RESOURCES	= 4,	/* server out of connections or memory */
 	ORFS_REJ_MALFORMED	= 5,	/* connect private data did not decode */
+	ORFS_REJ_INSECURE	= 6,	/* source port not privileged (>= 1024) */
+	ORFS_REJ_CONNS		= 7,	/* the server's connection limit */
+	ORFS_REJ_ADDR_CONNS	= 8,	/* the limit of the client's address */
 };
 
 /**
@@ -2124,6 +2134,11 @@ static inline int orfs_rej_errno(uint16_t reason)
 		return -EAGAIN;
 	case ORFS_REJ_MALFORMED:
 		return -EPROTO;
+	case ORFS_REJ_INSECURE:
+		return -EACCES;
+	case ORFS_REJ_CONNS:
+	case ORFS_REJ_ADDR_CONNS:
+		return -EUSERS;
 	default:
 		return -ECONNREFUSED;
 	}
@@ -2142,6 +2157,12 @@ static inline const char *orfs_rej_str(uint16_t reason)
 		return "server out of resources";
 	case ORFS_REJ_MALFORMED:
 		return "malformed connect request";
+	case ORFS_REJ_INSECURE:
+		return "source port not privileged (the server accepts only ports below 1024)";
+	case ORFS_REJ_CONNS:
+		return "server has too many connections";
+	case ORFS_REJ_ADDR_CONNS:
+		return "too many connections from this client's address";
 	default:
 		return "connection refused";
 	}

@@ -465,7 +465,9 @@ static void orfs_clnt_reconnect_worker(struct work_struct *work)
 		if (ret) {
 			if (!clnt->warned)
 				pr_warn("%s (reconnect: %d), still trying\n",
-					ret == -EACCES ? "server refused the connection" :
+					ret == -EACCES || ret == -EUSERS ?
+					"server refused the connection" :
+					ret == -EADDRINUSE ? "no privileged source port free" :
 					"server not responding", ret);
 			clnt->warned = true;
 			queue_delayed_work(orfs_wq, &clnt->reconnect_work,

@@ -72,6 +72,8 @@ u32 orfs_conn_io_max(const struct orfs_conn *conn)
  * client's counter would need 2^48 requests to reach it.
  */
 #define ORFS_AUTH_SEQ		((1ULL << 48) - 1)
+/* And of the NULL that is a connection's first request without a secret. */
+#define ORFS_HELLO_SEQ		((1ULL << 48) - 2)
 
 /* Connects with struct orfs_conn_req, what the client asks for, as private
  * data.  Called from the rdma_cm handler once the route is resolved.
@@ -203,9 +205,41 @@ int orfs_rejected(struct orfs_conn *conn, struct rdma_cm_event *ev)
 		       orfs_rej_str(reason), le16_to_cpu(rej->min_version),
 		       le16_to_cpu(rej->max_version), ORFS_PROTO_MIN_VERSION,
 		       ORFS_PROTO_VERSION);
+	else if (reason == ORFS_REJ_INSECURE)
+		pr_err("server rejected the connection: %s: mount without noresvport, or export with orfsd --insecure\n",
+		       orfs_rej_str(reason));
 	else
 		pr_err("server rejected the connection: %s\n", orfs_rej_str(reason));
 	return orfs_rej_errno(reason);
+}
+
+/**
+ * orfs_conn_hello() - the first request of a connection without a secret
+ * @conn: a connection just established
+ *
+ * orfsd drops a connection whose first request has not arrived within its
+ * --handshake-timeout (one that connects and says nothing holds a queue
+ * pair and staging buffers for nothing), so every new connection sends a
+ * NULL at once, whether its owner has a request for it yet or not (a
+ * reconnection of an idle mount has none).
+ *
+ * Context: process; sleeps until the reply (at most opts.timeo).
+ * Return: 0 or orfs_conn_call()'s error.
+ */
+int orfs_conn_hello(struct orfs_conn *conn)
+{
+	struct orfs_msg msg = { .opcode = ORFS_OP_NULL };
+	struct orfs_reply rep;
+	int ret;
+
+	ret = orfs_conn_call(conn, &msg, ORFS_HELLO_SEQ, 0, conn->opts.timeo, &rep);
+	if (ret) {
+		pr_err_ratelimited("no answer to the first request on a new connection: %d\n",
+				   ret);
+		return ret;
+	}
+	orfs_reply_put(&rep);
+	return 0;
 }
 
 /**

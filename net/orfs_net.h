@@ -92,6 +92,9 @@ enum orfs_rc_mode {
  * @auth_tfm: the mount's "hmac(sha256)" transform keyed with the secret,
  *	or NULL for none: every connection then does the shared-secret
  *	handshake (net/auth.c) before it is used
+ * @resvport: bind each connection to a privileged source port (below
+ *	1024; the range is the module parameters min_resvport and
+ *	max_resvport), as orfsd requires unless it is --insecure
  * @trusted_fabric: allocate the PD with its unsafe global rkey and let the
  *	server move buffered I/O's page-cache pages itself (ORFS_IO_PAGES):
  *	the server can then read and write all of this host's memory
@@ -121,6 +124,7 @@ struct orfs_conn_opts {
 	const u8		*secret;
 	u32			secret_len;
 	struct crypto_shash	*auth_tfm;
+	bool			resvport;
 	bool			trusted_fabric;
 };
 

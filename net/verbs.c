@@ -40,6 +40,8 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/inet.h>
+#include <linux/random.h>
+#include <net/ipv6.h>
 #include <linux/kref.h>
 #include <linux/bottom_half.h>
 #include <rdma/ib_verbs.h>
@@ -64,6 +66,43 @@ static DECLARE_WAIT_QUEUE_HEAD(orfs_conn_list_wq);
 static atomic_t orfs_removing = ATOMIC_INIT(0);
 /* The completion vector the next connection's CQ takes (orfs_create_qp()). */
 static atomic_t orfs_next_vector = ATOMIC_INIT(0);
+
+/* The privileged source ports connections bind (mount option resvport):
+ * SunRPC's defaults (its min_resvport and max_resvport), which leave the
+ * ports below 665 to well-known services.
+ */
+#define ORFS_RESVPORT_MIN	665
+#define ORFS_RESVPORT_MAX	1023
+
+static unsigned int orfs_min_resvport = ORFS_RESVPORT_MIN;
+static unsigned int orfs_max_resvport = ORFS_RESVPORT_MAX;
+
+/* Sets min_resvport or max_resvport: a privileged port, 1..1023. */
+static int orfs_set_resvport(const char *val, const struct kernel_param *kp)
+{
+	unsigned int port;
+	int ret;
+
+	ret = kstrtouint(val, 0, &port);
+	if (ret)
+		return ret;
+	if (!port || port >= ORFS_PRIV_PORT_END)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, port);
+	return 0;
+}
+
+static const struct kernel_param_ops orfs_resvport_ops = {
+	.set	= orfs_set_resvport,
+	.get	= param_get_uint,
+};
+
+module_param_cb(min_resvport, &orfs_resvport_ops, &orfs_min_resvport, 0644);
+MODULE_PARM_DESC(min_resvport,
+		 "lowest privileged source port a connection binds (default 665)");
+module_param_cb(max_resvport, &orfs_resvport_ops, &orfs_max_resvport, 0644);
+MODULE_PARM_DESC(max_resvport,
+		 "highest privileged source port a connection binds (default 1023)");
 
 /**
  * orfs_conn_rx_cpu() - where a connection's receive completions run
@@ -606,16 +645,82 @@ static void orfs_conn_free(struct orfs_conn *conn)
 }
 
 /**
+ * orfs_bind_resvport() - bind a new connection to a privileged source port
+ * @conn: the connection, its cm id not bound yet
+ *
+ * orfsd accepts only connections from a port below 1024 unless it is
+ * --insecure, as an NFS server does unless an export is "insecure":
+ * rdma_cm lets only a caller with CAP_NET_BIND_SERVICE bind one
+ * (cma_get_port()), so the other users of this host cannot connect with a
+ * client of their own and claim any uid.  The port is tried from a random
+ * one of [min_resvport, max_resvport] downwards, wrapping, each at most
+ * once, as SunRPC's xs_bind() does: many mounts times nconnect take many
+ * ports, and concurrent mounts then rarely try the same one.  The address
+ * is the wildcard of the server's family; rdma_resolve_addr() picks the
+ * device as it does for an unbound id.
+ *
+ * Context: process, as the mount (which needs CAP_SYS_ADMIN and normally
+ * has CAP_NET_BIND_SERVICE too) or the reconnect worker (a kernel thread,
+ * which has every capability).
+ * Return: 0; -EADDRINUSE if every port of the range is taken; -EACCES
+ * without CAP_NET_BIND_SERVICE; another rdma_bind_addr() error.
+ */
+static int orfs_bind_resvport(struct orfs_conn *conn)
+{
+	unsigned int lo = READ_ONCE(orfs_min_resvport), hi = READ_ONCE(orfs_max_resvport);
+	const struct sockaddr_in6 *dst6 = (const struct sockaddr_in6 *)&conn->opts.dst;
+	struct sockaddr_storage src = { .ss_family = conn->opts.dst.ss_family };
+	struct sockaddr_in6 *src6 = (struct sockaddr_in6 *)&src;
+	struct sockaddr_in *src4 = (struct sockaddr_in *)&src;
+	unsigned int n, i, port;
+	int ret = -EADDRINUSE;
+
+	if (lo > hi)
+		swap(lo, hi);
+	n = hi - lo + 1;
+	if (src.ss_family == AF_INET6) {
+		src6->sin6_scope_id = dst6->sin6_scope_id;
+		/* What rdma_resolve_addr() does for an unbound id. */
+		if (ipv6_addr_type(&dst6->sin6_addr) & IPV6_ADDR_LINKLOCAL)
+			conn->cm_id->route.addr.dev_addr.bound_dev_if = dst6->sin6_scope_id;
+	}
+	port = lo + get_random_u32() % n;
+	for (i = 0; i < n; i++) {
+		if (src.ss_family == AF_INET6)
+			src6->sin6_port = htons(port);
+		else
+			src4->sin_port = htons(port);
+		ret = rdma_bind_addr(conn->cm_id, (struct sockaddr *)&src);
+		/* A wildcard bind finds a port in use as EADDRNOTAVAIL. */
+		if (ret != -EADDRINUSE && ret != -EADDRNOTAVAIL)
+			break;
+		port = port > lo ? port - 1 : hi;
+	}
+	if (ret == -EADDRINUSE || ret == -EADDRNOTAVAIL) {
+		pr_err_ratelimited("no free privileged source port in %u-%u for a new connection (widen min_resvport, or mount with noresvport)\n",
+				   lo, hi);
+		return -EADDRINUSE;
+	}
+	if (ret == -EACCES)
+		pr_err_ratelimited("cannot bind a privileged source port: needs CAP_NET_BIND_SERVICE (or mount with noresvport)\n");
+	else if (ret)
+		pr_err_ratelimited("cannot bind a source port: %d\n", ret);
+	return ret;
+}
+
+/**
  * orfs_conn_open() - connect to orfsd
  * @opts: address and parameters
  * @connp: filled with the connection
  *
- * With opts->auth_tfm the shared-secret handshake completes before the
- * connection is returned, so no other request ever goes first.
+ * The connection binds a privileged source port with opts->resvport
+ * (orfs_bind_resvport()).  Its first request goes out before it is
+ * returned: with opts->auth_tfm the shared-secret handshake, so no other
+ * request ever goes first; without, a NULL (orfs_conn_hello()).
  *
  * Context: process; sleeps until the connection is up or has failed.
  * Return: 0, or a negative errno (-EHOSTUNREACH, -ECONNREFUSED, -ETIMEDOUT,
- * -EPROTONOSUPPORT, -EACCES, -EPROTO, -EINTR ...).
+ * -EPROTONOSUPPORT, -EACCES, -EUSERS, -EADDRINUSE, -EPROTO, -EINTR ...).
  */
 int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp)
 {
@@ -649,6 +754,8 @@ int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp)
 		return ret;
 	}
 	ret = rdma_set_ack_timeout(conn->cm_id, ORFS_ACK_TIMEOUT);
+	if (!ret && conn->opts.resvport)
+		ret = orfs_bind_resvport(conn);
 	if (ret)
 		goto out_free;
 	ret = rdma_resolve_addr(conn->cm_id, NULL, (struct sockaddr *)&conn->opts.dst,
@@ -667,11 +774,10 @@ int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp)
 	ret = conn->cm_error;
 	if (ret)
 		goto out_free;
-	if (conn->opts.auth_tfm) {
-		ret = orfs_conn_auth(conn);
-		if (ret)
-			goto out_free;
-	}
+	/* The first request, which orfsd wants within its handshake timeout. */
+	ret = conn->opts.auth_tfm ? orfs_conn_auth(conn) : orfs_conn_hello(conn);
+	if (ret)
+		goto out_free;
 
 	/* Still up: from now on its owner hears when it goes down. */
 	spin_lock_irqsave(&conn->lock, flags);

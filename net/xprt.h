@@ -442,6 +442,7 @@ int orfs_connect(struct orfs_conn *conn);
 int orfs_established(struct orfs_conn *conn, const struct rdma_cm_event *ev);
 int orfs_rejected(struct orfs_conn *conn, struct rdma_cm_event *ev);
 int orfs_conn_auth(struct orfs_conn *conn);
+int orfs_conn_hello(struct orfs_conn *conn);
 
 /* net/call.c */
 void orfs_recv_bare(struct orfs_conn *conn, struct orfs_recv *rx, u32 imm);

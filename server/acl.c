@@ -183,6 +183,34 @@ static bool entry_match(const struct orfs_acl_entry *e, const uint8_t addr[16])
 }
 
 /**
+ * orfs_addr_key() - a peer's address in the form the allow-list compares
+ * @sa: the address (AF_INET or AF_INET6), or NULL
+ * @key: filled with it in IPv6 form, an IPv4 one IPv4-mapped, so that a
+ *	client reaching an IPv6 listener with a v4-mapped address has the
+ *	same key as over IPv4; the port is not part of it
+ *
+ * Return: false for NULL or another family (@key is then zeroed).
+ */
+bool orfs_addr_key(const struct sockaddr *sa, uint8_t key[ORFS_ADDR_KEY_LEN])
+{
+	memset(key, 0, ORFS_ADDR_KEY_LEN);
+	if (sa && sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+
+		memcpy(key, v4_mapped_prefix, 12);
+		memcpy(key + 12, &in->sin_addr, 4);
+		return true;
+	}
+	if (sa && sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+
+		memcpy(key, &in6->sin6_addr, ORFS_ADDR_KEY_LEN);
+		return true;
+	}
+	return false;
+}
+
+/**
  * orfs_acl_allows() - may a peer with this address connect?
  * @acl: the allow-list; empty allows every address
  * @sa: the peer's address (AF_INET or AF_INET6); NULL or any other family
@@ -192,25 +220,13 @@ static bool entry_match(const struct orfs_acl_entry *e, const uint8_t addr[16])
  */
 bool orfs_acl_allows(const struct orfs_acl *acl, const struct sockaddr *sa)
 {
-	uint8_t addr[16];
+	uint8_t addr[ORFS_ADDR_KEY_LEN];
 	size_t i;
 
 	if (!acl || !acl->n)
 		return true;
-	if (!sa)
+	if (!orfs_addr_key(sa, addr))
 		return false;
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
-
-		memcpy(addr, v4_mapped_prefix, 12);
-		memcpy(addr + 12, &in->sin_addr, 4);
-	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
-
-		memcpy(addr, &in6->sin6_addr, 16);
-	} else {
-		return false;
-	}
 	for (i = 0; i < acl->n; i++)
 		if (entry_match(&acl->entries[i], addr))
 			return true;

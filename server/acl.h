@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * orfsd client allow-list: which peer addresses may connect.
+ * orfsd client allow-list: which peer addresses may connect; and the key
+ * that identifies a peer's address (orfs_addr_key()).
  */
 #ifndef ORFSD_ACL_H
 #define ORFSD_ACL_H
@@ -9,6 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+
+/* The length of an address key (orfs_addr_key()). */
+#define ORFS_ADDR_KEY_LEN	16
 
 /* Longest "ADDR/PREFIX" orfs_acl_format_entry() writes, with the NUL. */
 #define ORFS_ACL_ENTRY_STRLEN	(46 + 4 + 1)
@@ -45,6 +49,7 @@ int orfs_acl_add(struct orfs_acl *acl, const char *s);
 int orfs_acl_add_list(struct orfs_acl *acl, const char *list,
 		      char *bad, size_t bad_len);
 void orfs_acl_clear(struct orfs_acl *acl);
+bool orfs_addr_key(const struct sockaddr *sa, uint8_t key[ORFS_ADDR_KEY_LEN]);
 bool orfs_acl_allows(const struct orfs_acl *acl, const struct sockaddr *sa);
 void orfs_acl_format_entry(const struct orfs_acl_entry *e, char *buf,
 			   size_t len);

@@ -14,9 +14,12 @@
  * Staging buffers are fixed-size slots.  A connection gets a contiguous run
  * of them, so that one address, one size and one rkey describe them all on
  * the wire (struct orfs_conn_rep).  No connection may take more than its
- * fair share: the slots still free divided among the connections that may
- * still come, but at least one, so memory stays bounded by --cache-size
- * whatever the clients do.
+ * fair share: the slots still free divided among the connections that hold
+ * some and this one, but at least one, so memory stays bounded by
+ * --cache-size whatever the clients do.  Grants cannot be taken back, so
+ * the first connections get the most; where --max-connections leaves each
+ * connection a part of the slots, every one gets that part
+ * (orfs_grant_room(), conn_limits.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -130,16 +133,18 @@ static uint32_t longest_free_run(const struct orfs_arena *a, uint32_t max,
  * @a: the arena
  * @want: how many the connection could use (0: none wanted)
  * @nconns: connections already holding grants
+ * @min: its guarantee: at least this many, whatever the fair share
+ *	(orfs_grant_room(); 0: none), if a run of them is free
  * @first: filled with the first slot granted
  *
  * Grants min(@want, per_conn, fair share) contiguous slots, where the fair
  * share is the free slots divided by (@nconns + 1), and at least one while
- * any is free.
+ * any is free, and at least @min (at most @want and per_conn).
  *
  * Return: slots granted, 0 if none.
  */
 uint32_t orfs_arena_grant(struct orfs_arena *a, uint32_t want, uint32_t nconns,
-			  uint32_t *first)
+			  uint32_t min, uint32_t *first)
 {
 	uint32_t share, n, i;
 
@@ -151,6 +156,8 @@ uint32_t orfs_arena_grant(struct orfs_arena *a, uint32_t want, uint32_t nconns,
 		share = 1;
 	if (want > a->per_conn)
 		want = a->per_conn;
+	if (share < min)
+		share = min;
 	if (want > share)
 		want = share;
 	n = longest_free_run(a, want, first);

@@ -58,7 +58,7 @@ void orfs_arena_fini(struct orfs_arena *a);
 uint32_t orfs_arena_staging_slots(uint32_t total, uint32_t slot_size,
 				  uint64_t staging);
 uint32_t orfs_arena_grant(struct orfs_arena *a, uint32_t want, uint32_t nconns,
-			  uint32_t *first);
+			  uint32_t min, uint32_t *first);
 void orfs_arena_ungrant(struct orfs_arena *a, uint32_t first, uint32_t n);
 
 static inline uint8_t *orfs_arena_slot(const struct orfs_arena *a, uint32_t i)

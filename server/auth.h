@@ -16,9 +16,6 @@
 #define ORFS_SHA256_LEN		32
 #define ORFS_SHA256_BLOCK	64
 
-/* Seconds a connection may stay unauthenticated before orfsd drops it. */
-#define ORFS_AUTH_TIMEOUT_SECS	10
-
 /**
  * struct orfs_sha256 - SHA-256 state (FIPS 180-4)
  * @h: the chaining value
@@ -74,7 +71,6 @@ enum orfs_auth_state {
  * @nc: the client's nonce (connect request)
  * @ns: the server's nonce (accept)
  * @client_id: the connect request's client id
- * @deadline_ms: CLOCK_MONOTONIC ms by which AUTH must have succeeded
  *
  * Lives in the transport's connection; the request layer reaches it
  * through orfs_req_ctx.auth.  Only the event-loop thread touches it.
@@ -85,7 +81,6 @@ struct orfs_auth {
 	uint8_t				nc[ORFS_AUTH_NONCE_LEN];
 	uint8_t				ns[ORFS_AUTH_NONCE_LEN];
 	uint64_t			client_id;
-	uint64_t			deadline_ms;
 };
 
 struct orfs_stats;

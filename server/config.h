@@ -76,6 +76,11 @@ extern const char *orfs_config_default_file;
  * @pidfile: --pidfile FILE, or NULL
  * @acl: --allow ADDR[/PREFIX] entries (empty: every address may connect)
  * @read_only: --read-only: modifying requests get EROFS
+ * @insecure: --insecure: accept connections from unprivileged source ports
+ * @max_conns: --max-connections N (all clients together)
+ * @max_addr_conns: --max-connections-per-address N
+ * @handshake_secs: --handshake-timeout S
+ * @stall_secs: --stall-timeout S
  * @secret_file: --secret-file FILE, or NULL
  * @secret: the secret read from @secret_file (len 0: none); wiped by
  *	orfs_config_free()
@@ -117,6 +122,11 @@ struct orfs_config {
 	const char		*pidfile;
 	struct orfs_acl		acl;
 	bool			read_only;
+	bool			insecure;
+	uint32_t		max_conns;
+	uint32_t		max_addr_conns;
+	uint32_t		handshake_secs;
+	uint32_t		stall_secs;
 	const char		*secret_file;
 	struct orfs_secret	secret;
 	struct orfs_squash	squash;

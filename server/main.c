@@ -422,6 +422,13 @@ static void setup_access(struct orfsd *d)
 	d->scfg.drc = d->drc;
 	d->scfg.acl = &d->cfg.acl;
 	d->scfg.secret = d->cfg.secret.len ? &d->cfg.secret : NULL;
+	d->scfg.limits = (struct orfs_limits){
+		.max_conns = d->cfg.max_conns,
+		.max_addr_conns = d->cfg.max_addr_conns,
+		.insecure = d->cfg.insecure,
+		.handshake_ms = d->cfg.handshake_secs * 1000U,
+		.stall_ms = d->cfg.stall_secs * 1000U,
+	};
 }
 
 /* The registered arena, unless --cache-size 0. */
@@ -435,6 +442,8 @@ static int setup_arena(struct orfsd *d)
 			    d->cfg.grant_size, d->cfg.grants, d->cfg.staging_size))
 		return -1;
 	d->scfg.arena = &d->arena;
+	d->stats.staging_buffers = d->arena.nslots;
+	d->stats.staging_free = d->arena.free_slots;
 	return 0;
 }
 
@@ -498,6 +507,10 @@ static void log_startup(const struct orfsd *d)
 		log_info("clients must prove the shared secret of %s", cfg->secret_file);
 	else
 		log_info("no shared secret (--secret-file): clients are not authenticated");
+	log_info("%s; at most %u connections, %u per client address",
+		 cfg->insecure ? "--insecure: clients may connect from any source port" :
+		 "clients must connect from a privileged source port (below 1024)",
+		 cfg->max_conns, cfg->max_addr_conns);
 	log_squash(&cfg->squash);
 }
 

@@ -18,6 +18,7 @@
 #include "config.h"
 #include "drc.h"
 #include "filecache.h"
+#include "conn_limits.h"
 #include "options.h"
 #include "orfs_proto.h"
 #include "rdma.h"
@@ -267,6 +268,30 @@ static const struct orfs_opt opts[] = {
 		.help = "require every client to prove this shared secret (HMAC-SHA256 challenge-response at connect; mount option secretfile= on the client): the file's bytes less one trailing newline, "
 			STR(ORFS_SECRET_MIN) ".." STR(ORFS_SECRET_MAX)
 			" of them; the file must be owned by root (or by orfsd's user) and not accessible by group or others",
+	}, {
+		.name = "insecure", .type = OPT_BOOL, FIELD(insecure),
+		.help = "accept connections from any source port; no: only from privileged ports (below "
+			STR(ORFS_PRIV_PORT_END) "), which only root can bind on the client, so that its other users cannot connect and claim any uid (like NFS's secure and insecure exports)",
+	}, {
+		.name = "max-connections", .type = OPT_NUM, FIELD(max_conns),
+		.min = 1, .max = ORFS_MAX_CONNS_MAX,
+		.def = ORFS_MAX_CONNS_DEFAULT, .arg = "N",
+		.help = "connections at once, all clients together (a mount has nconnect of them); more are rejected",
+	}, {
+		.name = "max-connections-per-address", .type = OPT_NUM,
+		FIELD(max_addr_conns), .min = 1, .max = ORFS_MAX_CONNS_MAX,
+		.def = ORFS_MAX_ADDR_CONNS_DEFAULT, .arg = "N",
+		.help = "connections at once from one client address; more are rejected",
+	}, {
+		.name = "handshake-timeout", .type = OPT_NUM,
+		FIELD(handshake_secs), .min = 1, .max = ORFS_LIMIT_SECS_MAX,
+		.def = ORFS_HANDSHAKE_SECS_DEFAULT, .arg = "S", .unit = "seconds",
+		.help = "a connection must be established and send its first request (AUTH with --secret-file) within S seconds of its connect request, or it is dropped",
+	}, {
+		.name = "stall-timeout", .type = OPT_NUM, FIELD(stall_secs),
+		.min = 1, .max = ORFS_LIMIT_SECS_MAX,
+		.def = ORFS_STALL_SECS_DEFAULT, .arg = "S", .unit = "seconds",
+		.help = "a connection whose client has taken none of the replies waiting for it (it posts no receive buffers) for S seconds is disconnected, and what it holds is freed",
 	}, {
 		.name = "root-squash", .type = OPT_BOOL, FIELD(squash.root),
 		.def = true,

@@ -15,6 +15,7 @@
 #include "drc.h"
 #include "export.h"
 #include "fault.h"
+#include "conn_limits.h"
 #include "stats.h"
 #include "unifier.h"
 
@@ -54,6 +55,8 @@ enum orfs_poll_mode {
  * @acl: the allow-list (empty or NULL: every address may connect); read
  *	only while the server runs
  * @secret: --secret-file: every client must prove it (auth.c), or NULL
+ * @limits: the source-port rule, the connection limits and the watchdog's
+ *	timeouts (conn_limits.h)
  * @arena: the registered arena staging buffers are granted from, or NULL
  *	for inline I/O only
  * @uni: the block cache and disk engine (required: its disk engine's
@@ -78,6 +81,7 @@ struct orfs_server_cfg {
 	struct orfs_drc			*drc;
 	const struct orfs_acl		*acl;
 	const struct orfs_secret	*secret;
+	struct orfs_limits		limits;
 	struct orfs_arena		*arena;
 	struct orfs_unifier		*uni;
 	struct orfs_stats		*stats;

@@ -32,8 +32,15 @@
  * request before a right AUTH.  A connection whose handshake failed (wrong
  * proof, another request first) gets EACCES replies and is disconnected
  * once its reply has gone out (conn_auth_failed()); one that has not
- * authenticated within ORFS_AUTH_TIMEOUT_SECS is disconnected by the loop
- * (auth_sweep(), rdma_loop.c).
+ * authenticated within --handshake-timeout is disconnected by the loop's
+ * watchdog (conn_watchdog(), rdma_loop.c).
+ *
+ * Limits (conn_limits.c): after the allow-list, a connect request from an
+ * unprivileged source port is rejected (ORFS_REJ_INSECURE) unless the
+ * server is --insecure, and one over the per-address or the total
+ * connection limit too (ORFS_REJ_ADDR_CONNS, ORFS_REJ_CONNS); every
+ * connection the limit admits is owed its part of the staging buffers
+ * (conn_grant()).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -181,6 +188,7 @@ static void conn_release(struct orfs_conn *conn)
 		conn->grant_mr = NULL;
 		orfs_arena_ungrant(srv->cfg.arena, conn->grant_first, conn->ngrants);
 		srv->ngranted--;
+		srv->cfg.stats->staging_free = srv->cfg.arena->free_slots;
 	}
 	if (conn->id)
 		rdma_destroy_id(conn->id);
@@ -302,6 +310,7 @@ void conn_fail(struct orfs_conn *conn)
 	if (conn->state != CONN_CONNECTING && conn->state != CONN_ESTABLISHED)
 		return;
 	conn->state = CONN_DISCONNECTING;
+	conn->watch.closing_ms = orfs_now_ms();
 	conn->pend_head = conn->pend_tail = NULL;
 	if (rdma_disconnect(conn->id))
 		log_debug("%s: rdma_disconnect: %s", conn->peer, strerror(errno));
@@ -500,6 +509,17 @@ static int conn_size(struct orfs_server *srv, struct orfs_conn *conn,
 	return 0;
 }
 
+/* The connections from the address @key (struct orfs_conn.peer_key). */
+static uint32_t addr_conns(const struct orfs_server *srv, const uint8_t *key)
+{
+	const struct orfs_conn *c;
+	uint32_t n = 0;
+
+	for (c = srv->conns; c; c = c->next)
+		n += !memcmp(c->peer_key, key, ORFS_ADDR_KEY_LEN);
+	return n;
+}
+
 /**
  * conn_grant() - give a connection its staging buffers
  * @srv: the server
@@ -508,18 +528,24 @@ static int conn_size(struct orfs_server *srv, struct orfs_conn *conn,
  *
  * A client that asks for RDMA I/O (io_size > 0) gets a fair share of the
  * arena's staging buffers, if they are at least io_size bytes; otherwise
- * none, and it falls back to inline I/O.
+ * none, and it falls back to inline I/O.  The share is the free buffers
+ * divided among the connections that hold some (orfs_arena_grant()),
+ * within what the connection limit owes the others and at least what it
+ * owes this one (orfs_grant_room()).
  */
 static void conn_grant(struct orfs_server *srv, struct orfs_conn *conn,
 		       const struct orfs_conn_req *req)
 {
 	struct orfs_arena *a = srv->cfg.arena;
 	uint32_t io_size = orfs_cpu32(req->io_size);
+	uint32_t room, min;
 
 	if (!a || !conn->dev->arena_mr || !io_size || io_size > a->slot_size)
 		return;
-	conn->ngrants = orfs_arena_grant(a, ORFS_GRANTS_MAX, srv->ngranted,
-					 &conn->grant_first);
+	room = orfs_grant_room(a->nslots, a->free_slots,
+			       srv->cfg.limits.max_conns, srv->nconns, &min);
+	conn->ngrants = orfs_arena_grant(a, min_u32(ORFS_GRANTS_MAX, room),
+					 srv->ngranted, min, &conn->grant_first);
 	if (!conn->ngrants) {
 		log_ratelimited(ORFS_LOG_WARN,
 				"%s: no staging buffers left in the cache; inline I/O only",
@@ -539,6 +565,7 @@ static void conn_grant(struct orfs_server *srv, struct orfs_conn *conn,
 		return;
 	}
 	srv->ngranted++;
+	srv->cfg.stats->staging_free = a->free_slots;
 	conn->ctx.grant_base = orfs_arena_slot(a, conn->grant_first);
 	conn->ctx.grants = conn->ngrants;
 	conn->ctx.grant_size = a->slot_size;
@@ -802,6 +829,54 @@ static int conn_accept(struct orfs_conn *conn, uint16_t version,
 }
 
 /**
+ * conn_admit() - the limits' verdict on a connect request (conn_limits.c)
+ * @srv: the server
+ * @id: the request's cm id
+ * @peer: its address, printed
+ * @key: its address's key (orfs_addr_key())
+ *
+ * Rejects the request (and destroys @id) if it comes from an unprivileged
+ * source port to a server that is not --insecure, or if its address or
+ * the server has as many connections as allowed.
+ *
+ * Return: true if it may go on.
+ */
+static bool conn_admit(struct orfs_server *srv, struct rdma_cm_id *id,
+		       const char *peer, const uint8_t *key)
+{
+	const struct orfs_limits *l = &srv->cfg.limits;
+	uint32_t n;
+	enum orfs_admit v;
+
+	n = addr_conns(srv, key);
+	v = orfs_admit(l, rdma_get_peer_addr(id), srv->nconns, n);
+	switch (v) {
+	case ORFS_ADMIT_OK:
+		return true;
+	case ORFS_ADMIT_INSECURE:
+		srv->cfg.stats->conns_insecure++;
+		log_ratelimited(ORFS_LOG_WARN,
+				"%s: rejected: source port not privileged (below %u); only root can bind those on the client (--insecure accepts any port)",
+				peer, ORFS_PRIV_PORT_END);
+		break;
+	case ORFS_ADMIT_ADDR_CONNS:
+		srv->cfg.stats->conns_over_limit++;
+		log_ratelimited(ORFS_LOG_WARN,
+				"%s: rejected: its address has %u connections (--max-connections-per-address)",
+				peer, n);
+		break;
+	case ORFS_ADMIT_CONNS:
+		srv->cfg.stats->conns_over_limit++;
+		log_ratelimited(ORFS_LOG_WARN,
+				"%s: rejected: the server has %u connections (--max-connections)",
+				peer, srv->nconns);
+		break;
+	}
+	reject_destroy(srv, id, orfs_admit_reason(v));
+	return false;
+}
+
+/**
  * cm_connect_request() - a client wants to connect
  * @srv: the server
  * @id: the new cm id (owned by us from now on)
@@ -810,7 +885,8 @@ static int conn_accept(struct orfs_conn *conn, uint16_t version,
  * @plen: bytes of private data received
  *
  * Checks the peer's address against the allow-list (NOT_ALLOWED, before
- * the private data is even looked at), validates the request, checks that
+ * the private data is even looked at), its source port and the connection
+ * limits (conn_admit()), validates the request, checks that
  * a server with a secret gets a client that offers the handshake (AUTH),
  * builds the connection and accepts, or rejects with struct orfs_conn_rej
  * and destroys @id.
@@ -825,6 +901,7 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 	struct orfs_conn *conn;
 	char peer[sizeof(conn->peer)];
 	uint8_t ns[ORFS_AUTH_NONCE_LEN];
+	uint8_t key[ORFS_ADDR_KEY_LEN];
 	struct orfs_auth auth;
 	uint16_t version = 0;
 	int reason, err;
@@ -841,6 +918,9 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 		reject_destroy(srv, id, ORFS_REJ_NOT_ALLOWED);
 		return;
 	}
+	orfs_addr_key(rdma_get_peer_addr(id), key);
+	if (!conn_admit(srv, id, peer, key))
+		return;
 	reason = orfs_conn_req_check(pdata, plen, &version);
 	if (reason) {
 		log_warn("%s: rejected: %s", peer, orfs_rej_str((uint16_t)reason));
@@ -887,13 +967,12 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 		log_warn("%s: not an IP address: this connection's requests are not kept in the duplicate-request cache",
 			 peer);
 	memcpy(conn->peer, peer, sizeof(peer));
+	memcpy(conn->peer_key, key, sizeof(key));
 	conn->ctx.peer = conn->peer;
+	orfs_watch_start(&conn->watch, orfs_now_ms());
 	conn->auth = auth;
-	if (srv->cfg.secret) {
+	if (srv->cfg.secret)
 		conn->ctx.auth = &conn->auth;
-		conn->auth.deadline_ms = orfs_now_ms() + ORFS_AUTH_TIMEOUT_SECS * 1000ULL;
-		srv->auth_watch = true;
-	}
 	id->context = conn;
 
 	if (ibv_query_device(id->verbs, &attr) ||

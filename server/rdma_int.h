@@ -21,7 +21,9 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include "acl.h"
 #include "auth.h"
+#include "conn_limits.h"
 #include "ops.h"
 #include "orfs_proto.h"
 #include "rdma.h"
@@ -187,6 +189,11 @@ struct msgbuf {
  *	@ctx.windows only)
  * @armed: @cq is armed: its next completion raises an event on @ch
  *	(ORFS_POLL_EVENT, and ORFS_POLL_ADAPTIVE while the loop sleeps)
+ * @peer_key: the client's address without its port (orfs_addr_key()),
+ *	which the per-address limits count by
+ * @watch: the watchdog's state: handshake deadline, progress (conn_limits.h)
+ * @sends_out: reply SENDs posted and not completed
+ * @sends_done: reply SENDs completed (successfully or not)
  *
  * Only the event-loop thread touches a connection, so it has no lock.
  */
@@ -239,6 +246,10 @@ struct orfs_conn {
 	struct ibv_sge		*gsge;
 	struct ibv_qp_ex	*qpx;
 	bool			armed;
+	uint8_t			peer_key[ORFS_ADDR_KEY_LEN];
+	struct orfs_watch	watch;
+	uint32_t		sends_out;
+	uint64_t		sends_done;
 };
 
 /**
@@ -271,9 +282,9 @@ struct orfs_conn {
  *	ORFS_HOT_CLOCK_EVERY of them: a clock read costs more than a poll)
  * @idle_since_us: CLOCK_MONOTONIC us of the first look at the clock since
  *	the last completion, 0 before it: @hot ends a poll window later
- * @auth_watch: connections may still be waiting for their AUTH: the loop
- *	wakes at least every second to drop those past their deadline
- * @auth_next_ms: CLOCK_MONOTONIC ms of the next such check
+ * @watch_next_ms: CLOCK_MONOTONIC ms of the watchdog's next look at the
+ *	connections (conn_watchdog(); while there are any, the loop wakes at
+ *	least once a second for it)
  *
  * Only the event-loop thread touches it, so it has no lock.
  */
@@ -302,8 +313,7 @@ struct orfs_server {
 	bool				hot;
 	uint32_t			idle_turns;
 	uint64_t			idle_since_us;
-	bool				auth_watch;
-	uint64_t			auth_next_ms;
+	uint64_t			watch_next_ms;
 };
 
 /**

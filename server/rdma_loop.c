@@ -17,9 +17,10 @@
  * Because there is only this thread, the server and connection structures
  * need no locks.
  *
- * The loop also drops the connections that have not proved the shared
- * secret in time (auth_sweep(); the handshake is described in
- * rdma_conn.c).
+ * The loop also runs the watchdog of conn_limits.c (conn_watchdog()): it drops
+ * the connections that do not complete their handshake in time, those
+ * whose client stops taking its replies, and those that do not answer a
+ * disconnect.
  *
  * SIGTERM/SIGINT: drain.  New connect requests are rejected and requests
  * received from then on are dropped unexecuted (the client sends them
@@ -506,9 +507,9 @@ fail:
 /*
  * How long epoll_wait() may sleep: not at all when busy polling, while
  * adaptive polling is awake, or when disk completions are waiting; until
- * the drain deadline when draining; at most a second while a connection
- * may still owe its AUTH; until the open-file cache's next sweep while it
- * holds descriptors.
+ * the drain deadline when draining; at most a second while there are
+ * connections (the watchdog, conn_watchdog()); until the open-file cache's
+ * next sweep while it holds descriptors.
  */
 static int loop_timeout(struct orfs_server *srv)
 {
@@ -520,8 +521,8 @@ static int loop_timeout(struct orfs_server *srv)
 	if (srv->cfg.poll_mode == ORFS_POLL_BUSY || srv->hot ||
 	    orfs_disk_has_ready(srv->cfg.uni->disk))
 		return 0;
-	if (srv->auth_watch)
-		t = 1000;
+	if (srv->conns)
+		t = 1000;	/* the watchdog */
 	if (f >= 0 && (t < 0 || f < t))
 		t = f;
 	if (!srv->stopping)
@@ -533,35 +534,88 @@ static int loop_timeout(struct orfs_server *srv)
 }
 
 /*
- * Drop the connections that have not proved the shared secret within
- * ORFS_AUTH_TIMEOUT_SECS (they hold staging buffers and queues); at most
- * once a second, and only while some may be waiting.
+ * The watchdog found that @c did not complete its handshake in time: a
+ * client that offered the shared-secret handshake and sent no AUTH fails
+ * it; one that never completed the connection is closed at once (a
+ * disconnect needs an established connection).
  */
-static void auth_sweep(struct orfs_server *srv)
+static void watch_handshake(struct orfs_server *srv, struct orfs_conn *c)
 {
-	uint64_t now = orfs_now_ms();
-	bool waiting = false;
-	struct orfs_conn *c;
+	unsigned int secs = srv->cfg.limits.handshake_ms / 1000;
 
-	if (now < srv->auth_next_ms)
+	srv->cfg.stats->conns_handshake_timeouts++;
+	if (c->state == CONN_CONNECTING) {
+		log_ratelimited(ORFS_LOG_WARN,
+				"%s: the client did not complete the connection within %u s; dropping it",
+				c->peer, secs);
+		conn_close(c);
 		return;
-	srv->auth_next_ms = now + 1000;
-	for (c = srv->conns; c; c = c->next) {
-		if (!c->ctx.auth || c->auth.state != ORFS_AUTH_PENDING ||
-		    c->state > CONN_ESTABLISHED)
-			continue;
-		if (now < c->auth.deadline_ms) {
-			waiting = true;
-			continue;
-		}
+	}
+	if (c->ctx.auth && c->auth.state == ORFS_AUTH_PENDING) {
 		log_ratelimited(ORFS_LOG_WARN,
 				"%s: authentication failed: no AUTH within %u s; disconnecting",
-				c->peer, ORFS_AUTH_TIMEOUT_SECS);
+				c->peer, secs);
 		c->auth.state = ORFS_AUTH_FAILED;
 		srv->cfg.stats->auth_failures++;
-		conn_fail(c);
+	} else {
+		log_ratelimited(ORFS_LOG_WARN,
+				"%s: the client sent no request within %u s of connecting; disconnecting",
+				c->peer, secs);
 	}
-	srv->auth_watch = waiting;
+	conn_fail(c);
+}
+
+/* The watchdog's phase for @c (conn_limits.h). */
+static enum orfs_watch_phase watch_phase(const struct orfs_conn *c)
+{
+	if (c->state == CONN_CONNECTING)
+		return ORFS_WATCH_CONNECTING;
+	return c->state == CONN_ESTABLISHED ? ORFS_WATCH_UP : ORFS_WATCH_CLOSING;
+}
+
+/**
+ * conn_watchdog() - drop the connections that break the rules of conn_limits.c
+ * @srv: the server
+ *
+ * At most once a second: a connection that has not completed its handshake
+ * within --handshake-timeout is dropped; one whose client has taken none
+ * of the replies waiting for it for --stall-timeout is disconnected, which
+ * flushes them and frees their buffers and the cache blocks they pin; one
+ * whose client does not answer the server's disconnect is released
+ * without it, which gives back its staging buffers.
+ */
+static void conn_watchdog(struct orfs_server *srv)
+{
+	const struct orfs_limits *l = &srv->cfg.limits;
+	uint64_t now = orfs_now_ms();
+	struct orfs_conn *c, *next;
+
+	if (now < srv->watch_next_ms)
+		return;
+	srv->watch_next_ms = now + 1000;
+	for (c = srv->conns; c; c = next) {
+		next = c->next;
+		switch (orfs_watch_check(&c->watch, l, watch_phase(c), now,
+					 c->sends_out, c->sends_done)) {
+		case ORFS_WATCH_OK:
+			break;
+		case ORFS_WATCH_HANDSHAKE:
+			watch_handshake(srv, c);
+			break;
+		case ORFS_WATCH_STALLED:
+			srv->cfg.stats->conns_stalled++;
+			log_ratelimited(ORFS_LOG_WARN,
+					"%s: the client has taken none of %u replies for %u s (it posts no receive buffers); disconnecting",
+					c->peer, c->sends_out, l->stall_ms / 1000);
+			conn_fail(c);
+			break;
+		case ORFS_WATCH_RELEASE:
+			log_info("%s: no answer to the disconnect; releasing the connection",
+				 c->peer);
+			conn_close(c);
+			break;
+		}
+	}
 }
 
 /* Handle one epoll event. */
@@ -703,7 +757,8 @@ static bool loop_epoll_due(struct orfs_server *srv)
  * few turns: loop_epoll_due()), handle them, poll the CQs (busy polling,
  * or adaptive polling while awake), run the disk completions that are
  * ready, hand the disk I/O the turn produced to the kernel in one go,
- * free closed connections.
+ * run the watchdog (on the turns that looked at epoll, which loop_timeout()
+ * makes at least one a second), free closed connections.
  *
  * Return: 0 after a signal (drained or not), or a negative errno if epoll
  * fails.
@@ -712,11 +767,13 @@ int orfs_server_run(struct orfs_server *srv)
 {
 	struct epoll_event evs[ORFS_EPOLL_BATCH];
 	struct orfs_disk *disk = srv->cfg.uni->disk;
+	bool waited;
 	int n, i;
 
 	while (!srv->stop) {
 		n = 0;
-		if (loop_epoll_due(srv)) {
+		waited = loop_epoll_due(srv);
+		if (waited) {
 			n = epoll_wait(srv->epfd, evs, ORFS_EPOLL_BATCH,
 				       loop_timeout(srv));
 			if (n < 0) {
@@ -735,8 +792,9 @@ int orfs_server_run(struct orfs_server *srv)
 		if (orfs_disk_has_ready(disk))
 			orfs_disk_reap(disk);
 		orfs_disk_kick(disk);
-		if (srv->auth_watch)
-			auth_sweep(srv);
+		/* Not on every polling turn: it reads the clock. */
+		if (waited && srv->conns)
+			conn_watchdog(srv);
 		free_zombies(srv);
 		if (srv->stopping && !srv->stop)
 			drain_check(srv);

@@ -289,6 +289,8 @@ static void conn_recv_done(struct orfs_conn *conn, struct msgbuf *rb,
 static void conn_send_done(struct orfs_conn *conn, struct msgbuf *sb,
 			   const struct ibv_wc *wc)
 {
+	conn->sends_out--;
+	conn->sends_done++;
 	if (sb->remote) {
 		conn->remote_busy--;
 		if (wc->status == IBV_WC_SUCCESS) {
@@ -365,6 +367,7 @@ static void conn_wc(struct orfs_conn *conn, const struct ibv_wc *wc)
 	}
 	if (conn->state > CONN_ESTABLISHED)
 		return;		/* disconnecting: drop the request */
+	conn->watch.ready = true;	/* its handshake's first request */
 	if (conn->srv->stopping) {
 		/* Draining: not executed; the client sends it again later. */
 		conn->srv->cfg.stats->requests_dropped++;

@@ -160,7 +160,10 @@ static int conn_post_send(struct orfs_conn *conn, struct msgbuf *b,
 		p->chain[p->nchain - 1].next = &wr;
 		first = p->chain;
 	}
-	return -ibv_post_send(conn->id->qp, first, &bad);
+	err = -ibv_post_send(conn->id->qp, first, &bad);
+	if (!err)
+		conn->sends_out++;	/* the watchdog's count (conn_limits.c) */
+	return err;
 }
 
 /* ---- building replies ---- */

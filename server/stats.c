@@ -107,6 +107,12 @@ static void put_requests(struct stats_out *o, const struct orfs_stats *st)
 	put(o, "connections", st->conns);
 	put(o, "connections_total", st->conns_total);
 	put(o, "connections_rejected", st->conns_rejected);
+	put(o, "connections_insecure", st->conns_insecure);
+	put(o, "connections_over_limit", st->conns_over_limit);
+	put(o, "connections_handshake_timeouts", st->conns_handshake_timeouts);
+	put(o, "connections_stalled", st->conns_stalled);
+	put(o, "staging_buffers", st->staging_buffers);
+	put(o, "staging_buffers_free", st->staging_free);
 	put(o, "auth_ok", st->auth_ok);
 	put(o, "auth_failures", st->auth_failures);
 	put(o, "requests", st->requests);

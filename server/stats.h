@@ -28,7 +28,16 @@ struct orfs_files;
  * @conns: connections now (set by the transport)
  * @conns_total: connections accepted
  * @conns_rejected: connect requests refused (allow-list, malformed,
- *	resources, shutting down)
+ *	resources, shutting down, and the two below)
+ * @conns_insecure: of which from an unprivileged source port
+ * @conns_over_limit: of which over --max-connections or
+ *	--max-connections-per-address
+ * @conns_handshake_timeouts: connections dropped because they did not
+ *	complete their handshake (established, first request) in time
+ * @conns_stalled: connections disconnected because their client took none
+ *	of the replies waiting for it for --stall-timeout
+ * @staging_buffers: the arena's staging buffers (set by the transport)
+ * @staging_free: of which granted to no connection now
  * @requests: requests executed (CREDIT_ONLY messages not counted)
  * @requests_disk: of which waited for backing-file I/O
  * @requests_dropped: received during shutdown and not executed
@@ -93,6 +102,12 @@ struct orfs_stats {
 	uint64_t	conns;
 	uint64_t	conns_total;
 	uint64_t	conns_rejected;
+	uint64_t	conns_insecure;
+	uint64_t	conns_over_limit;
+	uint64_t	conns_handshake_timeouts;
+	uint64_t	conns_stalled;
+	uint64_t	staging_buffers;
+	uint64_t	staging_free;
 	uint64_t	requests;
 	uint64_t	requests_disk;
 	uint64_t	requests_dropped;

@@ -20,6 +20,7 @@
 #include "blockcache.h"
 #include "config.h"
 #include "drc.h"
+#include "conn_limits.h"
 #include "orfs_proto.h"
 #include "util.h"
 
@@ -523,6 +524,73 @@ static void test_squash_options(void **state)
 	assert_int_equal(PARSE(&c, "--config", conf_path), -EINVAL);
 }
 
+/* --insecure, the connection limits and the watchdog's timeouts. */
+static void test_limit_options(void **state)
+{
+	struct orfs_config c;
+
+	/* Secure by default, with limits and timeouts. */
+	assert_int_equal(PARSE(&c, "--export", "/e"), 0);
+	assert_false(c.insecure);
+	assert_int_equal(c.max_conns, ORFS_MAX_CONNS_DEFAULT);
+	assert_int_equal(c.max_addr_conns, ORFS_MAX_ADDR_CONNS_DEFAULT);
+	assert_int_equal(c.handshake_secs, ORFS_HANDSHAKE_SECS_DEFAULT);
+	assert_int_equal(c.stall_secs, ORFS_STALL_SECS_DEFAULT);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--insecure",
+			       "--max-connections", "3",
+			       "--max-connections-per-address=2",
+			       "--handshake-timeout", "1",
+			       "--stall-timeout", "3600"), 0);
+	assert_true(c.insecure);
+	assert_int_equal(c.max_conns, 3);
+	assert_int_equal(c.max_addr_conns, 2);
+	assert_int_equal(c.handshake_secs, 1);
+	assert_int_equal(c.stall_secs, 3600);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--insecure=no"), 0);
+	assert_false(c.insecure);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--max-connections",
+			       "65536"), 0);
+	assert_int_equal(c.max_conns, 65536);
+	/* Out of range, or not a number. */
+	assert_int_equal(PARSE(&c, "--export", "/e", "--max-connections", "0"),
+			 -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--max-connections",
+			       "65537"), -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e",
+			       "--max-connections-per-address", "0"), -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--handshake-timeout",
+			       "0"), -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--stall-timeout",
+			       "3601"), -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--stall-timeout", "1s"),
+			 -EINVAL);
+	assert_int_equal(PARSE(&c, "--export", "/e", "--insecure=maybe"),
+			 -EINVAL);
+
+	/* The config file's keys; the command line wins. */
+	write_conf("export = /e\n"
+		   "insecure = yes\n"
+		   "max-connections = 100\n"
+		   "max-connections-per-address = 10\n"
+		   "handshake-timeout = 5\n"
+		   "stall-timeout = 60\n");
+	assert_int_equal(PARSE(&c, "--config", conf_path), 0);
+	assert_true(c.insecure);
+	assert_int_equal(c.max_conns, 100);
+	assert_int_equal(c.max_addr_conns, 10);
+	assert_int_equal(c.handshake_secs, 5);
+	assert_int_equal(c.stall_secs, 60);
+	orfs_config_free(&c);
+	assert_int_equal(PARSE(&c, "--config", conf_path, "--insecure=no",
+			       "--max-connections-per-address", "4"), 0);
+	assert_false(c.insecure);
+	assert_int_equal(c.max_addr_conns, 4);
+	assert_int_equal(c.max_conns, 100);
+	orfs_config_free(&c);
+	write_conf("export = /e\nmax-connections = many\n");
+	assert_int_equal(PARSE(&c, "--config", conf_path), -EINVAL);
+}
+
 static void test_config_file(void **state)
 {
 	struct orfs_config c;
@@ -690,6 +758,7 @@ int main(void)
 		cmocka_unit_test(test_addr),
 		cmocka_unit_test(test_allow_option),
 		cmocka_unit_test(test_squash_options),
+		cmocka_unit_test(test_limit_options),
 		cmocka_unit_test(test_parse_dec),
 		cmocka_unit_test(test_config_file),
 		cmocka_unit_test(test_cmdline_overrides_file),
