@@ -16,8 +16,9 @@
  * ADDR_RESOLVED (allocate PD, CQ, QP and buffers) -> ROUTE_RESOLVED
  * (connect with struct orfs_conn_req as private data) -> ESTABLISHED
  * (check struct orfs_conn_rep) or REJECTED (decode struct orfs_conn_rej).
- * A mount with a shared secret then does the handshake (orfs_conn_auth())
- * before the connection is handed to its owner.
+ * A mount with a shared secret then does the handshake (orfs_conn_auth()),
+ * and a connection that moves data by RDMA asks for its staging buffers
+ * (orfs_conn_ask_grants()), before it is handed to its owner.
  *
  * This file is a connection's lifetime, as xprtrdma's verbs.c is: PD, CQ
  * and QP and their depths (orfs_conn_depths()), the buffers, the rdma_cm
@@ -611,7 +612,8 @@ static void orfs_conn_free(struct orfs_conn *conn)
  * @connp: filled with the connection
  *
  * With opts->auth_tfm the shared-secret handshake completes before the
- * connection is returned, so no other request ever goes first.
+ * connection is returned, so no other request ever goes first; then the
+ * staging buffers are asked for (GRANTS).
  *
  * Context: process; sleeps until the connection is up or has failed.
  * Return: 0, or a negative errno (-EHOSTUNREACH, -ECONNREFUSED, -ETIMEDOUT,
@@ -672,6 +674,9 @@ int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp)
 		if (ret)
 			goto out_free;
 	}
+	ret = orfs_conn_ask_grants(conn);
+	if (ret)
+		goto out_free;
 
 	/* Still up: from now on its owner hears when it goes down. */
 	spin_lock_irqsave(&conn->lock, flags);

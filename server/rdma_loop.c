@@ -534,8 +534,9 @@ static int loop_timeout(struct orfs_server *srv)
 
 /*
  * Drop the connections that have not proved the shared secret within
- * ORFS_AUTH_TIMEOUT_SECS (they hold staging buffers and queues); at most
- * once a second, and only while some may be waiting.
+ * ORFS_AUTH_TIMEOUT_SECS (they hold queues and message buffers; staging
+ * buffers only come after AUTH); at most once a second, and only while
+ * some may be waiting.
  */
 static void auth_sweep(struct orfs_server *srv)
 {
@@ -747,13 +748,14 @@ int orfs_server_run(struct orfs_server *srv)
 
 /*
  * Wait for the disk I/O of closed connections (their buffers and grants
- * must not be freed under it).
+ * must not be freed under it), and for the wipes of their staging buffers
+ * (rdma_grant.c), which write into the arena.
  */
 static void wait_closing(struct orfs_server *srv)
 {
 	struct orfs_disk *disk = srv->cfg.uni ? srv->cfg.uni->disk : NULL;
 
-	while (srv->closing && disk) {
+	while ((srv->closing || srv->wiping) && disk) {
 		if (orfs_disk_idle(disk) && !orfs_disk_has_ready(disk)) {
 			log_err("connections wait for disk I/O that is not in flight");
 			break;
