@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * ORFS wire protocol, version 1.
+ * ORFS wire protocol, version 2.
  *
  * This header is shared verbatim by the kernel client (orfs.ko) and the
  * userspace server (orfsd).  Every structure is fixed-size, little-endian,
@@ -53,8 +53,13 @@ typedef uint8_t u8;
 #endif
 
 #define ORFS_MAGIC		0x5346524fU	/* "ORFS" in memory order */
-#define ORFS_PROTO_VERSION	1
-#define ORFS_PROTO_MIN_VERSION	1
+/*
+ * Version 2: the accept carries no staging buffers; they come in the reply
+ * to ORFS_OP_GRANTS, after the shared-secret handshake (version 1 put them
+ * in the accept, before it).
+ */
+#define ORFS_PROTO_VERSION	2
+#define ORFS_PROTO_MIN_VERSION	2
 
 #define ORFS_DEFAULT_PORT	20050
 #define ORFS_PORT_MAX		65535	/* rdma_cm ports are 16 bits, 0 is none */
@@ -110,6 +115,7 @@ enum orfs_opcode {
 	ORFS_OP_SEEK		= 26,	/* SEEK_DATA / SEEK_HOLE on the server's file */
 	ORFS_OP_ALLOCATE	= 27,	/* fallocate: allocate, punch hole, zero range */
 	ORFS_OP_COPY		= 28,	/* copy_file_range done by the server */
+	ORFS_OP_GRANTS		= 29,	/* the connection's staging buffers */
 	ORFS_OP_MAX
 };
 
@@ -251,7 +257,7 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_attr) == 96);
  * ORFS_CF_AUTH: request: the client has a shared secret and carries a
  * nonce; accept: the server has one too and sends its nonce (auth_nonce):
  * the client's first request must be ORFS_OP_AUTH, whose reply carries
- * the server's proof.
+ * the server's proof (and its next, if it moves data by RDMA, GRANTS).
  *
  * ORFS_CF_WINDOWS: request: the client can RDMA-read a READ's data from
  * the memory windows a reply lists (ORFS_RF_WINDOW); accept: the server
@@ -301,7 +307,7 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_attr) == 96);
  * @max_sge: the client's send SGE limit
  * @flags: ORFS_CF_*
  * @io_size: the largest READ or WRITE the client will move by RDMA (its
- *	rsize/wsize), 0 for inline I/O only; the server grants staging
+ *	rsize/wsize), 0 for inline I/O only; GRANTS then gives staging
  *	buffers of at least this size, or none
  * @client_id: random, chosen at mount time and kept across reconnects; the
  *	server's duplicate-request cache is keyed by it, with the client's
@@ -333,19 +339,14 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_conn_req) == 48);
  *	that many receives plus one reserved for credit-only messages
  * @inline_size: agreed inline threshold (<= the client's request)
  * @max_sge: the server's SGE limit
- * @grants: staging buffers granted to this connection; 0 means inline
- *	I/O only.  They are @grant_size bytes each, back to back from
- *	@grant_addr in the server's registered arena, reachable with
- *	@grant_rkey.  The client owns them for the life of the connection:
- *	it names one in each READ or WRITE that moves data by RDMA and
- *	reuses it once that request is complete, so the server never
- *	needs to be told a buffer is free again
- * @grant_size: bytes in each staging buffer (a multiple of 4 KiB)
+ * @reserved0: zero
  * @flags: ORFS_CF_*
+ * @reserved1: zero
  * @boot_id: changes each time orfsd starts; lets a client notice restarts
- * @grant_addr: remote address of staging buffer 0
- * @grant_rkey: rkey of exactly these staging buffers
- * @reserved: zero
+ * @reserved: zero.  No staging buffer, address or rkey travels in the
+ *	accept: a peer that has passed no handshake yet must learn none
+ *	(struct orfs_grants_rep, ORFS_OP_GRANTS).  A client refuses an
+ *	accept whose reserved bytes are not zero
  * @auth_nonce: with ORFS_CF_AUTH, the server's fresh random nonce (Ns);
  *	else zero
  *
@@ -357,13 +358,11 @@ struct orfs_conn_rep {
 	__le16	credits;
 	__le32	inline_size;
 	__le16	max_sge;
-	__le16	grants;
-	__le32	grant_size;
+	__le16	reserved0;
 	__le32	flags;
+	__le32	reserved1;
 	__le64	boot_id;
-	__le64	grant_addr;
-	__le32	grant_rkey;
-	__le32	reserved;
+	u8	reserved[16];
 	u8	auth_nonce[ORFS_AUTH_NONCE_LEN];
 };
 ORFS_STATIC_ASSERT(sizeof(struct orfs_conn_rep) == 64);
@@ -644,7 +643,7 @@ ORFS_STATIC_ASSERT(sizeof(struct orfs_readlink_rep) == 8);
  * The data moves through staging buffer @grant instead of inline: a WRITE's
  * data was RDMA-written there by the client before the SEND (RC ordering
  * makes it land first); a READ asks the server to fill it, and the client
- * RDMA-reads it after the reply.  See struct orfs_conn_rep for the grants.
+ * RDMA-reads it after the reply.  See struct orfs_grants_rep for the grants.
  */
 #define ORFS_IO_GRANT		0x2
 /*
@@ -892,6 +891,43 @@ struct orfs_auth_rep {
 	u8	proof[ORFS_AUTH_PROOF_LEN];
 };
 ORFS_STATIC_ASSERT(sizeof(struct orfs_auth_rep) == 32);
+
+/**
+ * struct orfs_grants_rep - GRANTS reply: the connection's staging buffers
+ * @grants: staging buffers granted to this connection; 0 means inline
+ *	I/O only.  They are @grant_size bytes each, back to back from
+ *	@grant_addr in the server's memory, reachable with @grant_rkey.
+ *	The client owns them for the life of the connection: it names one
+ *	in each READ or WRITE that moves data by RDMA and reuses it once
+ *	that request is complete, so the server never needs to be told a
+ *	buffer is free again
+ * @reserved0: zero
+ * @grant_size: bytes in each staging buffer (a multiple of 4 KiB, at most
+ *	ORFS_IO_MAX); 0 with no grants
+ * @grant_addr: remote address of staging buffer 0; 0 with no grants
+ * @grant_rkey: the rkey of exactly these staging buffers, for this
+ *	connection's queue pair alone (a type-2B memory window bound to it,
+ *	or a region in a protection domain of its own): another connection
+ *	that uses it fails; 0 with no grants
+ * @reserved1: zero
+ *
+ * ORFS_OP_GRANTS has an empty request body.  The server answers it once
+ * the connection may run requests (after AUTH where the server has a
+ * secret; before, GRANTS gets EACCES like any other request).  The first
+ * GRANTS gives the buffers, every later one repeats the same answer.  The
+ * buffers hold zeros when granted: nothing of an earlier connection's.
+ * Without a GRANTS a connection has none, and neither READ nor WRITE may
+ * name one.
+ */
+struct orfs_grants_rep {
+	__le16	grants;
+	__le16	reserved0;
+	__le32	grant_size;
+	__le64	grant_addr;
+	__le32	grant_rkey;
+	__le32	reserved1;
+};
+ORFS_STATIC_ASSERT(sizeof(struct orfs_grants_rep) == 24);
 /*
  * DEMOTE exclusive caching (Documentation/protocol.md, "DEMOTE").  A client
  * about to drop clean blocks from its page cache offers them to the server
@@ -1192,6 +1228,8 @@ static inline int orfs_body_min(uint16_t opcode, int reply)
 	case ORFS_OP_COPY:
 		return reply ? (int)sizeof(struct orfs_copy_rep) :
 			       (int)sizeof(struct orfs_copy_req);
+	case ORFS_OP_GRANTS:
+		return reply ? (int)sizeof(struct orfs_grants_rep) : 0;
 	default:
 		return -1;
 	}
@@ -2081,18 +2119,32 @@ static inline uint32_t orfs_negotiate_inline(uint32_t asked, uint32_t server_max
 	return v & ~1023U;
 }
 
+/* Are the accept's reserved bytes, where version 1 put the grants, zero? */
+static inline int orfs_conn_rep_reserved_zero(const struct orfs_conn_rep *r)
+{
+	uint32_t i;
+
+	for (i = 0; i < sizeof(r->reserved); i++)
+		if (r->reserved[i])
+			return 0;
+	return !r->reserved0 && !r->reserved1;
+}
+
 /**
  * orfs_conn_rep_check() - validate accept private data on the client
  * @r: the data
  * @len: bytes received
  * @asked_inline: the threshold the client asked for
  *
+ * An accept that carries anything in its reserved bytes (version 1's
+ * staging buffers, given before any handshake) is refused.
+ *
  * Return: 0 or -EPROTO.
  */
 static inline int orfs_conn_rep_check(const struct orfs_conn_rep *r, uint32_t len,
 				      uint32_t asked_inline)
 {
-	uint32_t il, gsize, grants;
+	uint32_t il;
 	uint16_t v;
 
 	if (len < sizeof(*r) || orfs_cpu32(r->magic) != ORFS_MAGIC)
@@ -2105,14 +2157,35 @@ static inline int orfs_conn_rep_check(const struct orfs_conn_rep *r, uint32_t le
 		return -EPROTO;
 	if (orfs_cpu16(r->credits) == 0 || orfs_cpu16(r->credits) > ORFS_CREDITS_MAX)
 		return -EPROTO;
-	grants = orfs_cpu16(r->grants);
-	gsize = orfs_cpu32(r->grant_size);
-	if (grants > ORFS_GRANTS_MAX)
-		return -EPROTO;
 	if (orfs_cpu32(r->flags) & ~ORFS_CF_KNOWN)
 		return -EPROTO;
-	if (grants && (gsize < 4096 || gsize > ORFS_IO_MAX || (gsize & 4095) ||
-		       orfs_cpu64(r->grant_addr) > ~(uint64_t)0 - (uint64_t)grants * gsize))
+	if (!orfs_conn_rep_reserved_zero(r))
+		return -EPROTO;
+	return 0;
+}
+
+/**
+ * orfs_grants_rep_check() - validate a GRANTS reply on the client
+ * @r: the reply body (orfs_hdr_check() saw all of it)
+ *
+ * At most ORFS_GRANTS_MAX buffers of 4 KiB..ORFS_IO_MAX bytes, whole
+ * pages, not wrapping the address space; with none, every field zero; the
+ * reserved fields zero.  A client then indexes the buffers without
+ * further checks.
+ *
+ * Return: 0 or -EPROTO.
+ */
+static inline int orfs_grants_rep_check(const struct orfs_grants_rep *r)
+{
+	uint32_t grants = orfs_cpu16(r->grants);
+	uint32_t gsize = orfs_cpu32(r->grant_size);
+
+	if (r->reserved0 || r->reserved1 || grants > ORFS_GRANTS_MAX)
+		return -EPROTO;
+	if (!grants)
+		return gsize || r->grant_addr || r->grant_rkey ? -EPROTO : 0;
+	if (gsize < 4096 || gsize > ORFS_IO_MAX || (gsize & 4095) ||
+	    orfs_cpu64(r->grant_addr) > ~(uint64_t)0 - (uint64_t)grants * gsize)
 		return -EPROTO;
 	return 0;
 }

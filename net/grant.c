@@ -3,16 +3,18 @@
  * ORFS RDMA transport, staging grants: the client's RDMA READ and WRITE.
  *
  * File data larger than the inline threshold moves by RDMA through staging
- * buffers the server granted at connect time (struct orfs_conn_rep), which
- * this connection owns: a WRITE posts a chain of RDMA WRITEs gathering the
- * page-cache pages into a staging buffer, followed by the SEND naming it
+ * buffers the server granted when the connection asked (GRANTS, struct
+ * orfs_grants_rep, after the handshake), which this connection owns, and
+ * whose rkey works on its queue pair alone: a WRITE posts a chain of RDMA
+ * WRITEs gathering the page-cache pages into a staging buffer, followed by
+ * the SEND naming it
  * (RC ordering makes the data land first); a READ names a staging buffer
  * for the server to fill, and once the reply is in, a chain of RDMA READs
  * scatters it into the pages.  Pages are DMA-mapped for the one transfer
  * and used with the local DMA lkey; nothing is registered.
  *
  * This file holds each buffer's transfer state, allocated when the
- * connection is established (net/negotiate.c); hands the buffers out, one
+ * GRANTS reply arrives (net/negotiate.c); hands the buffers out, one
  * request at a time (orfs_grant_get()); maps a transfer's page fragments
  * and builds its RDMA READ or WRITE chain (orfs_grant_chain()), whose
  * completions are here too; and runs a READ's chain (orfs_grant_read(),
@@ -106,16 +108,18 @@ static int orfs_alloc_plist(struct orfs_conn *conn, struct orfs_grant *g)
 	return 0;
 }
 
-/* Allocates the transfer state of each staging buffer the server granted. */
-int orfs_alloc_grants(struct orfs_conn *conn)
+/* Allocates the transfer state of each staging buffer the server granted
+ * (@gr, which passed orfs_grants_rep_check()).
+ */
+int orfs_alloc_grants(struct orfs_conn *conn, const struct orfs_grants_rep *gr)
 {
-	u32 n = min_t(u32, le16_to_cpu(conn->rep.grants), ORFS_CLNT_GRANTS_MAX);
+	u32 n = min_t(u32, le16_to_cpu(gr->grants), ORFS_CLNT_GRANTS_MAX);
 	u32 frags = conn->io_pages + 1;
 	u32 i;
 
-	conn->grant_size = le32_to_cpu(conn->rep.grant_size);
-	conn->grant_addr = le64_to_cpu(conn->rep.grant_addr);
-	conn->grant_rkey = le32_to_cpu(conn->rep.grant_rkey);
+	conn->grant_size = le32_to_cpu(gr->grant_size);
+	conn->grant_addr = le64_to_cpu(gr->grant_addr);
+	conn->grant_rkey = le32_to_cpu(gr->grant_rkey);
 	if (!n || !conn->io_pages)
 		return 0;
 	if (conn->grant_size < (conn->io_pages << PAGE_SHIFT)) {

@@ -5,18 +5,20 @@
  * The connect request (struct orfs_conn_req, rdma_cm private data) says
  * what the client asks for: protocol versions, inline threshold, credits,
  * the size of its RDMA transfers and the features it takes.  The accept
- * (struct orfs_conn_rep) says what the server granted, and is checked
- * before the connection is used (orfs_established()): the staging buffers
- * it holds are then allocated (net/grant.c) and the slot count cut to the
- * server's credits.  A reject (struct orfs_conn_rej) is decoded into an
- * errno and a message.
+ * (struct orfs_conn_rep) says what the server agreed to, and is checked
+ * before the connection is used (orfs_established()): the slot count is
+ * cut to the server's credits.  It carries no staging buffer: an accept
+ * that does (in its reserved bytes) is refused.  A reject (struct
+ * orfs_conn_rej) is decoded into an errno and a message.
  *
  * A mount with a shared secret then does the handshake before the
  * connection is handed to its owner: the connect request carries the
  * client's nonce, the accept must carry the server's (checked in
  * orfs_established_auth()), the client's proof is the first request and
  * the server's proof comes back in its reply (orfs_conn_auth()); the
- * proofs themselves are net/auth.c's.
+ * proofs themselves are net/auth.c's.  Only then does a connection that
+ * moves data by RDMA ask for its staging buffers (GRANTS,
+ * orfs_conn_ask_grants()), whose transfer state net/grant.c allocates.
  *
  * net/verbs.c calls these from its rdma_cm handler and from
  * orfs_conn_open(); net/xprt.h declares them, and the orfs_conn_*()
@@ -68,12 +70,12 @@ u32 orfs_conn_io_max(const struct orfs_conn *conn)
 	return conn->ngrants ? min(conn->grant_size, conn->io_pages << PAGE_SHIFT) : 0;
 }
 
-/* The sequence number of AUTH requests, which no other request gets: the
- * client's counter would need 2^48 requests to reach it.
+/* The sequence number of the handshake's requests (AUTH, GRANTS, and the
+ * NULL of a connection with neither, orfs_conn_hello()), which no
+ * other request gets: the client's counter would need 2^48 requests to
+ * reach it.  None is ever retransmitted nor cached by the server.
  */
-#define ORFS_AUTH_SEQ		((1ULL << 48) - 1)
-/* And of the NULL that is a connection's first request without a secret. */
-#define ORFS_HELLO_SEQ		((1ULL << 48) - 2)
+#define ORFS_HANDSHAKE_SEQ	((1ULL << 48) - 1)
 
 /* Connects with struct orfs_conn_req, what the client asks for, as private
  * data.  Called from the rdma_cm handler once the route is resolved.
@@ -141,14 +143,17 @@ static int orfs_established_auth(struct orfs_conn *conn)
 /* Checks the server's accept data and shrinks the slot count to its grant. */
 int orfs_established(struct orfs_conn *conn, const struct rdma_cm_event *ev)
 {
-	const void *pd = ev->param.conn.private_data;
+	const struct orfs_conn_rep *pd = ev->param.conn.private_data;
 	u8 len = ev->param.conn.private_data_len;
 	unsigned long flags;
 	u32 granted;
 	int ret;
 
 	if (!pd || orfs_conn_rep_check(pd, len, conn->opts.inline_size)) {
-		pr_err("server sent malformed accept data (%u bytes)\n", len);
+		if (pd && len >= sizeof(*pd) && !orfs_conn_rep_reserved_zero(pd))
+			pr_err("server offered staging buffers in its accept, before any handshake: refused\n");
+		else
+			pr_err("server sent malformed accept data (%u bytes)\n", len);
 		return -EPROTO;
 	}
 	memcpy(&conn->rep, pd, sizeof(conn->rep));
@@ -160,17 +165,6 @@ int orfs_established(struct orfs_conn *conn, const struct rdma_cm_event *ev)
 	conn->bare = le32_to_cpu(conn->rep.flags) & ORFS_CF_BARE;
 	conn->inline_size = le32_to_cpu(conn->rep.inline_size);
 	granted = le16_to_cpu(conn->rep.credits);
-	if (orfs_alloc_grants(conn) || orfs_rc_init(conn))
-		return -ENOMEM;
-	conn->pages = conn->opts.trusted_fabric && conn->ngrants &&
-		      (le32_to_cpu(conn->rep.flags) & ORFS_CF_PAGES);
-	if (conn->opts.trusted_fabric && conn->ngrants && !conn->pages)
-		pr_info_ratelimited("server does not take page lists: trusted_fabric I/O goes through staging buffers\n");
-	if (conn->opts.io_required && orfs_conn_io_max(conn) < conn->opts.io_required) {
-		pr_warn_ratelimited("server granted no staging buffers of %u bytes on the new connection\n",
-				    conn->opts.io_required);
-		return -ENOBUFS;
-	}
 
 	spin_lock_irqsave(&conn->lock, flags);
 	if (granted < conn->nslots) {
@@ -232,7 +226,8 @@ int orfs_conn_hello(struct orfs_conn *conn)
 	struct orfs_reply rep;
 	int ret;
 
-	ret = orfs_conn_call(conn, &msg, ORFS_HELLO_SEQ, 0, conn->opts.timeo, &rep);
+	ret = orfs_conn_call(conn, &msg, ORFS_HANDSHAKE_SEQ, 0, conn->opts.timeo,
+			     &rep);
 	if (ret) {
 		pr_err_ratelimited("no answer to the first request on a new connection: %d\n",
 				   ret);
@@ -265,7 +260,7 @@ int orfs_conn_auth(struct orfs_conn *conn)
 	ret = orfs_auth_proof(conn->opts.auth_tfm, 1, conn->req.nonce,
 			      conn->rep.auth_nonce, conn->opts.client_id, q.proof);
 	if (!ret)
-		ret = orfs_conn_call(conn, &msg, ORFS_AUTH_SEQ, 0, conn->opts.timeo,
+		ret = orfs_conn_call(conn, &msg, ORFS_HANDSHAKE_SEQ, 0, conn->opts.timeo,
 				     &rep);
 	memzero_explicit(&q, sizeof(q));
 	if (ret) {
@@ -286,5 +281,65 @@ int orfs_conn_auth(struct orfs_conn *conn)
 	else if (ret)
 		pr_err_ratelimited("cannot check the server's shared-secret proof: %d\n",
 				   ret);
+	return ret;
+}
+
+/* Takes the staging buffers of a checked GRANTS reply: their transfer state,
+ * the registration cache that O_DIRECT needs with them, and whether they
+ * carry what this connection must move.
+ */
+static int orfs_take_grants(struct orfs_conn *conn, const struct orfs_grants_rep *gr)
+{
+	if (orfs_alloc_grants(conn, gr) || orfs_rc_init(conn))
+		return -ENOMEM;
+	conn->pages = conn->opts.trusted_fabric && conn->ngrants &&
+		      (le32_to_cpu(conn->rep.flags) & ORFS_CF_PAGES);
+	if (conn->opts.trusted_fabric && conn->ngrants && !conn->pages)
+		pr_info_ratelimited("server does not take page lists: trusted_fabric I/O goes through staging buffers\n");
+	if (conn->opts.io_required && orfs_conn_io_max(conn) < conn->opts.io_required) {
+		pr_warn_ratelimited("server granted no staging buffers of %u bytes on the new connection\n",
+				    conn->opts.io_required);
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
+/**
+ * orfs_conn_ask_grants() - ask for the connection's staging buffers (GRANTS)
+ * @conn: a connection just established, and authenticated where the mount
+ *	has a secret
+ *
+ * Only a connection that moves data by RDMA (rsize/wsize above the inline
+ * threshold) asks; the others, and one the server grants none, do all
+ * I/O inline.  The server gives staging buffers only after the handshake,
+ * and never in the accept (orfs_established()).
+ *
+ * Context: process; sleeps until the reply (at most opts.timeo).
+ * Return: 0; -EPROTO for a malformed grant; -ENOBUFS if the buffers are
+ * smaller than this mount's other connections'; a transport error.
+ */
+int orfs_conn_ask_grants(struct orfs_conn *conn)
+{
+	struct orfs_msg msg = { .opcode = ORFS_OP_GRANTS };
+	struct orfs_reply rep;
+	int ret;
+
+	if (!conn->io_pages)
+		return 0;
+	ret = orfs_conn_call(conn, &msg, ORFS_HANDSHAKE_SEQ, 0, conn->opts.timeo,
+			     &rep);
+	if (ret) {
+		pr_err_ratelimited("cannot get staging buffers from the server: %d\n",
+				   ret);
+		return ret;
+	}
+	/* orfs_hdr_check() saw the whole orfs_grants_rep. */
+	if (orfs_grants_rep_check(rep.body)) {
+		pr_err_ratelimited("server sent a malformed staging-buffer grant\n");
+		ret = -EPROTO;
+	} else {
+		ret = orfs_take_grants(conn, rep.body);
+	}
+	orfs_reply_put(&rep);
 	return ret;
 }

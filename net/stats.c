@@ -72,6 +72,7 @@ static const char * const orfs_op_names[ORFS_OP_MAX] = {
 	[ORFS_OP_SEEK]		= "seek",
 	[ORFS_OP_ALLOCATE]	= "allocate",
 	[ORFS_OP_COPY]		= "copy",
+	[ORFS_OP_GRANTS]	= "grants",
 };
 
 const char *orfs_counter_name(enum orfs_counter c)

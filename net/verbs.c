@@ -16,8 +16,9 @@
  * ADDR_RESOLVED (allocate PD, CQ, QP and buffers) -> ROUTE_RESOLVED
  * (connect with struct orfs_conn_req as private data) -> ESTABLISHED
  * (check struct orfs_conn_rep) or REJECTED (decode struct orfs_conn_rej).
- * A mount with a shared secret then does the handshake (orfs_conn_auth())
- * before the connection is handed to its owner.
+ * A mount with a shared secret then does the handshake (orfs_conn_auth()),
+ * and a connection that moves data by RDMA asks for its staging buffers
+ * (orfs_conn_ask_grants()), before it is handed to its owner.
  *
  * This file is a connection's lifetime, as xprtrdma's verbs.c is: PD, CQ
  * and QP and their depths (orfs_conn_depths()), the buffers, the rdma_cm
@@ -714,9 +715,12 @@ static int orfs_bind_resvport(struct orfs_conn *conn)
  * @connp: filled with the connection
  *
  * The connection binds a privileged source port with opts->resvport
- * (orfs_bind_resvport()).  Its first request goes out before it is
+ * (orfs_bind_resvport()).  Its first requests go out before it is
  * returned: with opts->auth_tfm the shared-secret handshake, so no other
- * request ever goes first; without, a NULL (orfs_conn_hello()).
+ * request ever goes first; then, if it moves data by RDMA, GRANTS for its
+ * staging buffers; a connection with neither sends a NULL
+ * (orfs_conn_hello()), since orfsd wants a first request within its
+ * handshake timeout.
  *
  * Context: process; sleeps until the connection is up or has failed.
  * Return: 0, or a negative errno (-EHOSTUNREACH, -ECONNREFUSED, -ETIMEDOUT,
@@ -774,8 +778,15 @@ int orfs_conn_open(const struct orfs_conn_opts *opts, struct orfs_conn **connp)
 	ret = conn->cm_error;
 	if (ret)
 		goto out_free;
-	/* The first request, which orfsd wants within its handshake timeout. */
-	ret = conn->opts.auth_tfm ? orfs_conn_auth(conn) : orfs_conn_hello(conn);
+	if (conn->opts.auth_tfm) {
+		ret = orfs_conn_auth(conn);
+		if (ret)
+			goto out_free;
+	}
+	if (conn->io_pages)
+		ret = orfs_conn_ask_grants(conn);
+	else if (!conn->opts.auth_tfm)
+		ret = orfs_conn_hello(conn);
 	if (ret)
 		goto out_free;
 

@@ -270,10 +270,11 @@ struct orfs_grant {
  *	(net/clnt.c sends a request without a preferred connection to the
  *	one with the fewest)
  * @dev_node: on orfs_conn_list while @dev is set
- * @ngrants: staging buffers in use by this client (0: inline I/O only)
+ * @ngrants: staging buffers in use by this client (0: inline I/O only; 0
+ *	until the GRANTS reply, orfs_conn_ask_grants())
  * @grant_size: bytes per staging buffer, as granted
  * @grant_addr: remote address of staging buffer 0
- * @grant_rkey: their rkey
+ * @grant_rkey: their rkey (good on this connection's QP alone)
  * @windows: the server may answer a granted READ with memory windows over
  *	its cache blocks (ORFS_CF_WINDOWS in the accept)
  * @pages: trusted fabric: the PD has a global rkey and the server takes
@@ -443,6 +444,7 @@ int orfs_established(struct orfs_conn *conn, const struct rdma_cm_event *ev);
 int orfs_rejected(struct orfs_conn *conn, struct rdma_cm_event *ev);
 int orfs_conn_auth(struct orfs_conn *conn);
 int orfs_conn_hello(struct orfs_conn *conn);
+int orfs_conn_ask_grants(struct orfs_conn *conn);
 
 /* net/call.c */
 void orfs_recv_bare(struct orfs_conn *conn, struct orfs_recv *rx, u32 imm);
@@ -460,7 +462,7 @@ void orfs_req_unmap(struct orfs_conn *conn, struct orfs_slot *slot,
 		    struct orfs_grant *g, bool posted);
 
 /* net/grant.c */
-int orfs_alloc_grants(struct orfs_conn *conn);
+int orfs_alloc_grants(struct orfs_conn *conn, const struct orfs_grants_rep *gr);
 void orfs_free_grants(struct orfs_conn *conn);
 int orfs_grant_get(struct orfs_conn *conn, bool nowait, struct orfs_grant **gp);
 void orfs_grant_put(struct orfs_conn *conn, struct orfs_grant *g);

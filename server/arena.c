@@ -7,19 +7,28 @@
  * MAP_HUGETLB first (it needs reserved huge pages, vm.nr_hugepages), else
  * normal pages with transparent huge pages requested by madvise().  Either way the
  * whole arena is registered with each RDMA device once (rdma_conn.c, local
- * access), and each connection's staging buffers once more when it
- * connects (remote access for that client only), so a request never
- * registers memory.
+ * access), and each connection's staging buffers are shown to that
+ * connection alone when it asks for them (GRANTS: a type-2B memory window
+ * bound to its queue pair, or a registration in a protection domain of its
+ * own), so a request never registers memory.
  *
  * Staging buffers are fixed-size slots.  A connection gets a contiguous run
  * of them, so that one address, one size and one rkey describe them all on
- * the wire (struct orfs_conn_rep).  No connection may take more than its
- * fair share: the slots still free divided among the connections that hold
- * some and this one, but at least one, so memory stays bounded by
- * --cache-size whatever the clients do.  Grants cannot be taken back, so
- * the first connections get the most; where --max-connections leaves each
- * connection a part of the slots, every one gets that part
- * (orfs_grant_room(), conn_limits.c).
+ * the wire (struct orfs_grants_rep).  No connection may take more than its
+ * fair share: the slots still free divided among the connections that may
+ * still come, but at least one, so memory stays bounded by --cache-size
+ * whatever the clients do.
+ * Grants cannot be taken back, so the first connections get the most;
+ * where --max-connections leaves each connection a part of the slots,
+ * every one gets that part (orfs_grant_room(), conn_limits.c).
+ *
+ * A granted slot is remotely readable by its connection, so it must hold
+ * nothing of anyone else's: a slot is free only when it is all zeros.  The
+ * arena starts that way (a fresh anonymous mapping), and a connection's
+ * slots go from granted to dirty when it closes (orfs_arena_ungrant()),
+ * are zeroed (orfs_arena_wipe(), which touches only their memory and may
+ * run on another thread: the transport runs it on an offload thread), and
+ * only then become free again (orfs_arena_wiped()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -114,7 +123,7 @@ static uint32_t longest_free_run(const struct orfs_arena *a, uint32_t max,
 	uint32_t best = 0, start = 0, run = 0, i;
 
 	for (i = 0; i < a->nslots && best < max; i++) {
-		if (a->used[i]) {
+		if (a->used[i] != ORFS_SLOT_FREE) {
 			run = 0;
 			continue;
 		}
@@ -162,19 +171,66 @@ uint32_t orfs_arena_grant(struct orfs_arena *a, uint32_t want, uint32_t nconns,
 		want = share;
 	n = longest_free_run(a, want, first);
 	for (i = 0; i < n; i++)
-		a->used[*first + i] = 1;
+		a->used[*first + i] = ORFS_SLOT_GRANTED;
 	a->free_slots -= n;
 	return n;
 }
 
-/** orfs_arena_ungrant() - a connection closed: its slots are free again */
+/**
+ * orfs_arena_ungrant() - a connection closed: its slots are dirty
+ * @a: the arena
+ * @first: the first slot it held
+ * @n: how many
+ *
+ * The slots hold what the connection and the server left there.  They
+ * are neither granted nor free until orfs_arena_wipe() has zeroed them and
+ * orfs_arena_wiped() has been called.
+ */
 void orfs_arena_ungrant(struct orfs_arena *a, uint32_t first, uint32_t n)
 {
 	uint32_t i;
 
+	for (i = 0; i < n && first + i < a->nslots; i++)
+		if (a->used[first + i] == ORFS_SLOT_GRANTED)
+			a->used[first + i] = ORFS_SLOT_DIRTY;
+}
+
+/**
+ * orfs_arena_wipe() - zero dirty slots
+ * @a: the arena
+ * @first: the first slot
+ * @n: how many
+ *
+ * Context: any thread: touches the slots' memory only, not the arena's
+ * books, so it may run while the event loop grants other slots.
+ * Return: the bytes zeroed.
+ */
+uint64_t orfs_arena_wipe(const struct orfs_arena *a, uint32_t first, uint32_t n)
+{
+	uint64_t len;
+
+	if (first >= a->nslots)
+		return 0;
+	if (n > a->nslots - first)
+		n = a->nslots - first;
+	len = (uint64_t)n * a->slot_size;
+	memset(orfs_arena_slot(a, first), 0, (size_t)len);
+	return len;
+}
+
+/**
+ * orfs_arena_wiped() - dirty slots were zeroed: they are free again
+ * @a: the arena
+ * @first: the first slot
+ * @n: how many
+ */
+void orfs_arena_wiped(struct orfs_arena *a, uint32_t first, uint32_t n)
+{
+	uint32_t i;
+
 	for (i = 0; i < n && first + i < a->nslots; i++) {
-		if (a->used[first + i]) {
-			a->used[first + i] = 0;
+		if (a->used[first + i] == ORFS_SLOT_DIRTY) {
+			a->used[first + i] = ORFS_SLOT_FREE;
 			a->free_slots++;
 		}
 	}

@@ -24,6 +24,13 @@
 /* --cache-size, --staging-size: 1 PiB, a bound that only keeps sizes sane. */
 #define ORFS_ARENA_MAX		(1ULL << 50)
 
+/* What a staging-buffer slot is doing (struct orfs_arena.used). */
+enum orfs_slot_state {
+	ORFS_SLOT_FREE = 0,	/* all zeros, grantable */
+	ORFS_SLOT_GRANTED,	/* a connection's */
+	ORFS_SLOT_DIRTY,	/* its connection closed; not free until wiped */
+};
+
 /**
  * struct orfs_arena - the registered arena and its staging-buffer slots
  * @base: start of the mapping
@@ -31,8 +38,8 @@
  * @huge: backed by explicit huge pages (MAP_HUGETLB)
  * @slot_size: bytes per staging buffer
  * @nslots: staging buffers the arena holds
- * @used: one byte per slot: in use by a connection
- * @free_slots: slots not in use
+ * @used: one byte per slot: enum orfs_slot_state
+ * @free_slots: slots ORFS_SLOT_FREE
  * @per_conn: staging buffers a connection asks for at most
  * @cache_base: the block-cache region, right after the staging buffers
  * @cache_size: its bytes (0: no room for a block cache)
@@ -60,6 +67,8 @@ uint32_t orfs_arena_staging_slots(uint32_t total, uint32_t slot_size,
 uint32_t orfs_arena_grant(struct orfs_arena *a, uint32_t want, uint32_t nconns,
 			  uint32_t min, uint32_t *first);
 void orfs_arena_ungrant(struct orfs_arena *a, uint32_t first, uint32_t n);
+uint64_t orfs_arena_wipe(const struct orfs_arena *a, uint32_t first, uint32_t n);
+void orfs_arena_wiped(struct orfs_arena *a, uint32_t first, uint32_t n);
 
 static inline uint8_t *orfs_arena_slot(const struct orfs_arena *a, uint32_t i)
 {

@@ -82,6 +82,30 @@ static int op_auth(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	return -EINVAL;
 }
 
+/*
+ * GRANTS: the connection's staging buffers.  The transport makes them on
+ * the first GRANTS (ctx->grant); the auth gate in orfs_req_start() has
+ * already refused a connection that owes its AUTH.  The request has no
+ * body.
+ */
+static int op_grants(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
+		     struct orfs_reply *r)
+{
+	struct orfs_grants_rep *g = reply_body(r);
+	int err;
+
+	if (h->body_len || h->data_len)
+		return -EINVAL;
+	memset(g, 0, sizeof(*g));
+	if (ctx->grant) {
+		err = ctx->grant(ctx, g);
+		if (err)
+			return err;
+	}
+	r->body_len = sizeof(*g);
+	return 0;
+}
+
 /* ---- helpers shared by the ops ---- */
 
 /* Fill @fh and @attr for the object open at @fd with attributes @st. */
@@ -564,6 +588,7 @@ static const struct {
 	[ORFS_OP_SEEK]		= { .name = "SEEK", .fn = orfs_op_seek },
 	[ORFS_OP_ALLOCATE]	= { .name = "ALLOCATE", .afn = orfs_op_allocate },
 	[ORFS_OP_COPY]		= { .name = "COPY", .afn = orfs_op_copy },
+	[ORFS_OP_GRANTS]	= { .name = "GRANTS", .fn = op_grants },
 };
 
 const char *orfs_op_name(uint16_t opcode)

@@ -28,7 +28,8 @@
  *	secret or the peer's address); client id 0: none given, the
  *	connection's requests are not cached
  * @grant_base: the connection's staging buffers in the registered arena,
- *	@grants of @grant_size bytes back to back; NULL if it has none
+ *	@grants of @grant_size bytes back to back; NULL if it has none (none
+ *	before its GRANTS)
  * @grants: how many
  * @grant_size: bytes in each
  * @remote: the transport serves ORFS_IO_REMOTE on this connection: it
@@ -52,7 +53,7 @@
  * @window_data: with @windows, the data the memory windows of staging
  *	buffer @grant show now (what an earlier reply's struct orfs_rdata
  *	became), or NULL; a zero-copy DEMOTE finds its reservation there
- * @tp: the transport's connection, for @window_data
+ * @tp: the transport's connection, for @window_data and @grant
  * @win_per_set: with @windows, the windows one staging buffer has: a
  *	zero-copy DEMOTE_META accepts at most that many blocks
  * @gather: the transport can gather an inline READ's data from cache
@@ -66,6 +67,10 @@
  * @auth: the connection's shared-secret handshake (auth.c), or NULL when
  *	the server has no secret.  Until it is ORFS_AUTH_OK only AUTH is
  *	answered (orfs_auth_check()); orfs_req_start() updates it
+ * @grant: GRANTS: the transport gives the connection its staging buffers
+ *	(on the first call; later ones repeat the answer), setting @grant_base,
+ *	@grants, @grant_size and what depends on them, and fills @rep; or
+ *	NULL (tests, fuzzing): GRANTS answers none
  */
 struct orfs_req_ctx {
 	const struct orfs_export	*exp;
@@ -91,6 +96,8 @@ struct orfs_req_ctx {
 	bool				read_attr;
 	bool				bare;
 	struct orfs_auth		*auth;
+	int				(*grant)(const struct orfs_req_ctx *ctx,
+						 struct orfs_grants_rep *rep);
 };
 
 

@@ -54,7 +54,9 @@
  *    the blocks it has already said yes to).
  *
  * Everything runs synchronously in the event loop: no disk I/O; one
- * memcpy per demoted block without memory windows, none with them.
+ * memcpy per demoted block without memory windows, one memset of each
+ * reserved block with them (a block goes from the free list to a client's
+ * window holding zeros, never what it cached before).
  *
  * Trust: the server cannot tell the bytes of a demoted block from the ones
  * it sent (it no longer has them: that is the point), so a client can put
@@ -307,8 +309,11 @@ static void demote_reply(struct demote_msg *m, struct orfs_reply *r)
 
 /*
  * A zero-copy DEMOTE_META: reserve a block for accepted block @i of @m in
- * @v.  Return ACCEPT, or NOROOM if the set has no window left or no block
- * is free of pins and dirt.
+ * @v.  Its bytes the window will show are zeroed first: the client may
+ * write fewer of them than it said (or none), and the DEMOTE that takes
+ * the block in would then serve what the block held before, another
+ * file's data, as this file's.  Return ACCEPT, or NOROOM if the set has no
+ * window left or no block is free of pins and dirt.
  */
 static uint8_t demote_reserve(struct demote_msg *m, struct demote_resv *v,
 			      uint32_t i)
@@ -329,6 +334,7 @@ static uint8_t demote_reserve(struct demote_msg *m, struct demote_resv *v,
 	v->e[k].b = blk;
 	v->spans[k].addr = orfs_cache_data(m->u->cache, blk);
 	v->spans[k].len = v->e[k].len;
+	memset(v->spans[k].addr, 0, v->spans[k].len);
 	v->n++;
 	return ORFS_DV_ACCEPT;
 }

@@ -374,7 +374,7 @@ static const struct orfs_opt opts[] = {
 	}, {
 		.name = "memory-windows", .type = OPT_BOOL, FIELD(windows),
 		.def = true,
-		.help = "answer clients' large READs from the cache through memory windows over the cache blocks, which they RDMA-read (zero copy), where the device has them; no: copy into their staging buffers",
+		.help = "use type-2B memory windows where the device has them: each client's staging buffers behind one bound to its connection, its large READs from the cache through windows over the blocks (zero copy); no: a protection domain per connection, and READs from the cache copy",
 	}, {
 		.name = "page-lists", .type = OPT_BOOL, FIELD(page_lists),
 		.def = true,

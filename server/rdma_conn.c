@@ -3,23 +3,25 @@
  * orfsd transport: connection setup and teardown.
  *
  * A connect request (cm_connect_request()) is checked (the allow-list, the
- * private data, the shared secret), sized (conn_size(): credits, queue
- * depths, server-side RDMA, zero copy), given its staging buffers
- * (conn_grant()) and its verbs resources (conn_setup()), and accepted; the
- * rdma_cm events that follow are dispatched by cm_event(), which the event
- * loop (rdma_loop.c) calls through cm_events(); completions and requests
- * are handled in rdma_recv.c, replies in rdma_reply.c.
+ * private data, the shared secret), given its way of isolation
+ * (conn_isolate()), sized (conn_size(): credits, queue depths, server-side
+ * RDMA, zero copy, for the most staging buffers it may get) and its verbs
+ * resources (conn_setup()), and accepted, without any staging buffer: those
+ * come with its GRANTS, after the handshake (rdma_grant.c).  The rdma_cm
+ * events that follow are dispatched by cm_event(), which the event loop
+ * (rdma_loop.c) calls through cm_events(); completions and requests are
+ * handled in rdma_recv.c, replies in rdma_reply.c.
  *
- * Per RDMA device: one PD, and one registration of the whole arena for the
- * server's own work requests (local access only), made when the first
- * client arrives on that device.  Per connection: one CQ shared by send and
- * receive, one RC QP, a contiguous run of staging buffers registered once
- * more with remote read and write (the rkey the client gets reaches only
- * its own staging buffers, never the cache or other clients'), and one
- * registered area holding credits+1 receive buffers and credits+1 send
- * buffers of ORFS_META_MAX + inline_size bytes each.  The extra receive
- * buffer is the one reserved for CREDIT_ONLY messages; the extra send buffer
- * lets a client that (wrongly) uses it for a request still get a reply.
+ * Per RDMA device (rdma_dev.c): one PD, and one registration of the whole
+ * arena for the server's own work requests (local access only, and
+ * binding memory windows where the device has them), made when the first
+ * client arrives on that device.  Per connection: one CQ shared by send and receive, one
+ * RC QP, and one registered area holding credits+1 receive buffers and
+ * credits+1 send buffers of ORFS_META_MAX + inline_size bytes each, in the
+ * device's PD or, on a device without memory windows, in a PD of the
+ * connection's own (rdma_grant.c).  The extra receive buffer is the one
+ * reserved for CREDIT_ONLY messages; the extra send buffer lets a client
+ * that (wrongly) uses it for a request still get a reply.
  *
  * Teardown: a completion error or a failed post calls rdma_disconnect(); the
  * connection is freed on the DISCONNECTED (or error) cm event, or at
@@ -40,7 +42,7 @@
  * server is --insecure, and one over the per-address or the total
  * connection limit too (ORFS_REJ_ADDR_CONNS, ORFS_REJ_CONNS); every
  * connection the limit admits is owed its part of the staging buffers
- * (conn_grant()).
+ * (conn_grant(), rdma_grant.c).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -119,7 +121,7 @@ static int conn_alloc_bufs(struct orfs_conn *conn)
 	conn->bufs = calloc(conn->nrecv + conn->nsend, sizeof(*conn->bufs));
 	if (!conn->bufs)
 		return -ENOMEM;
-	conn->mr = ibv_reg_mr(conn->dev->pd, conn->mem, total,
+	conn->mr = ibv_reg_mr(conn->pd, conn->mem, total,
 			      IBV_ACCESS_LOCAL_WRITE);
 	if (!conn->mr)
 		return errno ? -errno : -ENOMEM;
@@ -155,9 +157,11 @@ static void conn_release_rdata(struct orfs_conn *conn)
  * conn_release() - free everything a connection holds except its struct
  * @conn: the connection, possibly half set up
  *
- * Safe on a partially built connection: each resource is checked.  The QP
- * goes first so nothing can DMA into the buffers freed after it.  Every CQ
- * event was acknowledged when it was read, so ibv_destroy_cq() cannot block.
+ * Safe on a partially built connection: each resource is checked.  The
+ * memory windows go first (a bound one holds its QP), then the QP, so
+ * nothing can DMA into the buffers freed after it, nor reach the staging
+ * buffers, which then go to be wiped.  Every CQ event was acknowledged when
+ * it was read, so ibv_destroy_cq() cannot block.
  */
 static void conn_release(struct orfs_conn *conn)
 {
@@ -166,6 +170,7 @@ static void conn_release(struct orfs_conn *conn)
 	if (conn->ch)
 		epoll_ctl(srv->epfd, EPOLL_CTL_DEL, conn->ch->fd, NULL);
 	orfs_windows_dealloc(&conn->win);
+	conn_grants_hide(conn);
 	if (conn->id && conn->id->qp)
 		rdma_destroy_qp(conn->id);
 	orfs_windows_fini(&conn->win);
@@ -183,13 +188,9 @@ static void conn_release(struct orfs_conn *conn)
 	free(conn->wr);
 	free(conn->sge);
 	free(conn->gsge);
-	if (conn->ngrants) {
-		ibv_dereg_mr(conn->grant_mr);
-		conn->grant_mr = NULL;
-		orfs_arena_ungrant(srv->cfg.arena, conn->grant_first, conn->ngrants);
-		srv->ngranted--;
-		srv->cfg.stats->staging_free = srv->cfg.arena->free_slots;
-	}
+	conn_grants_release(conn);
+	if (conn->own_pd)
+		ibv_dealloc_pd(conn->own_pd);
 	if (conn->id)
 		rdma_destroy_id(conn->id);
 	conn->cq = NULL;
@@ -215,8 +216,8 @@ static void conn_release(struct orfs_conn *conn)
 	conn->ctx.gather = false;
 	conn->ctx.read_attr = false;
 	conn->ctx.bare = false;
-	conn->ctx.grants = 0;
-	conn->ctx.grant_base = NULL;
+	conn->own_pd = NULL;
+	conn->pd = NULL;
 	conn->dev = NULL;
 	conn->id = NULL;
 }
@@ -380,10 +381,14 @@ static uint32_t zero_copy_spans(const struct orfs_server *srv,
  * @attr: the device's limits
  *
  * Memory windows (window.h) when the client reads them (ORFS_CF_WINDOWS),
- * the device has them and there is a block cache: a set of per_set windows
- * per staging buffer, and room in the send queue (and CQ) for one chain of
- * 2 * per_set invalidations and binds per staging buffer.  A gathered
- * inline reply needs one SGE per cache block it spans, after the header.
+ * the connection is isolated by them (ORFS_ISO_WINDOW), the device's
+ * windows over cache blocks show no more than they should
+ * (orfs_dev.cache_windows) and there is a block cache: a set of per_set
+ * windows per staging buffer it may get, and
+ * room in the send queue (and CQ) for one chain of 2 * per_set
+ * invalidations and binds per staging buffer.  A gathered inline reply
+ * needs one SGE per cache block it spans, after the header.  A connection
+ * in a PD of its own (ORFS_ISO_PD) cannot reach the cache blocks: neither.
  */
 static void conn_size_zero_copy(struct orfs_server *srv, struct orfs_conn *conn,
 				const struct orfs_conn_req *req,
@@ -394,16 +399,17 @@ static void conn_size_zero_copy(struct orfs_server *srv, struct orfs_conn *conn,
 
 	conn->win.per_set = 0;
 	conn->gather_max = 0;
-	if (!u || !u->cache || !u->block_size || !conn->dev->arena_mr)
+	if (!u || !u->cache || !u->block_size || !conn->dev->arena_mr ||
+	    conn->iso != ORFS_ISO_WINDOW)
 		return;
 	if (conn->dev->max_send_sge > 1)
 		conn->gather_max = min_u32(conn->dev->max_send_sge - 1,
 					   conn->ctx.inline_size / u->block_size + 2);
-	if (!conn->ngrants || !conn->dev->windows ||
+	if (!conn->grants_cap || !conn->dev->cache_windows ||
 	    !(orfs_cpu32(req->flags) & ORFS_CF_WINDOWS))
 		return;
 	per = orfs_windows_per_set(conn->ctx.grant_size, u->block_size);
-	extra = conn->ngrants * 2 * per;
+	extra = conn->grants_cap * 2 * per;
 	if (conn->sq_size + extra > (uint32_t)attr->max_qp_wr ||
 	    conn->nrecv + conn->sq_size + extra > (uint32_t)attr->max_cqe) {
 		log_warn("%s: device queues too small for memory windows; granted READs copy",
@@ -417,20 +423,21 @@ static void conn_size_zero_copy(struct orfs_server *srv, struct orfs_conn *conn,
 /*
  * The REMOTE sizes of conn_size(): chunks and work requests per REMOTE
  * request (page lists served or not), and how many such requests @room
- * send-queue and CQ entries hold, at most one per staging buffer.
+ * send-queue and CQ entries hold, at most one per staging buffer it may
+ * get.
  */
 static void conn_size_remote(struct orfs_conn *conn, bool pages, uint32_t room)
 {
 	conn->chunk_max = orfs_io_remote_max_chunks(conn->ctx.grant_size,
 						    conn->max_msg, pages);
 	conn->wr_max = conn->chunk_max + conn->span_max;
-	conn->remote_max = min_u32(conn->ngrants, room / conn->wr_max);
+	conn->remote_max = min_u32(conn->grants_cap, room / conn->wr_max);
 }
 
 /**
  * conn_size() - choose credits, buffer and queue sizes for a new connection
  * @srv: the server
- * @conn: the connection to size, its staging buffers already granted and
+ * @conn: the connection to size, with @grants_cap, @iso and
  *	@initiator_depth set
  * @req: the client's connect request
  * @attr: the device's limits
@@ -444,16 +451,20 @@ static void conn_size_remote(struct orfs_conn *conn, bool pages, uint32_t room)
  * may need wr_max RDMA work requests in the send queue (its chunks, cut
  * again at cache-block boundaries for a zero-copy READ), and every send
  * queue work request a CQ entry (a flushed unsignaled one completes too).
- * remote_max = the grants (a client never has more REMOTE requests in
- * flight than staging buffers), fewer if the device's max_qp_wr or
- * max_cqe cannot hold that many chains next to the credits+1 replies; 0
- * (no grants, no RDMA READ initiator depth, or no room) means REMOTE
- * requests are refused with EOPNOTSUPP.  A client offering page lists
- * (ORFS_CF_PAGES) gets them if the chains they can need (a work request
- * per page) still fit one per staging buffer.
+ * remote_max = the grants it may get (a client never has more REMOTE
+ * requests in flight than staging buffers), fewer if the device's
+ * max_qp_wr or max_cqe cannot hold that many chains next to the credits+1
+ * replies; 0 (no grants, no RDMA READ initiator depth, or no room) means
+ * REMOTE requests are refused with EOPNOTSUPP.  A client offering page
+ * lists (ORFS_CF_PAGES) gets them if the chains they can need (a work
+ * request per page) still fit one per staging buffer.  All of it is
+ * served only once GRANTS has given staging buffers (rdma_grant.c):
+ * @remote_ok, @pages_ok and @zero_copy_ok say what then.
  *
  * The send queue is then credits+1 + remote_max * wr_max work requests,
- * the CQ credits+1 more than that.
+ * plus the memory windows' chains (conn_size_zero_copy()) and the bind of
+ * the staging buffers' window (ORFS_ISO_WINDOW), the CQ credits+1 more
+ * than that.
  */
 static int conn_size(struct orfs_server *srv, struct orfs_conn *conn,
 		     const struct orfs_conn_req *req,
@@ -479,17 +490,18 @@ static int conn_size(struct orfs_server *srv, struct orfs_conn *conn,
 	conn->buf_size = ORFS_META_MAX + conn->ctx.inline_size;
 
 	conn->remote_max = 0;
-	if (conn->ngrants && conn->initiator_depth) {
+	if (conn->grants_cap && conn->initiator_depth) {
 		conn->max_msg = conn->ctx.grant_size;
 		if (max_msg_sz && max_msg_sz < conn->max_msg)
 			conn->max_msg = max_msg_sz;
 		pages = (orfs_cpu32(req->flags) & ORFS_CF_PAGES) && srv->cfg.page_lists &&
 			conn->max_msg >= ORFS_RPAGE_SIZE;
-		conn->span_max = zero_copy_spans(srv, conn->ctx.grant_size);
+		conn->span_max = conn->iso == ORFS_ISO_WINDOW ?
+				 zero_copy_spans(srv, conn->ctx.grant_size) : 0;
 		qp_room = (uint32_t)attr->max_qp_wr - conn->nsend;
 		cq_room = (uint32_t)attr->max_cqe - conn->nsend - conn->nrecv;
 		conn_size_remote(conn, pages, min_u32(qp_room, cq_room));
-		if (pages && conn->remote_max < conn->ngrants) {
+		if (pages && conn->remote_max < conn->grants_cap) {
 			log_warn("%s: device queues too small for page lists; trusted-fabric I/O goes through staging buffers",
 				 conn->peer);
 			pages = false;
@@ -499,13 +511,15 @@ static int conn_size(struct orfs_server *srv, struct orfs_conn *conn,
 			log_warn("%s: device queues too small for server-side RDMA; O_DIRECT requests are refused",
 				 conn->peer);
 	}
-	conn->ctx.remote = conn->remote_max > 0;
-	conn->ctx.pages = conn->ctx.remote && pages;
+	conn->remote_ok = conn->remote_max > 0;
+	conn->pages_ok = conn->remote_ok && pages;
+	conn->zero_copy_ok = conn->remote_ok && conn->span_max > 0;
 	conn->ctx.read_attr = orfs_cpu32(req->flags) & ORFS_CF_READ_ATTR;
 	conn->ctx.bare = orfs_cpu32(req->flags) & ORFS_CF_BARE;
-	conn->ctx.zero_copy = conn->ctx.remote && conn->span_max > 0;
 	conn->sq_size = conn->nsend + conn->remote_max * conn->wr_max;
 	conn_size_zero_copy(srv, conn, req, attr);
+	if (conn->grants_cap && conn->iso == ORFS_ISO_WINDOW)
+		conn->sq_size++;	/* the staging buffers' window */
 	return 0;
 }
 
@@ -521,151 +535,15 @@ static uint32_t addr_conns(const struct orfs_server *srv, const uint8_t *key)
 }
 
 /**
- * conn_grant() - give a connection its staging buffers
- * @srv: the server
- * @conn: the connection, on a device with the arena registered
- * @req: the client's connect request
- *
- * A client that asks for RDMA I/O (io_size > 0) gets a fair share of the
- * arena's staging buffers, if they are at least io_size bytes; otherwise
- * none, and it falls back to inline I/O.  The share is the free buffers
- * divided among the connections that hold some (orfs_arena_grant()),
- * within what the connection limit owes the others and at least what it
- * owes this one (orfs_grant_room()).
- */
-static void conn_grant(struct orfs_server *srv, struct orfs_conn *conn,
-		       const struct orfs_conn_req *req)
-{
-	struct orfs_arena *a = srv->cfg.arena;
-	uint32_t io_size = orfs_cpu32(req->io_size);
-	uint32_t room, min;
-
-	if (!a || !conn->dev->arena_mr || !io_size || io_size > a->slot_size)
-		return;
-	room = orfs_grant_room(a->nslots, a->free_slots,
-			       srv->cfg.limits.max_conns, srv->nconns, &min);
-	conn->ngrants = orfs_arena_grant(a, min_u32(ORFS_GRANTS_MAX, room),
-					 srv->ngranted, min, &conn->grant_first);
-	if (!conn->ngrants) {
-		log_ratelimited(ORFS_LOG_WARN,
-				"%s: no staging buffers left in the cache; inline I/O only",
-				conn->peer);
-		return;
-	}
-	conn->grant_mr = ibv_reg_mr(conn->dev->pd, orfs_arena_slot(a, conn->grant_first),
-				   (size_t)conn->ngrants * a->slot_size,
-				   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_WRITE);
-	if (!conn->grant_mr) {
-		log_ratelimited(ORFS_LOG_WARN,
-				"%s: cannot register its staging buffers: %s; inline I/O only",
-				conn->peer, strerror(errno));
-		orfs_arena_ungrant(a, conn->grant_first, conn->ngrants);
-		conn->ngrants = 0;
-		return;
-	}
-	srv->ngranted++;
-	srv->cfg.stats->staging_free = a->free_slots;
-	conn->ctx.grant_base = orfs_arena_slot(a, conn->grant_first);
-	conn->ctx.grants = conn->ngrants;
-	conn->ctx.grant_size = a->slot_size;
-}
-
-/**
- * dev_get() - the per-device PD and arena registration for @verbs
- * @srv: the server
- * @verbs: the device a connection arrived on
- *
- * Made on first use and kept until the server exits.  A failed arena
- * registration is logged once and leaves the device without grants.
- *
- * Return: the device, or NULL if no PD could be allocated.
- */
-static struct orfs_dev *dev_get(struct orfs_server *srv,
-				struct ibv_context *verbs)
-{
-	struct orfs_arena *a = srv->cfg.arena;
-	struct ibv_device_attr attr;
-	struct orfs_dev *d;
-
-	for (d = srv->devs; d; d = d->next)
-		if (d->verbs == verbs)
-			return d;
-	d = calloc(1, sizeof(*d));
-	if (!d)
-		return NULL;
-	d->verbs = verbs;
-	d->pd = ibv_alloc_pd(verbs);
-	if (!d->pd) {
-		free(d);
-		return NULL;
-	}
-	if (!ibv_query_device(verbs, &attr)) {
-		d->windows = srv->cfg.windows &&
-			     (attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B);
-		d->max_send_sge = (uint32_t)attr.max_sge;
-	}
-	if (a && a->base) {
-		/* Local access only: the server's own work requests use it;
-		 * a client reaches just its staging buffers (conn_grant())
-		 * and the cache blocks a window shows it (window.h).
-		 */
-		d->arena_mr = ibv_reg_mr(d->pd, a->base, a->size,
-					 IBV_ACCESS_LOCAL_WRITE |
-					 (d->windows ? IBV_ACCESS_MW_BIND : 0));
-		if (!d->arena_mr && d->windows) {
-			log_warn("%s: cannot register the cache for memory windows: %s; granted READs copy",
-				 ibv_get_device_name(verbs->device), strerror(errno));
-			d->windows = false;
-			d->arena_mr = ibv_reg_mr(d->pd, a->base, a->size,
-						 IBV_ACCESS_LOCAL_WRITE);
-		}
-		if (!d->arena_mr)
-			log_warn("%s: cannot register the %zu MiB cache: %s; clients get inline I/O only",
-				 ibv_get_device_name(verbs->device), a->size >> 20,
-				 strerror(errno));
-		else
-			log_info("%s: cache of %zu MiB registered (%s pages); granted READs %s",
-				 ibv_get_device_name(verbs->device), a->size >> 20,
-				 a->huge ? "huge" : "normal",
-				 d->windows ? "through memory windows (zero copy)" :
-				 !srv->cfg.windows ? "copy (--memory-windows=no)" :
-				 "copy: the device has no type-2 memory windows");
-	}
-	d->next = srv->devs;
-	srv->devs = d;
-	return d;
-}
-
-void devs_free(struct orfs_server *srv)
-{
-	struct orfs_dev *d;
-
-	while ((d = srv->devs)) {
-		srv->devs = d->next;
-		if (d->arena_mr)
-			ibv_dereg_mr(d->arena_mr);
-		ibv_dealloc_pd(d->pd);
-		free(d);
-	}
-}
-
-/* ctx->window_data: what staging buffer @grant's windows show now. */
-static struct orfs_rdata *conn_window_data(const struct orfs_req_ctx *ctx,
-					   uint32_t grant)
-{
-	struct orfs_conn *conn = ctx->tp;
-
-	return grant < conn->win.nsets ? conn->win.set[grant].rd : NULL;
-}
-
-/**
  * conn_setup() - build the verbs resources of a new connection
  * @conn: the connection, sized by conn_size()
  *
  * The CQ has an entry for every receive and every send-queue work request
  * (conn_size()), the QP @sq_size send work requests with one SGE each and
- * selective signaling.
+ * selective signaling, and the extended interface that binds memory
+ * windows (ORFS_ISO_WINDOW; a device that cannot make such a QP gets the
+ * connection a PD of its own instead).  The memory windows themselves wait
+ * for GRANTS (rdma_grant.c).
  *
  * On failure the caller releases what was built with conn_release().
  *
@@ -706,29 +584,36 @@ static int conn_setup(struct orfs_conn *conn)
 	/* One SGE per work request suffices, but for gathered replies. */
 	qa.cap.max_send_sge = 1 + conn->gather_max;
 	qa.cap.max_recv_sge = 1;
-	qa.pd = conn->dev->pd;
+	qa.pd = conn->pd;
 	qa.comp_mask = IBV_QP_INIT_ATTR_PD;
-	if (conn->win.per_set) {
-		/* Window chains go through the extended API (window.c). */
+	if (conn->iso == ORFS_ISO_WINDOW) {
+		/* Window binds go through the extended API (window.c). */
 		qa.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 		qa.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE |
 				    IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_BIND_MW |
 				    IBV_QP_EX_WITH_LOCAL_INV;
 	}
 	if (rdma_create_qp_ex(id, &qa)) {
-		if (!conn->win.per_set)
+		if (conn->iso != ORFS_ISO_WINDOW)
 			return errno ? -errno : -ENOMEM;
-		log_warn("%s: cannot create a QP that binds memory windows: %s; granted READs copy",
+		log_warn("%s: cannot create a QP that binds memory windows: %s; a protection domain of its own instead",
 			 conn->peer, strerror(errno));
-		conn->win.per_set = 0;
+		err = conn_own_pd(conn);
+		if (err)
+			return err;
+		qa.pd = conn->pd;
 		qa.comp_mask = IBV_QP_INIT_ATTR_PD;
 		if (rdma_create_qp_ex(id, &qa))
 			return errno ? -errno : -ENOMEM;
 	}
-	if (conn->win.per_set) {
+	if (conn->iso == ORFS_ISO_WINDOW) {
 		conn->qpx = ibv_qp_to_qp_ex(id->qp);
-		if (!conn->qpx)
+		if (!conn->qpx) {
+			log_warn("%s: no extended QP interface to bind memory windows; inline I/O only",
+				 conn->peer);
+			conn->grants_cap = 0;
 			conn->win.per_set = 0;
+		}
 	}
 	if (conn->remote_max) {
 		conn->chunks = calloc(conn->chunk_max, sizeof(*conn->chunks));
@@ -743,22 +628,6 @@ static int conn_setup(struct orfs_conn *conn)
 		if (!conn->gsge)
 			return -ENOMEM;
 		conn->ctx.gather = true;
-	}
-	if (conn->win.per_set) {
-		err = orfs_windows_init(&conn->win, conn->dev->pd,
-					conn->dev->arena_mr, conn->ngrants,
-					conn->win.per_set);
-		if (err) {
-			log_warn("%s: cannot allocate memory windows: %s; granted READs copy",
-				 conn->peer, strerror(-err));
-			orfs_windows_fini(&conn->win);
-		}
-		conn->ctx.windows = !err;
-		if (!err) {
-			conn->ctx.window_data = conn_window_data;
-			conn->ctx.tp = conn;
-			conn->ctx.win_per_set = conn->win.per_set;
-		}
 	}
 
 	err = conn_alloc_bufs(conn);
@@ -782,7 +651,9 @@ static int conn_setup(struct orfs_conn *conn)
 
 /*
  * Accept @conn with the negotiated parameters; @rep already holds the
- * handshake's part (orfs_auth_accept()) and is filled in here.
+ * handshake's part (orfs_auth_accept()) and is filled in here.  It carries
+ * the capabilities the connection will have once GRANTS has given it
+ * staging buffers (ORFS_CF_WINDOWS, ORFS_CF_PAGES), but no buffer.
  */
 static int conn_accept(struct orfs_conn *conn, uint16_t version,
 		       const struct rdma_conn_param *req_param,
@@ -797,15 +668,10 @@ static int conn_accept(struct orfs_conn *conn, uint16_t version,
 	rep->inline_size = orfs_le32(conn->ctx.inline_size);
 	rep->max_sge = orfs_le16((uint16_t)min_u32((uint32_t)attr->max_sge, 0xffff));
 	rep->boot_id = orfs_le64(conn->srv->boot_id);
-	if (conn->ngrants) {
-		rep->grants = orfs_le16((uint16_t)conn->ngrants);
-		rep->grant_size = orfs_le32(conn->ctx.grant_size);
-		rep->grant_addr = orfs_le64((uint64_t)(uintptr_t)conn->ctx.grant_base);
-		rep->grant_rkey = orfs_le32(conn->grant_mr->rkey);
-	}
-	if (conn->ctx.windows)
+	/* No staging buffer yet: GRANTS, after the handshake. */
+	if (conn->win.per_set)
 		rep->flags = orfs_le32(orfs_cpu32(rep->flags) | ORFS_CF_WINDOWS);
-	if (conn->ctx.pages)
+	if (conn->pages_ok)
 		rep->flags = orfs_le32(orfs_cpu32(rep->flags) | ORFS_CF_PAGES);
 	if (conn->ctx.read_attr)
 		rep->flags = orfs_le32(orfs_cpu32(rep->flags) | ORFS_CF_READ_ATTR);
@@ -970,6 +836,8 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 	memcpy(conn->peer_key, key, sizeof(key));
 	conn->ctx.peer = conn->peer;
 	orfs_watch_start(&conn->watch, orfs_now_ms());
+	conn->ctx.tp = conn;
+	conn->ctx.grant = conn_grant;
 	conn->auth = auth;
 	if (srv->cfg.secret)
 		conn->ctx.auth = &conn->auth;
@@ -986,7 +854,10 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 		goto fail;
 	}
 	conn->initiator_depth = initiator_depth(req_param, &attr);
-	conn_grant(srv, conn, pdata);
+	err = conn_isolate(conn);
+	if (err)
+		goto fail;
+	conn_grants_size(srv, conn, pdata);
 	err = conn_size(srv, conn, pdata, &attr, pattr.max_msg_sz);
 	if (!err)
 		err = conn_setup(conn);
@@ -1004,9 +875,11 @@ static void cm_connect_request(struct orfs_server *srv, struct rdma_cm_id *id,
 	srv->nconns++;
 	srv->cfg.stats->conns = srv->nconns;
 	srv->cfg.stats->conns_total++;
-	log_debug("%s: accepted (version %u, credits %u, inline %u, %u staging buffers, client id %016llx, %u server RDMA requests at once, send queue %u, RDMA READ depth %u%s)",
+	log_debug("%s: accepted (version %u, credits %u, inline %u, up to %u staging buffers behind %s, client id %016llx, %u server RDMA requests at once, send queue %u, RDMA READ depth %u%s)",
 		  peer, version, conn->ctx.credits, conn->ctx.inline_size,
-		  conn->ngrants, (unsigned long long)conn->ctx.drc_owner.client_id,
+		  conn->grants_cap, conn->iso == ORFS_ISO_WINDOW ?
+		  "a memory window" : "its own protection domain",
+		  (unsigned long long)conn->ctx.drc_owner.client_id,
 		  conn->remote_max, conn->sq_size, conn->initiator_depth,
 		  conn->ctx.auth ? ", AUTH pending" : "");
 	return;

@@ -4,10 +4,12 @@
  * that the transport's files share, with the helpers and functions they
  * call of each other.  The transport is rdma_loop.c (the event loop,
  * signals, the control socket), rdma_conn.c (connection setup and
- * teardown), rdma_recv.c (completions and requests) and rdma_reply.c
- * (building and posting replies); fault.c's hook sees a reply on its way
- * out through struct reply_post.  Not used outside the transport: main.c
- * and config.c see rdma.h only.
+ * teardown), rdma_dev.c (devices), rdma_grant.c (staging buffers, their
+ * isolation and wipe),
+ * rdma_recv.c (completions and requests) and rdma_reply.c (building and
+ * posting replies); fault.c's hook sees a reply on its way out through
+ * struct reply_post.  Not used outside the transport: main.c and config.c
+ * see rdma.h only.
  *
  * Only the event-loop thread touches these structures, so none has a lock.
  */
@@ -61,13 +63,20 @@ enum conn_state {
 /**
  * struct orfs_dev - what the server keeps per RDMA device
  * @verbs: the device context (owned by rdma_cm)
- * @pd: protection domain every connection on the device uses
+ * @pd: protection domain of the connections isolated by memory windows
+ *	(ORFS_ISO_WINDOW); the others have one of their own
  * @arena_mr: the arena's registration in @pd, local access only (the
  *	server's own work requests; and memory windows, which a client can
- *	reach only while the server keeps one bound for it); NULL if
- *	registering failed (connections then get no grants)
+ *	reach only while the server keeps one bound to its queue pair); NULL
+ *	if registering failed (connections then get no grants)
  * @windows: the device has type-2B memory windows and @arena_mr allows
- *	binding them: granted READs from the cache are zero copy
+ *	binding them: each connection's staging buffers are shown to it
+ *	through one
+ * @cache_windows: with @windows, windows over cache blocks show what
+ *	they should and no more (granted READs and DEMOTE are zero copy):
+ *	the device bounds a window's accesses by the window, or each block
+ *	has a registration of its own in @wmrs (window.h)
+ * @wmrs: the registrations windows over cache blocks bind to
  * @max_send_sge: the device's SGE limit for SENDs (gathered replies)
  * @next: link on the server's device list
  */
@@ -76,8 +85,27 @@ struct orfs_dev {
 	struct ibv_pd		*pd;
 	struct ibv_mr		*arena_mr;
 	bool			windows;
+	bool			cache_windows;
+	struct orfs_window_mrs	wmrs;
 	uint32_t		max_send_sge;
 	struct orfs_dev		*next;
+};
+
+/**
+ * enum orfs_iso - how a connection's staging buffers are kept from others
+ * @ORFS_ISO_WINDOW: a type-2B memory window bound to the connection's QP
+ *	over its staging buffers, in the device's PD; the arena's
+ *	registration has local access only
+ * @ORFS_ISO_PD: no memory windows (the device has none, or
+ *	--memory-windows=no): a protection domain of the connection's own,
+ *	holding its QP, its message buffers and a registration of its
+ *	staging buffers with remote access.  The cache blocks are outside
+ *	it, so READs served from the cache copy (into the staging buffer or
+ *	the reply)
+ */
+enum orfs_iso {
+	ORFS_ISO_WINDOW,
+	ORFS_ISO_PD,
 };
 
 /**
@@ -146,10 +174,26 @@ struct msgbuf {
  * @next: link on the server's connection or zombie list
  * @requests: requests handled, for the disconnect message
  * @grant_first: first arena slot of the staging buffers granted
- * @ngrants: how many (0: inline I/O only)
- * @grant_mr: the registration of exactly those staging buffers with
- *	remote access, whose rkey the client gets: it reaches nothing else
- *	of the arena (the arena's own registration is local only)
+ * @ngrants: how many (0: inline I/O only; always 0 before GRANTS)
+ * @grants_cap: the most GRANTS may give it (the queues are sized for
+ *	that many); 0 when it asked for none or cannot have any
+ * @granted: GRANTS was answered: the grants are made (or none could be)
+ * @iso: how its staging buffers are kept from other connections
+ * @pd: the PD of its QP and buffers: the device's, or @own_pd
+ * @own_pd: with ORFS_ISO_PD, its own protection domain
+ * @grant_mw: with ORFS_ISO_WINDOW, the type-2B window over exactly its
+ *	staging buffers, bound to its QP, whose rkey the client gets
+ * @grant_mr: the registration of exactly its staging buffers: with
+ *	ORFS_ISO_WINDOW, local access, what @grant_mw binds to (so that even
+ *	a device that bounds a window's accesses by the registration keeps
+ *	them to these buffers); with ORFS_ISO_PD, in @own_pd with remote
+ *	access, and its rkey is the client's
+ * @grant_rkey: the rkey of @grant_mw or @grant_mr
+ * @arena_lkey: the lkey its own work requests reach the staging buffers
+ *	(and, with ORFS_ISO_WINDOW, the cache blocks) with
+ * @remote_ok: server-side RDMA can be served once granted (sizing said so)
+ * @pages_ok: with it, page lists too
+ * @zero_copy_ok: with it, from cache blocks
  * @initiator_depth: RDMA READs the server may have outstanding on the QP
  *	(negotiated at accept; 0 rules out REMOTE WRITEs)
  * @max_msg: the most bytes one RDMA work request moves (the port's
@@ -161,7 +205,8 @@ struct msgbuf {
  * @wr_max: work requests one REMOTE request can need: @chunk_max, plus
  *	@span_max when a chunk is cut at block boundaries
  * @remote_max: REMOTE requests that may hold RDMA work requests at once
- *	(0: ORFS_IO_REMOTE is not served on this connection)
+ *	(0: ORFS_IO_REMOTE is not served on this connection); sized for
+ *	@grants_cap at connect, cut to @ngrants by GRANTS
  * @remote_busy: REMOTE requests holding them now
  * @sq_size: send-queue work requests: @nsend + @remote_max * @wr_max
  * @chunks: scratch for orfs_io_remote_chunks(), @chunk_max entries
@@ -220,7 +265,18 @@ struct orfs_conn {
 	uint64_t		requests;
 	uint32_t		grant_first;
 	uint32_t		ngrants;
+	uint32_t		grants_cap;
+	bool			granted;
+	enum orfs_iso		iso;
+	struct ibv_pd		*pd;
+	struct ibv_pd		*own_pd;
+	struct ibv_mw		*grant_mw;
 	struct ibv_mr		*grant_mr;
+	uint32_t		grant_rkey;
+	uint32_t		arena_lkey;
+	bool			remote_ok;
+	bool			pages_ok;
+	bool			zero_copy_ok;
 	uint32_t		initiator_depth;
 	uint32_t		max_msg;
 	uint32_t		chunk_max;
@@ -266,6 +322,8 @@ struct orfs_conn {
  * @zombies: connections released during the current epoll batch
  * @nconns: entries on @conns
  * @ngranted: connections holding staging buffers
+ * @wiping: staging-buffer wipes in flight on the offload threads (their
+ *	slots are not free until done)
  * @devs: devices seen so far, each with its PD and arena registration
  * @stop: the loop ends (drained, drain timed out, or a second signal)
  * @stopping: a termination signal arrived: draining
@@ -301,6 +359,7 @@ struct orfs_server {
 	struct orfs_conn		*zombies;
 	unsigned int			nconns;
 	unsigned int			ngranted;
+	unsigned int			wiping;
 	struct orfs_dev			*devs;
 	bool				stop;
 	bool				stopping;
@@ -401,11 +460,23 @@ int epoll_add(int epfd, int fd, struct ep_src *src);
 
 /* rdma_conn.c: connections */
 void cm_events(struct orfs_server *srv);
-void devs_free(struct orfs_server *srv);
 void conn_close(struct orfs_conn *conn);
 void conn_close_finish(struct orfs_conn *conn);
 void free_zombies(struct orfs_server *srv);
 void conn_fail(struct orfs_conn *conn);
+
+/* rdma_dev.c: devices */
+struct orfs_dev *dev_get(struct orfs_server *srv, struct ibv_context *verbs);
+void devs_free(struct orfs_server *srv);
+
+/* rdma_grant.c: staging buffers, their isolation and their wipe */
+void conn_grants_size(struct orfs_server *srv, struct orfs_conn *conn,
+		      const struct orfs_conn_req *req);
+int conn_isolate(struct orfs_conn *conn);
+int conn_own_pd(struct orfs_conn *conn);
+int conn_grant(const struct orfs_req_ctx *ctx, struct orfs_grants_rep *rep);
+void conn_grants_hide(struct orfs_conn *conn);
+void conn_grants_release(struct orfs_conn *conn);
 
 /* rdma_recv.c: completions and requests */
 uint32_t conn_poll_cq(struct orfs_conn *conn);

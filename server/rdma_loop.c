@@ -805,13 +805,14 @@ int orfs_server_run(struct orfs_server *srv)
 
 /*
  * Wait for the disk I/O of closed connections (their buffers and grants
- * must not be freed under it).
+ * must not be freed under it), and for the wipes of their staging buffers
+ * (rdma_grant.c), which write into the arena.
  */
 static void wait_closing(struct orfs_server *srv)
 {
 	struct orfs_disk *disk = srv->cfg.uni ? srv->cfg.uni->disk : NULL;
 
-	while (srv->closing && disk) {
+	while ((srv->closing || srv->wiping) && disk) {
 		if (orfs_disk_idle(disk) && !orfs_disk_has_ready(disk)) {
 			log_err("connections wait for disk I/O that is not in flight");
 			break;

@@ -105,7 +105,7 @@ int conn_chain(struct orfs_conn *conn, const struct orfs_remote_io *rio,
 		wr = &conn->wr[i];
 		sge->addr = (uintptr_t)p->local;
 		sge->length = p->len;
-		sge->lkey = conn->dev->arena_mr->lkey;
+		sge->lkey = conn->arena_lkey;
 		memset(wr, 0, sizeof(*wr));
 		wr->wr_id = opcode == IBV_WR_RDMA_READ ? WR_ID_RDMA_READ :
 							 WR_ID_RDMA_WRITE;
@@ -363,7 +363,7 @@ static void conn_reply_gather(struct orfs_conn *conn, struct msgbuf *sb,
 	for (i = 0; i < rd->nspans; i++) {
 		conn->gsge[i + 1].addr = (uintptr_t)rd->spans[i].addr;
 		conn->gsge[i + 1].length = rd->spans[i].len;
-		conn->gsge[i + 1].lkey = conn->dev->arena_mr->lkey;
+		conn->gsge[i + 1].lkey = conn->arena_lkey;
 	}
 	p->sg = conn->gsge;
 	p->nsg = (int)rd->nspans + 1;

@@ -115,6 +115,10 @@ static void put_requests(struct stats_out *o, const struct orfs_stats *st)
 	put(o, "staging_buffers_free", st->staging_free);
 	put(o, "auth_ok", st->auth_ok);
 	put(o, "auth_failures", st->auth_failures);
+	put(o, "staging_granted", st->staging_granted);
+	put(o, "staging_dirty", st->staging_dirty);
+	put(o, "staging_wiped", st->staging_wiped);
+	put(o, "staging_wipe_usec", st->staging_wipe_usec);
 	put(o, "requests", st->requests);
 	put(o, "requests_disk", st->requests_disk);
 	put(o, "requests_dropped", st->requests_dropped);

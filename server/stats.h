@@ -73,6 +73,13 @@ struct orfs_files;
  * @auth_failures: clients refused by the shared-secret handshake: no
  *	secret offered at connect, a wrong proof, another request before
  *	AUTH, or no AUTH in time
+ * @staging_granted: staging buffers connections hold now (set by the
+ *	transport)
+ * @staging_dirty: staging buffers of closed connections not wiped yet
+ *	(neither held nor free)
+ * @staging_wiped: bytes of staging buffers zeroed after their connection
+ *	closed, before any other connection may get them
+ * @staging_wipe_usec: the time those wipes took, on the offload threads
  * @demote_offered: blocks clients offered with DEMOTE_META
  * @demote_wanted: of which the reply asked for the data
  * @demote_blocks: blocks received with DEMOTE
@@ -131,6 +138,10 @@ struct orfs_stats {
 	uint64_t	drained;
 	uint64_t	auth_ok;
 	uint64_t	auth_failures;
+	uint64_t	staging_granted;
+	uint64_t	staging_dirty;
+	uint64_t	staging_wiped;
+	uint64_t	staging_wipe_usec;
 	uint64_t	demote_offered;
 	uint64_t	demote_wanted;
 	uint64_t	demote_blocks;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * orfsd's memory windows over cache blocks (window.h explains the scheme).
+ * orfsd's memory windows over cache blocks (window.h explains the scheme),
+ * and the one window over each connection's staging buffers.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,6 +39,42 @@ int orfs_windows_coalesce(const struct orfs_span *spans, uint32_t nspans,
 	return (int)n;
 }
 
+/*
+ * The windows of @spans where each cache block has a registration of its
+ * own (struct orfs_window_mrs.blk): one per span, none spanning two
+ * blocks.  Return their number, or -E2BIG (more than @max, none, or a
+ * span outside the blocks or across two).
+ */
+static int windows_per_block(const struct orfs_window_mrs *m,
+			     const struct orfs_span *spans, uint32_t nspans,
+			     struct orfs_span *out, uint32_t max)
+{
+	uint64_t off, bs = 1ULL << m->shift;
+	uint32_t i;
+
+	if (!nspans || nspans > max)
+		return -E2BIG;
+	for (i = 0; i < nspans; i++) {
+		if (spans[i].addr < m->base || !spans[i].len)
+			return -E2BIG;
+		off = (uint64_t)(spans[i].addr - m->base);
+		if ((off >> m->shift) >= m->nblk ||
+		    (off & (bs - 1)) + spans[i].len > bs)
+			return -E2BIG;
+		out[i] = spans[i];
+	}
+	return (int)nspans;
+}
+
+/* The registration a window over @addr binds to. */
+static struct ibv_mr *window_mr(const struct orfs_window_mrs *m,
+				const uint8_t *addr)
+{
+	if (!m->blk)
+		return m->mr;
+	return m->blk[(uint64_t)(addr - m->base) >> m->shift];
+}
+
 /**
  * orfs_windows_per_set() - windows to keep per staging buffer
  * @grant_size: bytes in a staging buffer (the largest READ)
@@ -59,7 +96,7 @@ uint32_t orfs_windows_per_set(uint32_t grant_size, uint32_t block_size)
  * orfs_windows_init() - allocate a connection's memory windows
  * @w: to set up (zeroed by the caller)
  * @pd: the connection's protection domain
- * @mr: the arena's registration, made with IBV_ACCESS_MW_BIND
+ * @mrs: the registrations the windows bind to (copied)
  * @nsets: the connection's staging buffers
  * @per_set: windows per set (orfs_windows_per_set())
  *
@@ -68,12 +105,13 @@ uint32_t orfs_windows_per_set(uint32_t grant_size, uint32_t block_size)
  * Return: 0, -ENOMEM, or the errno of ibv_alloc_mw() (e.g. EOPNOTSUPP).
  */
 int orfs_windows_init(struct orfs_windows *w, struct ibv_pd *pd,
-		      struct ibv_mr *mr, uint32_t nsets, uint32_t per_set)
+		      const struct orfs_window_mrs *mrs, uint32_t nsets,
+		      uint32_t per_set)
 {
 	struct orfs_win_set *s;
 	uint32_t g, i;
 
-	w->mr = mr;
+	w->mrs = *mrs;
 	w->per_set = per_set;
 	w->set = calloc(nsets, sizeof(*w->set));
 	w->wr = calloc(2 * (size_t)per_set, sizeof(*w->wr));
@@ -156,8 +194,9 @@ void orfs_windows_fini(struct orfs_windows *w)
  *
  * In @w->wr, linked in order, the last one's next NULL: a LOCAL_INV of
  * each window of @g still bound, then a BIND_MW of each new window
- * (@access, exactly the bytes of one run of adjacent spans).  Nothing
- * changes in @w until orfs_windows_commit() after the chain is posted.
+ * (@access, exactly the bytes of one run of adjacent spans, or of one
+ * span where each block has its own registration).  Nothing changes in @w
+ * until orfs_windows_commit() after the chain is posted.
  *
  * Return: the number of work requests, or -E2BIG if @rd needs more windows
  * than a set has (then a READ's data is copied instead, a DEMOTE_META's
@@ -174,7 +213,9 @@ int orfs_windows_build(struct orfs_windows *w, uint32_t g,
 	int n = 0;
 
 	if (rd) {
-		n = orfs_windows_coalesce(rd->spans, rd->nspans, win, w->per_set);
+		n = w->mrs.blk ?
+		    windows_per_block(&w->mrs, rd->spans, rd->nspans, win, w->per_set) :
+		    orfs_windows_coalesce(rd->spans, rd->nspans, win, w->per_set);
 		if (n < 0)
 			return n;
 	}
@@ -199,7 +240,7 @@ int orfs_windows_build(struct orfs_windows *w, uint32_t g,
 		wr[k].opcode = IBV_WR_BIND_MW;
 		wr[k].bind_mw.mw = s->mw[i];
 		wr[k].bind_mw.rkey = s->rkey[i];
-		wr[k].bind_mw.bind_info.mr = w->mr;
+		wr[k].bind_mw.bind_info.mr = window_mr(&w->mrs, win[i].addr);
 		wr[k].bind_mw.bind_info.addr = (uint64_t)(uintptr_t)win[i].addr;
 		wr[k].bind_mw.bind_info.length = win[i].len;
 		wr[k].bind_mw.bind_info.mw_access_flags = access;
@@ -271,4 +312,40 @@ void orfs_windows_commit(struct orfs_windows *w, uint32_t g,
 	s->nbound = s->nnext;
 	s->nnext = 0;
 	s->rd = rd;
+}
+
+/**
+ * orfs_window_bind() - bind one type-2B window over @len bytes at @addr
+ * @qpx: the connection's QP (IBV_QP_EX_WITH_BIND_MW): the window answers
+ *	it alone
+ * @mw: a type-2 window of the QP's protection domain, not bound
+ * @mr: the registration @addr lies in, made with IBV_ACCESS_MW_BIND
+ * @addr: the first byte shown
+ * @len: bytes shown
+ * @access: IBV_ACCESS_REMOTE_READ and/or IBV_ACCESS_REMOTE_WRITE
+ * @wr_id: for the work request (unsignaled: it completes only on error)
+ *
+ * The window keeps @mw's rkey (see orfs_windows_build() for why).  The
+ * bind executes before any work request posted after it, so a client
+ * told the rkey by a later reply finds the window bound.  Used for a
+ * connection's staging buffers (rdma_grant.c), bound once for its life.
+ *
+ * Return: 0 or a positive errno.
+ */
+int orfs_window_bind(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+		     struct ibv_mr *mr, void *addr, size_t len,
+		     unsigned int access, uint64_t wr_id)
+{
+	struct ibv_mw_bind_info bi = {
+		.mr = mr,
+		.addr = (uint64_t)(uintptr_t)addr,
+		.length = len,
+		.mw_access_flags = access,
+	};
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = wr_id;
+	qpx->wr_flags = 0;
+	ibv_wr_bind_mw(qpx, mw, mw->rkey, &bi);
+	return ibv_wr_complete(qpx);
 }

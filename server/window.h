@@ -21,16 +21,50 @@
  * So a connection pins at most grants x grant size bytes of the cache, the
  * same bound as its staging buffers (Documentation/architecture.md,
  * "Unifier").
+ *
+ * A connection's staging buffers are shown the same way: one type-2B
+ * window over all of them, bound to its QP with remote read and write
+ * access when it asks for them (GRANTS, rdma_grant.c), so that their rkey
+ * works for that connection alone (orfs_window_bind()).
+ *
+ * What a window may reach.  A window is bound to a memory region, and the
+ * IB specification bounds a remote access by the window.  Linux's
+ * soft-RoCE (rxe, up to at least 6.1) bounds it by the region instead: a
+ * window over one block of the arena's registration reaches the whole
+ * arena from its QP.  So on such a device (struct orfs_window_mrs.blk)
+ * every cache block has a registration of its own, and a window over it
+ * binds to that one: a window never spans two blocks, and shows nothing
+ * but its block.  (A connection's staging buffers always have a
+ * registration of their own for their window, rdma_grant.c.)
  */
 #ifndef ORFSD_WINDOW_H
 #define ORFSD_WINDOW_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
 
 #include "orfs_proto.h"
 #include "unifier.h"
+
+/**
+ * struct orfs_window_mrs - the registrations windows over cache blocks bind to
+ * @mr: the arena's registration (IBV_ACCESS_MW_BIND), on a device that
+ *	bounds a window's accesses by the window
+ * @blk: on a device that does not (rxe): one registration per cache block
+ *	(IBV_ACCESS_MW_BIND), @nblk of them, or NULL
+ * @base: the first block's first byte
+ * @shift: log2 of the block size
+ * @nblk: entries in @blk
+ */
+struct orfs_window_mrs {
+	struct ibv_mr	*mr;
+	struct ibv_mr	**blk;
+	const uint8_t	*base;
+	uint32_t	shift;
+	uint32_t	nblk;
+};
 
 /**
  * struct orfs_win_set - the windows of one staging buffer
@@ -50,7 +84,7 @@ struct orfs_win_set {
 
 /**
  * struct orfs_windows - a connection's memory windows
- * @mr: the arena's registration (IBV_ACCESS_MW_BIND) the windows bind to
+ * @mrs: the registrations the windows bind to
  * @nsets: sets, one per staging buffer
  * @per_set: windows in each set (ORFS_WINDOWS_MAX at most)
  * @set: the sets
@@ -59,7 +93,7 @@ struct orfs_win_set {
  * Used from orfsd's event-loop thread only; no lock.
  */
 struct orfs_windows {
-	struct ibv_mr		*mr;
+	struct orfs_window_mrs	mrs;
 	uint32_t		nsets;
 	uint32_t		per_set;
 	struct orfs_win_set	*set;
@@ -69,7 +103,8 @@ struct orfs_windows {
 int orfs_windows_coalesce(const struct orfs_span *spans, uint32_t nspans,
 			  struct orfs_span *out, uint32_t max);
 int orfs_windows_init(struct orfs_windows *w, struct ibv_pd *pd,
-		      struct ibv_mr *mr, uint32_t nsets, uint32_t per_set);
+		      const struct orfs_window_mrs *mrs, uint32_t nsets,
+		      uint32_t per_set);
 void orfs_windows_dealloc(struct orfs_windows *w);
 void orfs_windows_fini(struct orfs_windows *w);
 int orfs_windows_build(struct orfs_windows *w, uint32_t g,
@@ -79,5 +114,8 @@ int orfs_windows_post(struct orfs_windows *w, struct ibv_qp_ex *qpx, int nwr);
 void orfs_windows_commit(struct orfs_windows *w, uint32_t g,
 			 struct orfs_rdata *rd);
 uint32_t orfs_windows_per_set(uint32_t grant_size, uint32_t block_size);
+int orfs_window_bind(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+		     struct ibv_mr *mr, void *addr, size_t len,
+		     unsigned int access, uint64_t wr_id);
 
 #endif /* ORFSD_WINDOW_H */

@@ -14,11 +14,13 @@
  *  - connect private data on the server: orfs_conn_req_check(), then the
  *    accept the server would build from it (orfs_negotiate_inline()),
  *    which the client's orfs_conn_rep_check() must accept;
- *  - accept private data on the client: orfs_conn_rep_check();
+ *  - accept private data on the client: orfs_conn_rep_check(), which must
+ *    refuse one with staging buffers (reserved bytes set);
  *  - reject private data on the client: orfs_rej_errno(), orfs_rej_str();
  *  - a reply on the client: orfs_hdr_check(reply), and for READDIR the
  *    entries through orfs_dirent_iter / orfs_dirent_next(), for
- *    DEMOTE_META and DEMOTE orfs_demote_rep_check() with @count blocks;
+ *    DEMOTE_META and DEMOTE orfs_demote_rep_check() with @count blocks,
+ *    for GRANTS orfs_grants_rep_check();
  *  - a request: orfs_hdr_check(request), and the name tails through
  *    orfs_tail_check() and orfs_name_check(); a DEMOTE_META or DEMOTE
  *    through orfs_demote_check(), and, if it passes, rebuilt with the
@@ -134,20 +136,36 @@ static void fuzz_conn_rep(const uint8_t *p, uint32_t len, uint32_t asked)
 	if (orfs_cpu32(r->flags) & ~ORFS_CF_KNOWN)
 		bug("orfs_conn_rep_check() accepted unknown flags %#x",
 		    orfs_cpu32(r->flags));
-#ifdef ORFS_GRANTS_MAX
-	/* staging buffers: a client indexes them without further checks */
-	if (r->grants) {
-		uint64_t gs = orfs_cpu32(r->grant_size);
-		uint64_t ng = orfs_cpu16(r->grants);
-		uint64_t addr = orfs_cpu64(r->grant_addr);
+	/* no staging buffer before the handshake: the reserved bytes zero */
+	if (!orfs_conn_rep_reserved_zero(r))
+		bug("orfs_conn_rep_check() accepted an accept with reserved bytes set");
+}
 
-		if (ng > ORFS_GRANTS_MAX || gs < 4096 || gs > ORFS_IO_MAX ||
-		    gs % 4096 || addr + ng * gs < addr)
-			bug("orfs_conn_rep_check() accepted %llu grants of %llu bytes at %#llx",
-			    (unsigned long long)ng, (unsigned long long)gs,
-			    (unsigned long long)addr);
-	}
-#endif
+/*
+ * A GRANTS reply's body: staging buffers a client indexes without further
+ * checks.
+ */
+static void fuzz_grants_rep(const struct orfs_grants_rep *g)
+{
+	uint64_t gs = orfs_cpu32(g->grant_size);
+	uint64_t ng = orfs_cpu16(g->grants);
+	uint64_t addr = orfs_cpu64(g->grant_addr);
+	int rc;
+
+	rc = orfs_grants_rep_check(g);
+	if (rc != 0 && rc != -EPROTO)
+		bug("orfs_grants_rep_check() returned %d", rc);
+	if (rc)
+		return;
+	if (g->reserved0 || g->reserved1)
+		bug("orfs_grants_rep_check() accepted reserved fields");
+	if (!ng && (gs || addr || g->grant_rkey))
+		bug("orfs_grants_rep_check() accepted no grants with a size, address or rkey");
+	if (ng && (ng > ORFS_GRANTS_MAX || gs < 4096 || gs > ORFS_IO_MAX ||
+		   gs % 4096 || addr + ng * gs < addr))
+		bug("orfs_grants_rep_check() accepted %llu grants of %llu bytes at %#llx",
+		    (unsigned long long)ng, (unsigned long long)gs,
+		    (unsigned long long)addr);
 }
 
 static void fuzz_conn_rej(const uint8_t *p, uint32_t len)
@@ -384,6 +402,8 @@ static void fuzz_reply(const uint8_t *p, uint32_t len, uint32_t count)
 	if (orfs_cpu16(h->opcode) == ORFS_OP_DEMOTE_META ||
 	    orfs_cpu16(h->opcode) == ORFS_OP_DEMOTE)
 		fuzz_demote_reply(h, count);
+	if (orfs_cpu16(h->opcode) == ORFS_OP_GRANTS)
+		fuzz_grants_rep(orfs_body(h));
 }
 
 static void check_name_tail(const struct orfs_hdr *h, uint32_t fixed,

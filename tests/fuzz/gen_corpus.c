@@ -744,7 +744,7 @@ static void seed_proto(void)
 	memset(cr.nonce, 0, sizeof(cr.nonce));
 
 	cp.magic = orfs_le32(ORFS_MAGIC);
-	cp.version = orfs_le16(1);
+	cp.version = orfs_le16(ORFS_PROTO_VERSION);
 	cp.credits = orfs_le16(32);
 	cp.inline_size = orfs_le32(4096);
 	cp.max_sge = orfs_le16(4);
@@ -761,11 +761,12 @@ static void seed_proto(void)
 #ifdef ORFS_GRANTS_MAX
 	cr.io_size = orfs_le32(1U << 20);
 	proto("conn-req-io", 65536, 65536, 0, &cr, sizeof(cr));
-	cp.grants = orfs_le16(16);
-	cp.grant_size = orfs_le32(1U << 20);
-	cp.grant_addr = orfs_le64(0x7f0000000000ULL);
-	cp.grant_rkey = orfs_le32(0x1234);
+	/* Version 1's grants in the accept: refused. */
+	cp.reserved0 = orfs_le16(16);
+	memset(cp.reserved, 0x7f, sizeof(cp.reserved));
 	proto("conn-rep-grants", 4096, 65536, 0, &cp, sizeof(cp));
+	memset(&cp.reserved, 0, sizeof(cp.reserved));
+	cp.reserved0 = 0;
 #endif
 
 	cj.magic = orfs_le32(ORFS_MAGIC);
@@ -807,6 +808,18 @@ static void seed_proto(void)
 	memcpy(MSG + orfs_data_offset(sizeof(struct orfs_read_rep)), "hello", 5);
 	proto("read-reply", 4096, 4096, 0, MSG,
 	      orfs_data_offset(sizeof(struct orfs_read_rep)) + 5);
+	{
+		struct orfs_grants_rep *g = (void *)(MSG + sizeof(*h));
+
+		memset(MSG, 0, MSG_MAX);
+		orfs_hdr_init(h, ORFS_OP_GRANTS, 8 << 16, ORFS_HF_REPLY,
+			      sizeof(*g), 0);
+		g->grants = orfs_le16(16);
+		g->grant_size = orfs_le32(1U << 20);
+		g->grant_addr = orfs_le64(0x7f0000000000ULL);
+		g->grant_rkey = orfs_le32(0x1234);
+		proto("grants-reply", 4096, 4096, 0, MSG, sizeof(*h) + sizeof(*g));
+	}
 	{
 		struct orfs_lookup_req q = { 0 };
 		uint32_t n;

@@ -101,6 +101,7 @@ static const struct orfs_test_op orfs_test_ops[] = {
 	{ ORFS_OP_SEEK,     80,  104, "SEEK" },
 	{ ORFS_OP_ALLOCATE, 88,  96,  "ALLOCATE" },
 	{ ORFS_OP_COPY,     160, 104, "COPY" },
+	{ ORFS_OP_GRANTS,   0,   24,  "GRANTS" },
 };
 
 /**
@@ -1220,14 +1221,14 @@ static struct orfs_conn_req *orfs_test_conn_req(struct kunit *test, u16 lo,
 
 static void orfs_conn_req_test_valid(struct kunit *test)
 {
-	struct orfs_conn_req *r = orfs_test_conn_req(test, 1, 1);
+	struct orfs_conn_req *r = orfs_test_conn_req(test, 2, 2);
 	u16 v = 0xbeef;
 
 	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, sizeof(*r), &v), 0);
-	KUNIT_EXPECT_EQ(test, v, 1);
+	KUNIT_EXPECT_EQ(test, v, 2);
 	v = 0xbeef;
 	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, 56, &v), 0);
-	KUNIT_EXPECT_EQ(test, v, 1);
+	KUNIT_EXPECT_EQ(test, v, 2);
 }
 
 static void orfs_conn_req_test_malformed(struct kunit *test)
@@ -1235,7 +1236,7 @@ static void orfs_conn_req_test_malformed(struct kunit *test)
 	struct orfs_conn_req *r;
 	u16 v;
 
-	r = orfs_test_conn_req(test, 1, 1);
+	r = orfs_test_conn_req(test, 2, 2);
 	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, sizeof(*r) - 1, &v),
 			ORFS_REJ_MALFORMED);
 	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, 0, &v),
@@ -1254,14 +1255,14 @@ static void orfs_conn_req_test_malformed(struct kunit *test)
 			ORFS_REJ_MALFORMED);
 
 	/* Unknown connection flags are offers the server ignores. */
-	r = orfs_test_conn_req(test, 1, 1);
+	r = orfs_test_conn_req(test, 2, 2);
 	r->flags = orfs_le32(~ORFS_CF_KNOWN);
 	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, sizeof(*r), &v), 0);
 	r->flags = orfs_le32(ORFS_CF_AUTH);
 	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, sizeof(*r), &v), 0);
 
 	/* RDMA I/O size: up to ORFS_IO_MAX. */
-	r = orfs_test_conn_req(test, 1, 1);
+	r = orfs_test_conn_req(test, 2, 2);
 	r->io_size = orfs_le32(ORFS_IO_MAX);
 	KUNIT_EXPECT_EQ(test, orfs_conn_req_check(r, sizeof(*r), &v), 0);
 	r->io_size = orfs_le32(ORFS_IO_MAX + 4096);
@@ -1277,12 +1278,13 @@ static void orfs_conn_req_test_versions(struct kunit *test)
 		u16	chosen;
 	} cases[] = {
 		{ 0, 0, ORFS_REJ_VERSION, 0 },		/* all older */
-		{ 2, 2, ORFS_REJ_VERSION, 0 },		/* all newer */
-		{ 2, 0xffff, ORFS_REJ_VERSION, 0 },
-		{ 1, 1, 0, 1 },
-		{ 0, 1, 0, 1 },
-		{ 1, 5, 0, 1 },				/* newer client */
-		{ 0, 0xffff, 0, 1 },
+		{ 1, 1, ORFS_REJ_VERSION, 0 },		/* grants in the accept */
+		{ 3, 3, ORFS_REJ_VERSION, 0 },		/* all newer */
+		{ 3, 0xffff, ORFS_REJ_VERSION, 0 },
+		{ 2, 2, 0, 2 },
+		{ 1, 2, 0, 2 },				/* older client too */
+		{ 2, 5, 0, 2 },				/* newer client */
+		{ 0, 0xffff, 0, 2 },
 	};
 	struct orfs_conn_req *r;
 	unsigned int i;
@@ -1312,8 +1314,6 @@ static struct orfs_conn_rep *orfs_test_conn_rep(struct kunit *test)
 	r->credits = orfs_le16(ORFS_CREDITS_DEFAULT);
 	r->inline_size = orfs_le32(ORFS_INLINE_DEFAULT);
 	r->max_sge = orfs_le16(4);
-	r->grants = orfs_le16(8);
-	r->grant_size = orfs_le32(1 << 20);
 	r->boot_id = orfs_le64(0x0123456789abcdefULL);
 	return r;
 }
@@ -1374,38 +1374,76 @@ static void orfs_conn_rep_test_invalid(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
 }
 
-/* Staging-buffer grants: counted, sized and placed where they can be. */
-static void orfs_conn_rep_test_grants(struct kunit *test)
+/*
+ * No staging buffer in the accept: an accept with anything in its reserved
+ * bytes (where version 1 gave grants before any handshake) is refused, and
+ * orfs_conn_rep_reserved_zero() tells the client why.
+ */
+static void orfs_conn_rep_test_no_grants(struct kunit *test)
 {
-	struct orfs_conn_rep *r = orfs_test_conn_rep(test);
+	struct orfs_conn_rep *r;
+	unsigned int i;
 
-	/* No grants: inline only, whatever the other grant fields say. */
-	r->grants = 0;
-	r->grant_size = orfs_le32(123);
-	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), 0);
-
+	for (i = 0; i < sizeof(r->reserved); i++) {
+		r = orfs_test_conn_rep(test);
+		r->reserved[i] = 0x80;
+		KUNIT_EXPECT_FALSE(test, orfs_conn_rep_reserved_zero(r));
+		KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096),
+				-EPROTO);
+	}
 	r = orfs_test_conn_rep(test);
-	r->grants = orfs_le16(ORFS_GRANTS_MAX);
-	r->grant_size = orfs_le32(ORFS_IO_MAX);
-	r->grant_addr = orfs_le64(0x7f0000000000ULL);
-	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), 0);
-	r->grants = orfs_le16(ORFS_GRANTS_MAX + 1);
+	r->reserved0 = orfs_le16(16);
 	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
-
 	r = orfs_test_conn_rep(test);
-	r->grant_size = 0;
+	r->reserved1 = orfs_le32(1 << 20);
 	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
-	r->grant_size = orfs_le32(4096 + 512);	/* not whole pages */
-	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
-	r->grant_size = orfs_le32(ORFS_IO_MAX + 4096);
-	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
-
-	/* The last buffer must not wrap the address space. */
 	r = orfs_test_conn_rep(test);
-	r->grant_addr = orfs_le64(U64_MAX - 8 * (1ULL << 20) + 1);
-	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), -EPROTO);
-	r->grant_addr = orfs_le64(U64_MAX - 8 * (1ULL << 20));
+	memset(r->auth_nonce, 0xff, sizeof(r->auth_nonce));
+	KUNIT_EXPECT_TRUE(test, orfs_conn_rep_reserved_zero(r));
 	KUNIT_EXPECT_EQ(test, orfs_conn_rep_check(r, sizeof(*r), 4096), 0);
+}
+
+/* GRANTS: staging buffers counted, sized and placed where they can be. */
+static void orfs_grants_rep_test(struct kunit *test)
+{
+	static const struct {
+		u16	grants, res0;
+		u32	size, rkey, res1;
+		u64	addr;
+		int	ret;
+	} cases[] = {
+		/* None: inline only, and nothing else may be set. */
+		{ 0, 0, 0, 0, 0, 0, 0 },
+		{ 0, 0, 123, 0, 0, 0, -EPROTO },
+		{ 0, 0, 0, 1, 0, 0, -EPROTO },
+		{ 0, 0, 0, 0, 0, 4096, -EPROTO },
+		{ ORFS_GRANTS_MAX, 0, ORFS_IO_MAX, 7, 0, 0x7f0000000000ULL, 0 },
+		{ ORFS_GRANTS_MAX + 1, 0, ORFS_IO_MAX, 7, 0, 0x7f0000000000ULL, -EPROTO },
+		{ 8, 0, 0, 7, 0, 4096, -EPROTO },
+		{ 8, 0, 4096 + 512, 7, 0, 4096, -EPROTO },	/* not whole pages */
+		{ 8, 0, ORFS_IO_MAX + 4096, 7, 0, 4096, -EPROTO },
+		/* The last buffer must not wrap the address space. */
+		{ 8, 0, 1 << 20, 7, 0, U64_MAX - 8 * (1ULL << 20) + 1, -EPROTO },
+		{ 8, 0, 1 << 20, 7, 0, U64_MAX - 8 * (1ULL << 20), 0 },
+		{ 8, 1, 1 << 20, 7, 0, 4096, -EPROTO },
+		{ 8, 0, 1 << 20, 7, 1, 4096, -EPROTO },
+	};
+	struct orfs_grants_rep *g = kunit_kzalloc(test, sizeof(*g), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, g);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		g->grants = orfs_le16(cases[i].grants);
+		g->reserved0 = orfs_le16(cases[i].res0);
+		g->grant_size = orfs_le32(cases[i].size);
+		g->grant_addr = orfs_le64(cases[i].addr);
+		g->grant_rkey = orfs_le32(cases[i].rkey);
+		g->reserved1 = orfs_le32(cases[i].res1);
+		KUNIT_EXPECT_EQ_MSG(test, orfs_grants_rep_check(g), cases[i].ret,
+				    "case %u", i);
+	}
+	KUNIT_EXPECT_EQ(test, orfs_body_min(ORFS_OP_GRANTS, 0), 0);
+	KUNIT_EXPECT_EQ(test, orfs_body_min(ORFS_OP_GRANTS, 1), (int)sizeof(*g));
 }
 
 /* An ORFS_IO_REMOTE WRITE header with @nseg segments of @len bytes each. */
@@ -2021,7 +2059,8 @@ static struct kunit_case orfs_proto_test_cases[] = {
 	KUNIT_CASE(orfs_conn_req_test_versions),
 	KUNIT_CASE(orfs_conn_rep_test_valid),
 	KUNIT_CASE(orfs_conn_rep_test_invalid),
-	KUNIT_CASE(orfs_conn_rep_test_grants),
+	KUNIT_CASE(orfs_conn_rep_test_no_grants),
+	KUNIT_CASE(orfs_grants_rep_test),
 	KUNIT_CASE(orfs_rseg_check_test),
 	KUNIT_CASE(orfs_rpages_test),
 	KUNIT_CASE(orfs_windows_check_test),

@@ -14,7 +14,8 @@
  * REMOVEXATTR of a trusted.* attribute (works on any filesystem with
  * xattrs, tmpfs included, since orfsd runs as root), a retransmitted
  * UNLINK answered from the duplicate-request cache, and cleanup.  With
- * staging buffers granted (every connection asks for them), O_DIRECT-style
+ * staging buffers granted (every connection asks for them with GRANTS
+ * once connected), O_DIRECT-style
  * I/O where orfsd moves the data itself (ORFS_IO_REMOTE): a REMOTE WRITE of
  * a whole staging buffer from 16 scattered segments of a registered
  * buffer, read back by a REMOTE READ into 3 others and by inline READs, a
@@ -23,9 +24,9 @@
  * rkey on a connection of its own: that connection fails, and the server
  * must go on serving new ones.  All connections carry the same
  * client id, so with two or more a CREATE of connection 0 retransmitted on
- * connection 1 (a reconnect) must get connection 0's reply.  Then a
- * connect with an unsupported version, which must be rejected with
- * ORFS_REJ_VERSION.  -k exits without disconnecting, with `credits`
+ * connection 1 (a reconnect) must get connection 0's reply.  Then
+ * connects with unsupported versions (past ours, and version 1 alone),
+ * which must be rejected with ORFS_REJ_VERSION.  -k exits without disconnecting, with `credits`
  * requests still in flight (the server must clean up on its own).
  *
  * -D runs the DEMOTE scenario instead (exercise_demote(): DEMOTE_META and
@@ -50,6 +51,8 @@
  * orfsd requires unless it is --insecure.
  *
  * Prints TAP ("ok N - ..." / "not ok N - ...") and exits 1 on any failure.
+ * The client itself (connecting, requests, RDMA) is uclient.c's, which
+ * orfs-hostile (tests/hostile/hostile.c) shares.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -73,335 +76,11 @@
 #include "orfs_proto.h"
 #include "rdma_client.h"
 #include "test_dirent.h"
+#include "uclient.h"
 #include "util.h"
 
-#define ASK_CREDITS	16
-#define ASK_INLINE	4096
-#define TIMEOUT_MS	5000
 #define MAX_CONNS	64
-#define ASK_IO_SIZE	(1U << 20)	/* staging buffers of at least this */
-#define SEG_GAP		4096U		/* bytes between segments */
 #define PIPE_MAX	8U		/* REMOTE requests in flight at once */
-
-struct client {
-	struct rdma_event_channel	*ch;
-	struct rdma_cm_id		*id;
-	struct ibv_pd			*pd;
-	struct ibv_cq			*cq;
-	struct ibv_mr			*mr;
-	uint8_t				*mem;
-	uint32_t			buf_size;
-	uint32_t			nrecv;	/* receive buffers posted */
-	uint32_t			nsend;	/* send buffers */
-	struct orfs_conn_rep		rep;
-	uint64_t			next_xid;
-	uint16_t			credits;
-	uint32_t			inline_size;
-};
-
-static int tap_n, tap_failed;
-static uint64_t client_id;	/* one per run: every connection is one "mount" */
-static bool offer_auth;		/* -S: connect with ORFS_CF_AUTH and a nonce */
-static bool offer_windows;	/* -D: connect with ORFS_CF_WINDOWS */
-
-static void __attribute__((format(printf, 2, 3))) tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", ok ? "" : "not ", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		tap_failed++;
-}
-
-static uint8_t *recv_buf(struct client *c, uint32_t i)
-{
-	return c->mem + (size_t)i * c->buf_size;
-}
-
-static uint8_t *send_buf(struct client *c, uint32_t i)
-{
-	return c->mem + (size_t)(c->nrecv + i) * c->buf_size;
-}
-
-static int wait_cm(struct client *c, enum rdma_cm_event_type want,
-		   struct rdma_cm_event *out, void *pdata, size_t plen)
-{
-	int err = rc_wait_cm(c->ch, want, out, pdata, plen);
-
-	if (err == -EPROTO)
-		fprintf(stderr, "# cm event %s (status %d), wanted %s\n",
-			rdma_event_str(out->event), out->status,
-			rdma_event_str(want));
-	return err;
-}
-
-static int post_recv(struct client *c, uint32_t i)
-{
-	return rc_post_recv(c->id->qp, c->mr, recv_buf(c, i), c->buf_size, i);
-}
-
-static int post_send(struct client *c, uint32_t i, uint32_t len)
-{
-	return rc_post_send(c->id->qp, c->mr, send_buf(c, i), len,
-			    0x80000000U | i);
-}
-
-/*
- * The next successful completion of @c's CQ in @wc, polling until @end
- * (rc_now_ms() time).  Return 0, -EIO for a failed completion (reported on
- * stderr unless @quiet) or a CQ error, -ETIMEDOUT.
- */
-static int poll_wc(struct client *c, struct ibv_wc *wc, long end, bool quiet)
-{
-	int n;
-
-	while (rc_now_ms() < end) {
-		n = ibv_poll_cq(c->cq, 1, wc);
-		if (n < 0)
-			return -EIO;
-		if (n == 0) {
-			usleep(100);
-			continue;
-		}
-		if (wc->status == IBV_WC_SUCCESS)
-			return 0;
-		if (!quiet)
-			fprintf(stderr, "# completion error: %s\n",
-				ibv_wc_status_str(wc->status));
-		return -EIO;
-	}
-	return -ETIMEDOUT;
-}
-
-/*
- * Wait for one receive completion; returns its buffer index and length.
- * Send completions are consumed on the way.
- */
-static int wait_recv(struct client *c, uint32_t *idx, uint32_t *len, long ms)
-{
-	long end = rc_now_ms() + ms;
-	struct ibv_wc wc;
-	int err;
-
-	while (!(err = poll_wc(c, &wc, end, false))) {
-		if (wc.wr_id & 0x80000000U)
-			continue;
-		*idx = (uint32_t)wc.wr_id;
-		*len = wc.byte_len;
-		return 0;
-	}
-	return err;
-}
-
-static void conn_req_init(struct orfs_conn_req *r, uint16_t lo, uint16_t hi)
-{
-	memset(r, 0, sizeof(*r));
-	r->magic = orfs_le32(ORFS_MAGIC);
-	r->min_version = orfs_le16(lo);
-	r->max_version = orfs_le16(hi);
-	r->inline_size = orfs_le32(ASK_INLINE);
-	r->credits = orfs_le16(ASK_CREDITS);
-	r->max_sge = orfs_le16(1);
-	r->io_size = orfs_le32(ASK_IO_SIZE);
-	r->client_id = orfs_le64(client_id);
-	if (offer_windows)
-		r->flags = orfs_le32(ORFS_CF_WINDOWS);
-	if (offer_auth) {
-		r->flags = orfs_le32(orfs_cpu32(r->flags) | ORFS_CF_AUTH);
-		memset(r->nonce, 0x5a, sizeof(r->nonce));
-	}
-}
-
-/*
- * Bind @id to a privileged source port, as orfs.ko does (orfsd accepts no
- * other unless it is --insecure): the first free one from 1023 down to
- * 600, on @src's address (NULL: any address of @family).  Not root
- * (EACCES): left unbound, and a secure orfsd rejects the connection.
- */
-static void bind_privileged(struct rdma_cm_id *id, int family,
-			    const struct addrinfo *src)
-{
-	struct sockaddr_storage ss = { .ss_family = (sa_family_t)family };
-
-	if (src)
-		memcpy(&ss, src->ai_addr, src->ai_addrlen);
-	rc_bind_privileged(id, &ss, 600, 1023);
-}
-
-/*
- * Resolve from source address @src (NULL: the route's), create the QP,
- * post receives; the id is ready for rdma_connect.
- */
-static int client_setup_from(struct client *c, const char *src,
-			     const char *host, const char *port)
-{
-	struct addrinfo *ai, *sai = NULL;
-	uint32_t i;
-	int err;
-
-	memset(c, 0, sizeof(*c));
-	if (src && getaddrinfo(src, NULL, NULL, &sai))
-		return -EINVAL;
-	err = rc_open(host, port, c, &c->ch, &c->id, &ai);
-	if (err) {
-		if (sai)
-			freeaddrinfo(sai);
-		return err;
-	}
-	bind_privileged(c->id, ai->ai_family, sai);
-	if (sai)
-		freeaddrinfo(sai);
-	err = rc_resolve(c->ch, c->id, ai->ai_addr, TIMEOUT_MS);
-	freeaddrinfo(ai);
-	if (err)
-		return err;
-
-	/* Room for the largest inline size the server may grant us. */
-	c->buf_size = ORFS_META_MAX + ASK_INLINE;
-	c->nrecv = ASK_CREDITS;
-	c->nsend = ASK_CREDITS + 2;
-	c->pd = ibv_alloc_pd(c->id->verbs);
-	c->cq = c->pd ? ibv_create_cq(c->id->verbs, (int)(c->nrecv + c->nsend),
-				       NULL, NULL, 0) : NULL;
-	if (!c->cq)
-		return -ENOMEM;
-	err = rc_create_qp(c->id, c->pd, c->cq, c->nsend, c->nrecv);
-	if (err)
-		return err;
-	c->mem = calloc(c->nrecv + c->nsend, c->buf_size);
-	if (!c->mem)
-		return -ENOMEM;
-	c->mr = ibv_reg_mr(c->pd, c->mem, (size_t)(c->nrecv + c->nsend) * c->buf_size,
-			   IBV_ACCESS_LOCAL_WRITE);
-	if (!c->mr)
-		return -errno;
-	for (i = 0; i < c->nrecv; i++)
-		if (post_recv(c, i))
-			return -EIO;
-	return 0;
-}
-
-static int client_setup(struct client *c, const char *host, const char *port)
-{
-	return client_setup_from(c, NULL, host, port);
-}
-
-static int client_connect(struct client *c, uint16_t lo, uint16_t hi,
-			  struct orfs_conn_rej *rej)
-{
-	struct orfs_conn_req req;
-	struct rdma_conn_param p;
-	struct rdma_cm_event ev;
-	int err;
-
-	conn_req_init(&req, lo, hi);
-	memset(&p, 0, sizeof(p));
-	p.private_data = &req;
-	p.private_data_len = sizeof(req);
-	p.initiator_depth = 4;
-	p.responder_resources = 4;
-	p.retry_count = 7;
-	p.rnr_retry_count = 7;
-	if (rdma_connect(c->id, &p))
-		return -errno;
-	if (rej) {
-		memset(rej, 0, sizeof(*rej));
-		return wait_cm(c, RDMA_CM_EVENT_REJECTED, &ev, rej, sizeof(*rej));
-	}
-	err = wait_cm(c, RDMA_CM_EVENT_ESTABLISHED, &ev, &c->rep, sizeof(c->rep));
-	if (err)
-		return err;
-	if (orfs_conn_rep_check(&c->rep, ev.param.conn.private_data_len, ASK_INLINE))
-		return -EPROTO;
-	c->credits = orfs_cpu16(c->rep.credits);
-	c->inline_size = orfs_cpu32(c->rep.inline_size);
-	c->next_xid = 1;
-	return 0;
-}
-
-static void client_destroy(struct client *c, bool abrupt)
-{
-	if (abrupt)
-		return;		/* leak it all: the process exits */
-	if (c->id && c->id->qp)
-		rdma_disconnect(c->id);
-	if (c->id && c->id->qp)
-		rdma_destroy_qp(c->id);
-	if (c->mr)
-		ibv_dereg_mr(c->mr);
-	if (c->cq)
-		ibv_destroy_cq(c->cq);
-	if (c->pd)
-		ibv_dealloc_pd(c->pd);
-	if (c->id)
-		rdma_destroy_id(c->id);
-	if (c->ch)
-		rdma_destroy_event_channel(c->ch);
-	free(c->mem);
-}
-
-/* Build a request in send buffer @slot; returns the body. */
-static void *req_start(struct client *c, uint32_t slot, uint16_t op,
-		       uint32_t body_len, uint64_t *xid)
-{
-	struct orfs_hdr *h = (struct orfs_hdr *)send_buf(c, slot);
-
-	*xid = c->next_xid++;
-	memset(h, 0, ORFS_META_MAX);
-	orfs_hdr_init(h, op, *xid, 0, body_len, 0);
-	h->credits = orfs_le16((uint16_t)c->nrecv);
-	return h + 1;
-}
-
-/*
- * Send the request in slot 0 and wait for its reply; the reply is copied
- * to @out (buf_size bytes).  Returns the status, or a negative errno.
- */
-static int call(struct client *c, uint64_t xid, uint32_t len, uint8_t *out)
-{
-	struct orfs_hdr *r;
-	uint32_t idx, n;
-	int err;
-
-	if (post_send(c, 0, len))
-		return -EIO;
-	err = wait_recv(c, &idx, &n, TIMEOUT_MS);
-	if (err)
-		return err;
-	memcpy(out, recv_buf(c, idx), n);
-	post_recv(c, idx);
-	r = (struct orfs_hdr *)out;
-	err = orfs_hdr_check(r, n, 1);
-	/* The decoder refuses unknown opcodes even in error replies. */
-	if (err == -EOPNOTSUPP && r->status && n == sizeof(*r))
-		err = 0;
-	if (err || orfs_cpu64(r->xid) != xid) {
-		fprintf(stderr, "# bad reply (len %u)\n", n);
-		return -EBADMSG;
-	}
-	return (int)orfs_cpu32(r->status);
-}
-
-static uint32_t msg_len(struct client *c, uint32_t slot)
-{
-	return (uint32_t)sizeof(struct orfs_hdr) +
-	       orfs_cpu32(((struct orfs_hdr *)send_buf(c, slot))->body_len);
-}
-
-/* The bytes of the request in send buffer @slot, inline data included. */
-static uint32_t msg_len_data(struct client *c, uint32_t slot)
-{
-	struct orfs_hdr *h = (struct orfs_hdr *)send_buf(c, slot);
-
-	if (!h->data_len)
-		return msg_len(c, slot);
-	return orfs_data_offset(orfs_cpu32(h->body_len)) + orfs_cpu32(h->data_len);
-}
 
 /* Give the request in slot 0 sequence number @seq, slot index @idx, @flags. */
 static uint64_t set_seq(struct client *c, uint64_t seq, uint16_t idx,
@@ -412,50 +91,6 @@ static uint64_t set_seq(struct client *c, uint64_t seq, uint16_t idx,
 	h->xid = orfs_le64(seq << 16 | idx);
 	h->flags = orfs_le16(flags);
 	return seq << 16 | idx;
-}
-
-/* A request with a struct orfs_lookup_req body (LOOKUP, UNLINK, RMDIR). */
-static uint64_t name_req(struct client *c, uint16_t op, const struct orfs_fh *dir,
-			 const char *name)
-{
-	uint32_t nl = (uint32_t)strlen(name);
-	struct orfs_lookup_req *q;
-	uint64_t xid;
-
-	q = req_start(c, 0, op, sizeof(*q) + nl, &xid);
-	q->dir = *dir;
-	q->name_len = orfs_le32(nl);
-	memcpy(q + 1, name, nl);
-	return xid;
-}
-
-/* CREATE, MKDIR, MKNOD or SYMLINK of @name in @dir. */
-static uint64_t create_req(struct client *c, uint16_t op,
-			   const struct orfs_fh *dir, const char *name,
-			   uint32_t mode, uint32_t flags, const char *target)
-{
-	uint32_t nl = (uint32_t)strlen(name);
-	uint32_t tl = target ? (uint32_t)strlen(target) : 0;
-	struct orfs_create_req *q;
-	uint64_t xid;
-
-	q = req_start(c, 0, op, sizeof(*q) + nl + tl, &xid);
-	q->dir = *dir;
-	q->mode = orfs_le32(mode);
-	q->flags = orfs_le32(flags);
-	q->uid = orfs_le32(1000);
-	q->gid = orfs_le32(1000);
-	q->name_len = orfs_le32(nl);
-	q->target_len = orfs_le32(tl);
-	memcpy(q + 1, name, nl);
-	if (tl)
-		memcpy((char *)(q + 1) + nl, target, tl);
-	return xid;
-}
-
-static const void *rep_body(const uint8_t *out)
-{
-	return out + sizeof(struct orfs_hdr);
 }
 
 /* An xattr request on @fh: @name (NULL: none), @size, @flags. */
@@ -526,44 +161,6 @@ static void exercise_xattr(struct client *c, int ci, const struct orfs_fh *file,
 }
 
 /* ---- ORFS_IO_REMOTE: the server moves the data ---- */
-
-/**
- * struct dio - a registered buffer the server may RDMA-read and write
- * @mr: its registration (remote read and write)
- * @mem: @size bytes; the write source first, the read target after it
- * @size: bytes
- * @half: bytes of each half
- */
-struct dio {
-	struct ibv_mr	*mr;
-	uint8_t		*mem;
-	size_t		size;
-	size_t		half;
-};
-
-static int dio_init(struct client *c, struct dio *d, uint32_t count)
-{
-	d->half = count + (size_t)ORFS_RSEG_MAX * SEG_GAP;
-	d->size = 2 * d->half;
-	d->mem = aligned_alloc(4096, (d->size + 4095) & ~(size_t)4095);
-	if (!d->mem)
-		return -ENOMEM;
-	memset(d->mem, 0, d->size);
-	d->mr = ibv_reg_mr(c->pd, d->mem, d->size, IBV_ACCESS_LOCAL_WRITE |
-			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
-	if (!d->mr) {
-		free(d->mem);
-		return -errno;
-	}
-	return 0;
-}
-
-static void dio_fini(struct dio *d)
-{
-	if (d->mr)
-		ibv_dereg_mr(d->mr);
-	free(d->mem);
-}
 
 /*
  * Cut @count bytes at @base (inside @d) into @nseg segments of uneven
@@ -746,8 +343,8 @@ static void exercise_direct(struct client *c, int ci, const struct orfs_fh *dir,
 {
 	const struct orfs_hdr *rh = (const struct orfs_hdr *)out;
 	const struct orfs_read_rep *rr = rep_body(out);
-	uint32_t grants = orfs_cpu16(c->rep.grants);
-	uint32_t gsize = orfs_cpu32(c->rep.grant_size), i, n, each;
+	uint32_t grants = orfs_cpu16(c->grants.grants);
+	uint32_t gsize = orfs_cpu32(c->grants.grant_size), i, n, each;
 	struct orfs_rseg seg[ORFS_RSEG_MAX];
 	uint8_t *want = NULL, *got = NULL;
 	struct orfs_fh file;
@@ -849,10 +446,8 @@ static void bad_rkey(const char *host, const char *port, const struct orfs_fh *r
 	uint64_t xid;
 	int err, st = 0;
 
-	err = client_setup(&c, host, port);
-	if (!err)
-		err = client_connect(&c, 1, 1, NULL);
-	if (!err && !c.rep.grants)
+	err = client_open(&c, host, port);
+	if (!err && !c.grants.grants)
 		err = -ENOSPC;
 	if (!err)
 		err = dio_init(&c, &d, 4096);
@@ -874,9 +469,7 @@ done:
 	client_destroy(&c, false);
 
 	memset(&c, 0, sizeof(c));
-	err = client_setup(&c, host, port);
-	if (!err)
-		err = client_connect(&c, 1, 1, NULL);
+	err = client_open(&c, host, port);
 	out = malloc(c.buf_size ? c.buf_size : 1);
 	if (!err && out) {
 		req_start(&c, 0, ORFS_OP_NULL, 0, &xid);
@@ -1035,57 +628,6 @@ static void exercise_rw(struct client *c, int ci, const struct orfs_fh *root,
 #define DEMOTE_TAIL	100U		/* file a: one block and a tail */
 #define DEMOTE_B_SIZE	(3U << 20)	/* file b: more than the test cache */
 
-/* Byte @i of file @seed's pattern. */
-static uint8_t dpat(uint32_t seed, uint64_t i)
-{
-	return (uint8_t)((i * 29 + seed * 11 + (i >> 16)) & 0xff);
-}
-
-/*
- * An RDMA WRITE (@op IBV_WR_RDMA_WRITE) of @len bytes at @local into
- * staging buffer @grant, or an RDMA READ from it, waited for.  No request
- * may be in flight (its reply's receive completion would be lost here).
- */
-static int rdma_at(struct client *c, enum ibv_wr_opcode op, struct dio *d,
-		   uint8_t *local, uint32_t len, uint64_t raddr, uint32_t rkey);
-
-static int grant_rdma(struct client *c, enum ibv_wr_opcode op, struct dio *d,
-		      uint8_t *local, uint32_t len, uint32_t grant)
-{
-	return rdma_at(c, op, d, local, len,
-		       orfs_cpu64(c->rep.grant_addr) +
-		       (uint64_t)grant * orfs_cpu32(c->rep.grant_size),
-		       orfs_cpu32(c->rep.grant_rkey));
-}
-
-/*
- * An RDMA WRITE or READ of @len bytes at @local to or from server memory
- * @raddr under @rkey (a staging buffer, or a memory window), waited for.
- */
-static int rdma_at(struct client *c, enum ibv_wr_opcode op, struct dio *d,
-		   uint8_t *local, uint32_t len, uint64_t raddr, uint32_t rkey)
-{
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)local, .length = len, .lkey = d->mr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = 0x80000000U | 0x7ff0, .sg_list = &sge, .num_sge = 1,
-		.opcode = op, .send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
-	long end = rc_now_ms() + TIMEOUT_MS;
-	struct ibv_wc wc;
-	int err;
-
-	wr.wr.rdma.remote_addr = raddr;
-	wr.wr.rdma.rkey = rkey;
-	if (ibv_post_send(c->id->qp, &wr, &bad))
-		return -EIO;
-	while (!(err = poll_wc(c, &wc, end, true)))
-		if (wc.wr_id == wr.wr_id)
-			return 0;
-	return err;
-}
-
 /*
  * The rkey a client gets reaches its own staging buffers and nothing else
  * of the arena: an RDMA READ of its last staging buffer works, one of the
@@ -1100,15 +642,13 @@ static void fenced(const char *host, const char *port)
 	int err, st = -1, st2 = 0;
 
 	memset(&c, 0, sizeof(c));
-	err = client_setup(&c, host, port);
-	if (!err)
-		err = client_connect(&c, 1, 1, NULL);
-	if (!err && !c.rep.grants)
+	err = client_open(&c, host, port);
+	if (!err && !c.grants.grants)
 		err = -ENOSPC;
 	if (!err)
 		err = dio_init(&c, &d, 4096);
 	if (!err) {
-		n = orfs_cpu16(c.rep.grants);
+		n = orfs_cpu16(c.grants.grants);
 		st = grant_rdma(&c, IBV_WR_RDMA_READ, &d, d.mem, 4096, n - 1);
 		st2 = grant_rdma(&c, IBV_WR_RDMA_READ, &d, d.mem, 4096, n);
 	}
@@ -1117,109 +657,6 @@ static void fenced(const char *host, const char *port)
 	    st, st2);
 	dio_fini(&d);
 	client_destroy(&c, false);
-}
-
-/*
- * RDMA READ or WRITE @n bytes at d->mem from or to the memory windows the
- * reply in @out lists (its inline data), in order, after checking the
- * list as the kernel client does.  *@first gets the first window.
- */
-static int windows_rdma(struct client *c, enum ibv_wr_opcode op, struct dio *d,
-			const uint8_t *out, uint32_t n, struct orfs_rseg *first)
-{
-	const struct orfs_hdr *h = (const struct orfs_hdr *)out;
-	const struct orfs_rseg *w = (const struct orfs_rseg *)orfs_data(h);
-	uint32_t i, nw, at = 0;
-	int st;
-
-	if (!n || orfs_windows_check(w, orfs_cpu32(h->data_len), n, n, &nw))
-		return -EBADMSG;
-	if (first)
-		*first = w[0];
-	for (i = 0; i < nw; i++) {
-		st = rdma_at(c, op, d, d->mem + at, orfs_cpu32(w[i].len),
-			     orfs_cpu64(w[i].addr), orfs_cpu32(w[i].rkey));
-		if (st)
-			return st;
-		at += orfs_cpu32(w[i].len);
-	}
-	return 0;
-}
-
-/* Bytes dread() RDMA-read from memory windows (ORFS_RF_WINDOW). */
-static uint64_t windows_read;
-
-/* WRITE @len pattern-@seed bytes at @off through staging buffer 0. */
-static int dwrite(struct client *c, struct dio *d, const struct orfs_fh *fh,
-		  uint32_t seed, uint64_t off, uint32_t len, uint8_t *out)
-{
-	struct orfs_io_req *q;
-	uint64_t xid;
-	uint32_t i;
-	int st;
-
-	for (i = 0; i < len; i++)
-		d->mem[i] = dpat(seed, off + i);
-	st = grant_rdma(c, IBV_WR_RDMA_WRITE, d, d->mem, len, 0);
-	if (st)
-		return st;
-	q = req_start(c, 0, ORFS_OP_WRITE, sizeof(*q), &xid);
-	q->fh = *fh;
-	q->offset = orfs_le64(off);
-	q->count = orfs_le32(len);
-	q->flags = orfs_le32(ORFS_IO_GRANT);
-	return call(c, xid, msg_len(c, 0), out);
-}
-
-/*
- * READ @len bytes at @off (through staging buffer 0 when @len is above
- * the inline threshold); check them against pattern @seed; *@version gets
- * the reply's version.  Return the status, or -EILSEQ for wrong bytes.
- */
-static int dread(struct client *c, struct dio *d, const struct orfs_fh *fh,
-		 uint32_t seed, uint64_t off, uint32_t len, uint64_t *version,
-		 uint8_t *out)
-{
-	const struct orfs_read_rep *rr = rep_body(out);
-	bool granted = len > c->inline_size;
-	struct orfs_io_req *q;
-	const uint8_t *data;
-	uint64_t xid;
-	uint32_t i, n;
-	int st;
-
-	q = req_start(c, 0, ORFS_OP_READ, sizeof(*q), &xid);
-	q->fh = *fh;
-	q->offset = orfs_le64(off);
-	q->count = orfs_le32(len);
-	q->flags = orfs_le32(granted ? ORFS_IO_GRANT : 0);
-	st = call(c, xid, msg_len(c, 0), out);
-	if (st)
-		return st;
-	*version = orfs_cpu64(rr->version);
-	n = orfs_cpu32(rr->count);
-	if (n != len)
-		return -EILSEQ;
-	data = orfs_data((const struct orfs_hdr *)out);
-	if (granted && (orfs_cpu32(rr->flags) & ORFS_RF_WINDOW)) {
-		/* Straight from the server's cache blocks. */
-		memset(d->mem, 0, n);
-		st = windows_rdma(c, IBV_WR_RDMA_READ, d, out, n, NULL);
-		if (st)
-			return st;
-		data = d->mem;
-		windows_read += n;
-	} else if (granted) {
-		memset(d->mem, 0, n);
-		st = grant_rdma(c, IBV_WR_RDMA_READ, d, d->mem, n, 0);
-		if (st)
-			return st;
-		data = d->mem;
-	}
-	for (i = 0; i < n; i++)
-		if (data[i] != dpat(seed, off + i))
-			return -EILSEQ;
-	return 0;
 }
 
 /*
@@ -1408,7 +845,7 @@ static void exercise_demote(struct client *c, const struct orfs_fh *root,
 	int st;
 
 	memset(&d, 0, sizeof(d));
-	if (!c->rep.grants || orfs_cpu32(c->rep.grant_size) < (1U << 20) ||
+	if (!c->grants.grants || orfs_cpu32(c->grants.grant_size) < (1U << 20) ||
 	    dio_init(c, &d, 1U << 20)) {
 		tap(false, "demote: a staging buffer of 1 MiB and a registered buffer");
 		return;
@@ -1812,29 +1249,22 @@ static int forge_main(const char *host, const char *port, const char *mpath,
 		{ NULL, 0, "untagged" }, { zero, 8, "zero tag" }, { junk, 8, "made-up tag" },
 	};
 	static struct client c;
-	uint32_t pl = (uint32_t)strlen(mpath), i;
-	struct orfs_mount_req *m;
 	struct orfs_fh root, fh;
+	uint32_t i;
 	char dir[PATH_MAX], *slash;
 	uint8_t *out;
 	uint64_t xid;
 	int err, st;
 
-	err = client_setup(&c, host, port);
-	if (!err)
-		err = client_connect(&c, 1, 1, NULL);
+	err = client_open(&c, host, port);
 	tap(!err, "forge: connect (%s)", err ? strerror(-err) : "ok");
 	out = malloc(c.buf_size ? c.buf_size : 1);
 	if (err || !out)
 		goto out;
-	m = req_start(&c, 0, ORFS_OP_MOUNT, sizeof(*m) + pl, &xid);
-	m->path_len = orfs_le32(pl);
-	memcpy(m + 1, mpath, pl);
-	st = call(&c, xid, msg_len(&c, 0), out);
+	st = client_mount(&c, mpath, &root);
 	tap(st == 0, "forge: MOUNT %s (%d)", mpath, st);
 	if (st)
 		goto out;
-	root = ((struct orfs_mount_rep *)rep_body(out))->root;
 	snprintf(dir, sizeof(dir), "%s", victim);
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir)
@@ -1880,7 +1310,7 @@ static int connect_mount(struct client *c, const char *src, const char *host,
 
 	err = client_setup_from(c, src, host, port);
 	if (!err)
-		err = client_connect(c, 1, 1, NULL);
+		err = client_connect(c, 1, ORFS_PROTO_VERSION, NULL);
 	if (err)
 		return err;
 	m = req_start(c, 0, ORFS_OP_MOUNT, sizeof(*m) + pl, &xid);
@@ -2007,29 +1437,19 @@ out:
 static int demote_main(const char *host, const char *port, const char *mpath)
 {
 	static struct client c;
-	uint32_t pl = (uint32_t)strlen(mpath);
-	struct orfs_mount_req *m;
 	struct orfs_fh root;
 	uint8_t *out;
-	uint64_t xid;
 	int err, st;
 
-	err = client_setup(&c, host, port);
-	if (!err)
-		err = client_connect(&c, 1, 1, NULL);
+	err = client_open(&c, host, port);
 	tap(!err, "demote: connect (%s, %u staging buffers)",
-	    err ? strerror(-err) : "ok", orfs_cpu16(c.rep.grants));
+	    err ? strerror(-err) : "ok", orfs_cpu16(c.grants.grants));
 	out = malloc(c.buf_size ? c.buf_size : 1);
 	if (!err && out) {
-		m = req_start(&c, 0, ORFS_OP_MOUNT, sizeof(*m) + pl, &xid);
-		m->path_len = orfs_le32(pl);
-		memcpy(m + 1, mpath, pl);
-		st = call(&c, xid, msg_len(&c, 0), out);
+		st = client_mount(&c, mpath, &root);
 		tap(st == 0, "demote: MOUNT %s (%d)", mpath, st);
-		if (!st) {
-			root = ((struct orfs_mount_rep *)rep_body(out))->root;
+		if (!st)
 			exercise_demote(&c, &root, out);
-		}
 	}
 	free(out);
 	client_destroy(&c, false);
@@ -2051,10 +1471,10 @@ static int silent_main(const char *host, const char *port)
 	long t0, dt = -1;
 	int err;
 
-	offer_auth = true;
+	uc_opts.auth = true;
 	err = client_setup(&c, host, port);
 	if (!err)
-		err = client_connect(&c, 1, 1, NULL);
+		err = client_connect(&c, 1, ORFS_PROTO_VERSION, NULL);
 	tap(!err && (orfs_cpu32(c.rep.flags) & ORFS_CF_AUTH),
 	    "silent: connected with the handshake offered (%d)", err);
 	if (!err) {
@@ -2077,7 +1497,7 @@ int main(int argc, char **argv)
 {
 	static struct client cl[MAX_CONNS];
 	static uint8_t out[ORFS_META_MAX + ASK_INLINE];
-	const char *port = "20050", *mpath = "/";
+	const char *port, *mpath;
 	struct orfs_fh root;
 	struct orfs_conn_rej rej;
 	struct client bad;
@@ -2086,14 +1506,10 @@ int main(int argc, char **argv)
 	bool abrupt = false, demote = false, silent = false;
 	const char *forge = NULL, *drc_src = NULL;
 
-	while ((opt = getopt(argc, argv, "p:m:c:kDSF:R:")) != -1) {
+	while ((opt = getopt(argc, argv, UC_GETOPT "c:kDSF:R:")) != -1) {
+		if (uc_option(opt, optarg))
+			continue;
 		switch (opt) {
-		case 'p':
-			port = optarg;
-			break;
-		case 'm':
-			mpath = optarg;
-			break;
 		case 'c':
 			nconn = atoi(optarg);
 			break;
@@ -2102,7 +1518,7 @@ int main(int argc, char **argv)
 			break;
 		case 'D':
 			demote = true;
-			offer_windows = true;
+			uc_opts.windows = true;
 			break;
 		case 'S':
 			silent = true;
@@ -2125,7 +1541,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	client_id = ((uint64_t)time(NULL) << 32) ^ ((uint64_t)getpid() << 8) ^ 0x5eed;
+	port = uc_opts.port;
+	mpath = uc_opts.mpath;
+	uc_opts.client_id = ((uint64_t)time(NULL) << 32) ^ ((uint64_t)getpid() << 8) ^ 0x5eed;
 	if (demote)
 		return demote_main(argv[optind], port, mpath);
 	if (silent)
@@ -2135,9 +1553,7 @@ int main(int argc, char **argv)
 	if (drc_src)
 		return drc_main(argv[optind], port, mpath, drc_src);
 	for (i = 0; i < nconn; i++) {
-		err = client_setup(&cl[i], argv[optind], port);
-		if (!err)
-			err = client_connect(&cl[i], 1, 1, NULL);
+		err = client_open(&cl[i], argv[optind], port);
 		tap(!err, "conn %d: connect (%s; credits %u, inline %u, boot_id %llx)",
 		    i, err ? strerror(-err) : "ok", cl[i].credits, cl[i].inline_size,
 		    (unsigned long long)orfs_cpu64(cl[i].rep.boot_id));
@@ -2162,21 +1578,30 @@ int main(int argc, char **argv)
 		exercise(&cl[i], i, mpath, &root);
 	if (nconn >= 2 && root.len)
 		retransmit_across(&cl[0], &cl[1], &root);
-	if (root.len && cl[0].rep.grants) {
+	if (root.len && cl[0].grants.grants) {
 		bad_rkey(argv[optind], port, &root);
 		fenced(argv[optind], port);
 	}
 
-	/* Version 2..3 only: rejected with ORFS_REJ_VERSION. */
-	err = client_setup(&bad, argv[optind], port);
-	if (!err)
-		err = client_connect(&bad, 2, 3, &rej);
-	tap(!err && orfs_cpu32(rej.magic) == ORFS_MAGIC &&
-	    orfs_cpu16(rej.reason) == ORFS_REJ_VERSION &&
-	    orfs_cpu16(rej.max_version) == ORFS_PROTO_VERSION,
-	    "unsupported version rejected (reason %u: %s)", orfs_cpu16(rej.reason),
-	    orfs_rej_str(orfs_cpu16(rej.reason)));
-	client_destroy(&bad, false);
+	/*
+	 * Versions past ours, and version 1 alone (whose accept gave staging
+	 * buffers before any handshake): rejected with ORFS_REJ_VERSION.
+	 */
+	for (i = 0; i < 2; i++) {
+		uint16_t lo = i ? 1 : ORFS_PROTO_VERSION + 1;
+		uint16_t hi = i ? 1 : ORFS_PROTO_VERSION + 2;
+
+		err = client_setup(&bad, argv[optind], port);
+		if (!err)
+			err = client_connect(&bad, lo, hi, &rej);
+		tap(!err && orfs_cpu32(rej.magic) == ORFS_MAGIC &&
+		    orfs_cpu16(rej.reason) == ORFS_REJ_VERSION &&
+		    orfs_cpu16(rej.min_version) == ORFS_PROTO_MIN_VERSION &&
+		    orfs_cpu16(rej.max_version) == ORFS_PROTO_VERSION,
+		    "version %u..%u rejected (reason %u: %s)", lo, hi,
+		    orfs_cpu16(rej.reason), orfs_rej_str(orfs_cpu16(rej.reason)));
+		client_destroy(&bad, false);
+	}
 
 	for (i = 0; i < nconn; i++) {
 		if (abrupt) {

@@ -3,7 +3,8 @@
  * Unit tests for orfsd's shared-secret handshake (server/auth.c): SHA-256
  * and HMAC-SHA256 against published vectors, the proofs against a vector
  * the client's KUnit test shares (tests/kunit/orfs_auth_test.c), the
- * accept decision, the AUTH gate of the request path, and --secret-file.
+ * accept decision, the AUTH gate of the request path (GRANTS, the staging
+ * buffers, only after AUTH), and --secret-file.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -466,6 +467,57 @@ static void test_gate_malformed(void **state)
 	assert_int_equal(auth.state, ORFS_AUTH_FAILED);
 }
 
+/* The transport's GRANTS, faked: how often the request layer asked. */
+static int grant_calls;
+
+static int fake_grant(const struct orfs_req_ctx *c, struct orfs_grants_rep *rep)
+{
+	grant_calls++;
+	rep->grants = orfs_le16(4);
+	rep->grant_size = orfs_le32(1U << 20);
+	rep->grant_addr = orfs_le64(0x10000000ULL);
+	rep->grant_rkey = orfs_le32(0x4242);
+	return 0;
+}
+
+/*
+ * GRANTS before AUTH: EACCES, the transport is never asked, and the
+ * handshake has failed.  After AUTH: the staging buffers, every time.
+ */
+static void test_gate_grants(void **state)
+{
+	const struct orfs_hdr *h = (const struct orfs_hdr *)repbuf;
+	const struct orfs_grants_rep *g = orfs_body(h);
+
+	ctx.grant = fake_grant;
+	grant_calls = 0;
+	assert_int_equal(send_req(build(ORFS_OP_GRANTS, 0, NULL, 0)), EACCES);
+	assert_int_equal(grant_calls, 0);
+	assert_int_equal(auth.state, ORFS_AUTH_FAILED);
+	assert_int_equal(send_auth(vec_client_proof), EACCES);
+	assert_int_equal(send_req(build(ORFS_OP_GRANTS, 0, NULL, 0)), EACCES);
+	assert_int_equal(grant_calls, 0);
+
+	assert_int_equal(gate_setup(state), 0);
+	ctx.grant = fake_grant;
+	assert_int_equal(send_auth(vec_client_proof), 0);
+	assert_int_equal(grant_calls, 0);
+	assert_int_equal(send_req(build(ORFS_OP_GRANTS, 0, NULL, 0)), 0);
+	assert_int_equal(grant_calls, 1);
+	assert_int_equal(orfs_cpu32(h->body_len), sizeof(*g));
+	assert_int_equal(orfs_grants_rep_check(g), 0);
+	assert_int_equal(orfs_cpu16(g->grants), 4);
+	assert_int_equal(orfs_cpu32(g->grant_rkey), 0x4242);
+	/* A body, or inline data: refused, the transport not asked. */
+	assert_int_equal(send_req(build(ORFS_OP_GRANTS, 0, "x", 1)), EINVAL);
+	assert_int_equal(grant_calls, 1);
+	/* Without a transport (tests, fuzzing): no staging buffers. */
+	ctx.grant = NULL;
+	assert_int_equal(send_req(build(ORFS_OP_GRANTS, 0, NULL, 0)), 0);
+	assert_int_equal(orfs_grants_rep_check(g), 0);
+	assert_int_equal(g->grants, 0);
+}
+
 /* A server without a secret: AUTH has nothing to do. */
 static void test_no_secret(void **state)
 {
@@ -646,6 +698,7 @@ int main(void)
 		cmocka_unit_test_setup(test_gate_wrong_proof, gate_setup),
 		cmocka_unit_test_setup(test_gate_request_first, gate_setup),
 		cmocka_unit_test_setup(test_gate_malformed, gate_setup),
+		cmocka_unit_test_setup(test_gate_grants, gate_setup),
 		cmocka_unit_test_setup(test_no_secret, gate_setup),
 		cmocka_unit_test(test_secret_file),
 		cmocka_unit_test(test_secret_option),

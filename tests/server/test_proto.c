@@ -616,24 +616,30 @@ static void test_conn_req_versions(void **state)
 	struct orfs_conn_req r;
 	uint16_t v;
 
-	mkconn(&r, 1, 1);
+	mkconn(&r, 2, 2);
 	v = 0;
 	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), 0);
-	assert_int_equal(v, 1);
+	assert_int_equal(v, 2);
 	mkconn(&r, 1, 9);
 	v = 0;
 	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), 0);
 	assert_int_equal(v, ORFS_PROTO_VERSION);
-	mkconn(&r, 0, 1);
+	mkconn(&r, 0, 2);
 	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), 0);
-	mkconn(&r, 2, 3);
+	/*
+	 * Version 1 alone: its accept gave staging buffers before any
+	 * handshake, and its clients expect them there.
+	 */
+	mkconn(&r, 1, 1);
+	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), ORFS_REJ_VERSION);
+	mkconn(&r, 3, 4);
 	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), ORFS_REJ_VERSION);
 	mkconn(&r, 0, 0);
 	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), ORFS_REJ_VERSION);
-	mkconn(&r, 3, 1);
+	mkconn(&r, 3, 2);
 	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), ORFS_REJ_MALFORMED);
 	/* rdma_cm pads private data to 56 bytes on IB/RoCE. */
-	mkconn(&r, 1, 1);
+	mkconn(&r, 2, 2);
 	assert_int_equal(orfs_conn_req_check(&r, 56, &v), 0);
 }
 
@@ -643,17 +649,17 @@ static void test_conn_req_malformed(void **state)
 	uint16_t v;
 	uint32_t len;
 
-	mkconn(&r, 1, 1);
+	mkconn(&r, 2, 2);
 	for (len = 0; len < sizeof(r); len++)
 		assert_int_equal(orfs_conn_req_check(&r, len, &v), ORFS_REJ_MALFORMED);
 	r.magic = orfs_le32(0x12345678);
 	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), ORFS_REJ_MALFORMED);
-	mkconn(&r, 1, 1);
+	mkconn(&r, 2, 2);
 	/* Unknown flags are offers of a newer client: ignored. */
 	r.flags = orfs_le32(~(uint32_t)ORFS_CF_KNOWN);
 	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), 0);
 	/* ORFS_CF_AUTH is known: the server decides (auth.c). */
-	mkconn(&r, 1, 1);
+	mkconn(&r, 2, 2);
 	r.flags = orfs_le32(ORFS_CF_AUTH);
 	assert_int_equal(orfs_conn_req_check(&r, sizeof(r), &v), 0);
 }
@@ -670,15 +676,21 @@ static void test_negotiate_inline(void **state)
 	assert_int_equal(orfs_negotiate_inline(8191, 65536), 7168);
 }
 
+static void mkrep(struct orfs_conn_rep *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->magic = orfs_le32(ORFS_MAGIC);
+	r->version = orfs_le16(ORFS_PROTO_VERSION);
+	r->credits = orfs_le16(32);
+	r->inline_size = orfs_le32(4096);
+}
+
 static void test_conn_rep_check(void **state)
 {
 	struct orfs_conn_rep r;
+	size_t i;
 
-	memset(&r, 0, sizeof(r));
-	r.magic = orfs_le32(ORFS_MAGIC);
-	r.version = orfs_le16(1);
-	r.credits = orfs_le16(32);
-	r.inline_size = orfs_le32(4096);
+	mkrep(&r);
 	assert_int_equal(orfs_conn_rep_check(&r, sizeof(r), 4096), 0);
 	assert_int_equal(orfs_conn_rep_check(&r, sizeof(r) - 1, 4096), -EPROTO);
 	assert_int_equal(orfs_conn_rep_check(&r, sizeof(r), 2048), -EPROTO);
@@ -687,8 +699,83 @@ static void test_conn_rep_check(void **state)
 	r.credits = orfs_le16(ORFS_CREDITS_MAX + 1);
 	assert_int_equal(orfs_conn_rep_check(&r, sizeof(r), 4096), -EPROTO);
 	r.credits = orfs_le16(1);
-	r.version = orfs_le16(2);
+	r.version = orfs_le16(1);
 	assert_int_equal(orfs_conn_rep_check(&r, sizeof(r), 4096), -EPROTO);
+	r.version = orfs_le16(ORFS_PROTO_VERSION + 1);
+	assert_int_equal(orfs_conn_rep_check(&r, sizeof(r), 4096), -EPROTO);
+
+	/* No staging buffer in the accept: any reserved byte refuses it. */
+	for (i = 0; i < sizeof(r.reserved); i++) {
+		mkrep(&r);
+		r.reserved[i] = 1;
+		assert_false(orfs_conn_rep_reserved_zero(&r));
+		assert_int_equal(orfs_conn_rep_check(&r, sizeof(r), 4096), -EPROTO);
+	}
+	mkrep(&r);
+	r.reserved0 = orfs_le16(8);
+	assert_int_equal(orfs_conn_rep_check(&r, sizeof(r), 4096), -EPROTO);
+	mkrep(&r);
+	r.reserved1 = orfs_le32(1);
+	assert_int_equal(orfs_conn_rep_check(&r, sizeof(r), 4096), -EPROTO);
+	/* The server's nonce and its flags are not reserved. */
+	mkrep(&r);
+	r.flags = orfs_le32(ORFS_CF_AUTH);
+	memset(r.auth_nonce, 0xab, sizeof(r.auth_nonce));
+	r.boot_id = orfs_le64(~0ULL);
+	assert_true(orfs_conn_rep_reserved_zero(&r));
+	assert_int_equal(orfs_conn_rep_check(&r, sizeof(r), 4096), 0);
+}
+
+/* GRANTS: counted, sized and placed where a client can index them. */
+static void test_grants_rep_check(void **state)
+{
+	struct orfs_grants_rep g;
+
+	/* None: inline I/O only, every field zero. */
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(orfs_grants_rep_check(&g), 0);
+	g.grant_rkey = orfs_le32(5);
+	assert_int_equal(orfs_grants_rep_check(&g), -EPROTO);
+	g.grant_rkey = 0;
+	g.grant_size = orfs_le32(1U << 20);
+	assert_int_equal(orfs_grants_rep_check(&g), -EPROTO);
+	g.grant_size = 0;
+	g.grant_addr = orfs_le64(4096);
+	assert_int_equal(orfs_grants_rep_check(&g), -EPROTO);
+
+	memset(&g, 0, sizeof(g));
+	g.grants = orfs_le16(ORFS_GRANTS_MAX);
+	g.grant_size = orfs_le32(ORFS_IO_MAX);
+	g.grant_addr = orfs_le64(0x7f0000000000ULL);
+	g.grant_rkey = orfs_le32(0x1234);
+	assert_int_equal(orfs_grants_rep_check(&g), 0);
+	g.grants = orfs_le16(ORFS_GRANTS_MAX + 1);
+	assert_int_equal(orfs_grants_rep_check(&g), -EPROTO);
+	g.grants = orfs_le16(1);
+	g.grant_size = orfs_le32(4096 + 512);	/* not whole pages */
+	assert_int_equal(orfs_grants_rep_check(&g), -EPROTO);
+	g.grant_size = orfs_le32(ORFS_IO_MAX + 4096);
+	assert_int_equal(orfs_grants_rep_check(&g), -EPROTO);
+	g.grant_size = orfs_le32(2048);
+	assert_int_equal(orfs_grants_rep_check(&g), -EPROTO);
+	g.grant_size = orfs_le32(4096);
+	assert_int_equal(orfs_grants_rep_check(&g), 0);
+	/* The last buffer must not wrap the address space. */
+	g.grants = orfs_le16(2);
+	g.grant_addr = orfs_le64(~0ULL - 8192);
+	assert_int_equal(orfs_grants_rep_check(&g), 0);
+	g.grant_addr = orfs_le64(~0ULL - 8190);
+	assert_int_equal(orfs_grants_rep_check(&g), -EPROTO);
+	g.grant_addr = orfs_le64(4096);
+	g.reserved0 = orfs_le16(1);
+	assert_int_equal(orfs_grants_rep_check(&g), -EPROTO);
+	g.reserved0 = 0;
+	g.reserved1 = orfs_le32(1);
+	assert_int_equal(orfs_grants_rep_check(&g), -EPROTO);
+	/* The reply's body: GRANTS has no request body. */
+	assert_int_equal(orfs_body_min(ORFS_OP_GRANTS, 0), 0);
+	assert_int_equal(orfs_body_min(ORFS_OP_GRANTS, 1), sizeof(g));
+	assert_false(orfs_op_modifies(ORFS_OP_GRANTS));
 }
 
 static void test_rej_errno(void **state)
@@ -1096,6 +1183,7 @@ int main(void)
 		cmocka_unit_test(test_conn_req_malformed),
 		cmocka_unit_test(test_negotiate_inline),
 		cmocka_unit_test(test_conn_rep_check),
+		cmocka_unit_test(test_grants_rep_check),
 		cmocka_unit_test(test_rej_errno),
 		cmocka_unit_test(test_demote_valid),
 		cmocka_unit_test(test_demote_malformed),

@@ -1407,6 +1407,70 @@ static void test_demote_windows(void **state)
 	assert_int_equal(cstats().pinned, 0);
 }
 
+/*
+ * A zero-copy DEMOTE_META's reserved blocks hold zeros, never what the
+ * cache held before: the client may write none of the bytes its windows
+ * show, and a DEMOTE would then take another file's old data in as this
+ * one's, for anyone who may read it to read (issue 37).
+ */
+static void test_demote_windows_wiped(void **state)
+{
+	struct orfs_hdr *h = (void *)reqbuf;
+	struct orfs_demote_batch b;
+	struct orfs_rdata *rd, *none;
+	struct orfs_fh secret, fh;
+	const u8 *verd;
+	uint32_t i, k;
+	uint64_t v;
+	int n;
+
+	uni_make(ENG_URING, &exp_ext, true);
+	ctx.grants = 2;
+	ctx.grant_size = 2 * BS;
+	ctx.windows = true;
+	ctx.window_data = fake_window_data;
+	ctx.win_per_set = 2;
+	/* Every block of the cache holds a byte of "secret" (never 0). */
+	secret = mkfile("wsecret", NBLK * BS, 29);
+	for (i = 0; i < NBLK; i++)
+		read_version(&secret, (uint64_t)i * BS, 1);
+	assert_true(cached_blocks(key_of("wsecret")) > NBLK / 2);
+	/* A file of the attacker's: block 1 read for the version. */
+	fh = mkfile("wvictim", 2 * BS, 30);
+	v = read_version(&fh, BS, 1);
+	orfs_demote_batch_init(&b);
+	assert_int_equal(orfs_demote_batch_add(&b, &fh, 0, BS, v), 0);
+	memset(reqbuf, 0, ORFS_META_MAX);
+	n = orfs_demote_encode(&b, h + 1, ORFS_DEMOTE_BODY_MAX,
+			       ORFS_IO_GRANT | ORFS_IO_WINDOW, 1);
+	assert_true(n > 0);
+	orfs_hdr_init(h, ORFS_OP_DEMOTE_META, XID, 0, (uint32_t)n, 0);
+	assert_int_equal(run_rdata(&rd), 0);
+	assert_true(orfs_demote_rep_check((void *)repbuf, 1, &verd) >= 0);
+	assert_int_equal(verd[0], ORFS_DV_ACCEPT);
+	assert_non_null(rd);
+	assert_int_equal(rd->nspans, 1);
+	assert_int_equal(rd->spans[0].len, BS);
+	/* What its window shows: zeros (a block "secret" had, evicted). */
+	for (k = 0; k < BS; k++)
+		assert_int_equal(((const uint8_t *)rd->spans[0].addr)[k], 0);
+	/* The client writes nothing; the DEMOTE takes the block in. */
+	orfs_hdr_init(h, ORFS_OP_DEMOTE, XID, 0, (uint32_t)n, 0);
+	fake_set[1] = rd;
+	assert_int_equal(run_rdata(&none), 0);
+	assert_true(orfs_demote_rep_check((void *)repbuf, 1, &verd) >= 0);
+	assert_int_equal(verd[0], ORFS_DV_ACCEPT);
+	fake_set[1] = NULL;
+	rd->release(rd);
+	/* Read back: zeros, nothing of "secret". */
+	build_io(reqbuf, ORFS_OP_READ, &fh, 0, BS, 0, NULL);
+	assert_int_equal(run(), 0);
+	assert_int_equal(orfs_cpu32(((const struct orfs_hdr *)repbuf)->data_len), BS);
+	for (k = 0; k < BS; k++)
+		assert_int_equal(((const uint8_t *)orfs_data((const void *)repbuf))[k], 0);
+	assert_int_equal(cstats().hits[ORFS_CACHE_FROM_DEMOTE], 1);
+}
+
 /* No room: every block pinned, or no cache at all. */
 static void test_demote_noroom(void **state)
 {
@@ -1504,6 +1568,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_demote_stale_between, uni_drop),
 		cmocka_unit_test_teardown(test_demote_grant, uni_drop),
 		cmocka_unit_test_teardown(test_demote_windows, uni_drop),
+		cmocka_unit_test_teardown(test_demote_windows_wiped, uni_drop),
 		cmocka_unit_test_teardown(test_demote_noroom, uni_drop),
 	};
 

@@ -101,7 +101,7 @@ static int setup_windows(void **state)
 		sets[g].mw = mwp[g];
 		sets[g].rkey = rkeys[g];
 	}
-	w.mr = &mr;
+	w.mrs.mr = &mr;
 	w.nsets = NSETS;
 	w.per_set = PER;
 	w.set = sets;
@@ -200,6 +200,56 @@ static void test_build_too_many(void **state)
 	assert_int_equal(sets[0].nnext, 0);
 }
 
+/*
+ * A device that bounds a window's accesses by its registration (rxe): each
+ * cache block has its own, and a window binds to its block's, one per
+ * span; a span outside the blocks or across two cannot be shown.
+ */
+static void test_build_per_block(void **state)
+{
+	static struct ibv_mr bmr[4];
+	static struct ibv_mr *bmrp[4] = { &bmr[0], &bmr[1], &bmr[2], &bmr[3] };
+	uint8_t *base = arena + 65536;	/* block k at base + k * 64 KiB */
+	/* Adjacent spans, which the arena's registration would coalesce. */
+	struct orfs_span sp[2] = { { base + 65536 + 4096, 61440 },
+				   { base + 2 * 65536, 1000 } };
+	struct orfs_rdata rd = { 2, sp, fake_release };
+	struct orfs_rseg segs[ORFS_WINDOWS_MAX];
+	uint32_t nwin = 0;
+	int k;
+
+	w.mrs.blk = bmrp;
+	w.mrs.base = base;
+	w.mrs.shift = 16;
+	w.mrs.nblk = 4;
+	k = orfs_windows_build(&w, 0, &rd, IBV_ACCESS_REMOTE_READ, 3, segs, &nwin);
+	assert_int_equal(k, 2);
+	assert_int_equal(nwin, 2);
+	assert_ptr_equal(wrs[0].bind_mw.bind_info.mr, &bmr[1]);
+	assert_int_equal(wrs[0].bind_mw.bind_info.addr, (uintptr_t)(base + 65536 + 4096));
+	assert_int_equal(wrs[0].bind_mw.bind_info.length, 61440);
+	assert_ptr_equal(wrs[1].bind_mw.bind_info.mr, &bmr[2]);
+	assert_int_equal(wrs[1].bind_mw.bind_info.length, 1000);
+	assert_int_equal(orfs_cpu32(segs[1].len), 1000);
+
+	/* Across two blocks, past the last one, before the first: refused. */
+	sp[0] = (struct orfs_span){ base + 65536 + 4096, 65536 };
+	assert_int_equal(orfs_windows_build(&w, 0, &rd, IBV_ACCESS_REMOTE_READ, 3,
+					    segs, &nwin), -E2BIG);
+	sp[0] = (struct orfs_span){ base + 4 * 65536, 100 };
+	assert_int_equal(orfs_windows_build(&w, 0, &rd, IBV_ACCESS_REMOTE_READ, 3,
+					    segs, &nwin), -E2BIG);
+	sp[0] = (struct orfs_span){ arena + 100, 50 };
+	assert_int_equal(orfs_windows_build(&w, 0, &rd, IBV_ACCESS_REMOTE_READ, 3,
+					    segs, &nwin), -E2BIG);
+	/* More spans than the set has windows: refused, never merged. */
+	sp[0] = (struct orfs_span){ base, 10 };
+	sp[1] = (struct orfs_span){ base + 10, 10 };
+	w.per_set = 1;
+	assert_int_equal(orfs_windows_build(&w, 0, &rd, IBV_ACCESS_REMOTE_READ, 3,
+					    segs, &nwin), -E2BIG);
+}
+
 /* ---- orfs_windows_check() (the client's view) ---- */
 
 static void put_seg(struct orfs_rseg *s, uint64_t addr, uint32_t rkey, uint32_t len)
@@ -245,6 +295,7 @@ int main(void)
 		cmocka_unit_test(test_per_set),
 		cmocka_unit_test_setup(test_build, setup_windows),
 		cmocka_unit_test_setup(test_build_too_many, setup_windows),
+		cmocka_unit_test_setup(test_build_per_block, setup_windows),
 		cmocka_unit_test(test_check),
 	};
 

@@ -43,6 +43,7 @@ FS_JOBS=(
 	"direct		d_randread_qd1 d_randread_qd16 d_randwrite_qd16 d_seqread d_seqwrite"
 	"regcache_reuse	regcache_reuse_dynamic_r20 regcache_reuse_pindown_r20 regcache_reuse_fmrd_r20 regcache_reuse_dynamic_r80 regcache_reuse_pindown_r80 regcache_reuse_fmrd_r80"
 	"ogr		ogr_individual ogr_grouped"
+	"connect	connect_mount"
 )
 
 # The FS_JOBS a system runs, for a system that does not run them all
@@ -737,6 +738,37 @@ job_prim() {
 		emit_error prim_read "$(head -c 200 "$BENCH_TMP/prim.err")"
 	fi
 	rm -f "$f"
+}
+
+# connect: what a mount's connection costs to set up: the median of 20
+# mounts with nconnect=1 (rdma_cm's resolve and connect, the accept, GRANTS
+# for the staging buffers, MOUNT), each unmounted (not timed) before the
+# next.  ORFS only.
+job_connect() {
+	local sys=$1 m=/mnt/orfs-connect i t0 t1
+	local -a ms=()
+	if [ "$sys" != orfs ]; then
+		emit_na connect_mount "ORFS's connection setup"
+		return
+	fi
+	mkdir -p $m
+	for ((i = 0; i < 20; i++)); do
+		t0=$(date +%s%N)
+		if ! to 60 mount -t orfs -o soft,nconnect=1 "$BENCH_SRV:/" $m \
+			2>"$BENCH_TMP/connect.err"; then
+			emit_error connect_mount "mount: $(head -c 200 "$BENCH_TMP/connect.err")"
+			return
+		fi
+		t1=$(date +%s%N)
+		ms+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e6 }')")
+		if ! to 60 umount $m; then
+			emit_error connect_mount "umount $m failed"
+			return
+		fi
+	done
+	EMIT_NOTE="median of ${#ms[@]} mounts with nconnect=1; min $(min_of "${ms[@]}") ms"
+	emit connect_mount "$(median "${ms[@]}")" ms lower
+	EMIT_NOTE=
 }
 
 # null_rtt: ORFS's NULL request, N synchronous round trips, against 2 x

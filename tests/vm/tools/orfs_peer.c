@@ -11,7 +11,8 @@
  * --insecure.  -b binds the source address (the per-address limits count
  * by it).  Modes:
  *
- *   connect N HOLD  open N connections, each sending a NULL, and print
+ *   connect N HOLD  open N connections, each asking for its staging
+ *                   buffers (GRANTS), and print
  *                   each one's fate ("conn I: accepted from port P (G
  *                   staging buffers)" or
  *                   "conn I: rejected: REASON (reason R)"); keep the
@@ -22,7 +23,7 @@
  *   norts SECS      send the connect request and never complete the
  *                   connection (the accept's cm event is never read, so no
  *                   RTU goes out); sleep SECS seconds
- *   stall FILE SECS MOUNT, LOOKUP FILE in the export root, READ its first
+ *   stall FILE SECS GRANTS, MOUNT, LOOKUP FILE in the export root, READ its first
  *                   KiB twice (the second comes from orfsd's block cache),
  *                   then take every receive buffer out of the queue and
  *                   send READs that can never be answered (each reply gets
@@ -260,10 +261,8 @@ static int peer_connect(struct peer *p, bool wait)
 	if (!wait)
 		return 0;
 	err = rc_wait_cm(p->ch, RDMA_CM_EVENT_ESTABLISHED, &ev, &pd, sizeof(pd));
-	if (!err) {
-		p->grants = orfs_cpu16(pd.rep.grants);
+	if (!err)
 		return 0;
-	}
 	if (ev.event == RDMA_CM_EVENT_REJECTED &&
 	    orfs_cpu32(pd.rej.magic) == ORFS_MAGIC && pd.rej.reason)
 		return orfs_cpu16(pd.rej.reason);
@@ -272,13 +271,26 @@ static int peer_connect(struct peer *p, bool wait)
 	return -ECONNREFUSED;
 }
 
-static int null_call(struct peer *p)
+/*
+ * GRANTS, as orfs.ko's first request on a connection without a secret:
+ * the staging buffers orfsd gives @p go to p->grants.
+ */
+static int grants_call(struct peer *p)
 {
 	uint8_t out[BUF_SIZE];
+	const struct orfs_grants_rep *g;
 	uint32_t len;
+	int err;
 
-	req(p, 0, ORFS_OP_NULL, 0, &len);
-	return call(p, len, out);
+	req(p, 0, ORFS_OP_GRANTS, 0, &len);
+	err = call(p, len, out);
+	if (err)
+		return err;
+	g = (const struct orfs_grants_rep *)(out + sizeof(struct orfs_hdr));
+	if (orfs_grants_rep_check(g))
+		return -EPROTO;
+	p->grants = orfs_cpu16(g->grants);
+	return 0;
 }
 
 /* connect N HOLD */
@@ -292,7 +304,7 @@ static int mode_connect(const char *host, int n, int hold)
 		if (!err)
 			err = peer_connect(&ps[i], true);
 		if (!err)
-			err = null_call(&ps[i]);
+			err = grants_call(&ps[i]);
 		if (!err) {
 			printf("conn %d: accepted from port %d (%u staging buffers)\n",
 			       i, ps[i].port, ps[i].grants);
@@ -415,6 +427,8 @@ static int mode_stall(const char *host, const char *name, int secs)
 	err = peer_setup(&p, host);
 	if (!err)
 		err = peer_connect(&p, true);
+	if (!err)
+		err = grants_call(&p);
 	if (!err)
 		err = lookup_file(&p, name, &fh);
 	for (i = 0; !err && i < 2; i++)
