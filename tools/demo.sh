@@ -5,7 +5,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-tools/install-deps.sh ${KVER:-}
+tools/install-deps.sh "${KVER:-}"
 echo "demo: building orfs.ko, orfsd and tools"
 make -s all
 krel=$(modinfo -F vermagic orfs.ko | cut -d' ' -f1)

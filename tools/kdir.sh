@@ -54,8 +54,10 @@ dir_of() {
 newest_of() {
 	local d r base
 	for d in /lib/modules/*/build /usr/src/linux-headers-*; do
-		r=$(release_of "$d") || continue
-		[ -n "$r" ] && [ "$(series_of "$r")" = "$1" ] || continue
+		r=$(release_of "$d")
+		if [ -z "$r" ] || [ "$(series_of "$r")" != "$1" ]; then
+			continue
+		fi
 		case $r in *-"$arch") ;; *) continue ;; esac
 		base=${r%-"$arch"}
 		# A flavour (cloud, rt) is a word of letters before -<arch>.

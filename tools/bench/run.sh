@@ -45,7 +45,7 @@ if [ -z "${ORFS_BENCH_OUT:-}" ]; then
 	ln -sfn "$stamp" "$top/build/bench/latest"
 fi
 
-tools/install-deps.sh ${KVER:-}
+tools/install-deps.sh "${KVER:-}"
 
 if [ "${ORFS_BENCH_BUILD:-1}" != 0 ]; then
 	msg "building orfs.ko, orfsd and tools"
