@@ -41,7 +41,7 @@
 #
 # Cold run (unpack + full UML build with KASAN) takes 3-7 minutes on 2 cores
 # (5.7 CPU-minutes for 6.1, 5.4 for 6.12); a warm run with nothing changed
-# 6-7 s (6.12: 18 s), after editing a
+# 6-7 s, after editing a
 # test or a header it includes about 10 s.  rm -rf build/linux-source-X.Y
 # build/kunit-um-X.Y to start over (also needed after moving the checkout:
 # the build dir holds absolute paths).
