@@ -270,8 +270,8 @@ struct orfs_ping_result {
  *	no sample yet)
  * @spin_us: how long a caller now spins for a small request's reply
  *	(orfs_busypoll_budget_us())
- * @cpu: where its receive completions ran last, or after a probe where
- *	most of the probe's did (orfs_conn_rx_cpu()), -1: none yet
+ * @cpu: where its receive completions ran last (orfs_conn_rx_cpu()), -1:
+ *	none yet
  */
 struct orfs_conn_info {
 	bool	up;

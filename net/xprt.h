@@ -264,9 +264,8 @@ struct orfs_grant {
  * @stats: the mount's counters (opts.stats)
  * @ref: references: the owner's plus one per caller and per held reply
  * @last_rx: jiffies of the last completion received (keepalive)
- * @rx_cpu: the CPU that ran the last receive completion, or the one a
- *	probe found (orfs_conn_set_rx_cpu()), -1 before the first
- *	(orfs_conn_rx_cpu())
+ * @rx_cpu: the CPU that ran the last receive completion, -1 before the
+ *	first (orfs_conn_rx_cpu())
  * @users: requests that chose this connection and have not finished with it
  *	(net/clnt.c sends a request without a preferred connection to the
  *	one with the fewest)
