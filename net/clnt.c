@@ -331,47 +331,23 @@ static struct orfs_conn *orfs_clnt_hold_up(struct orfs_clnt *clnt, unsigned int 
  * take in turn (orfs_create_qp()).
  */
 
-/* NULL requests per probe, and the CPU most of their replies completed on
- * is the connection's: in the test VM the first reply on a new connection
- * now and then completed elsewhere, and 6.12's rxe hands a packet that
- * finds its queue pair's task busy to that task's worker (an unbound
- * workqueue), away from the CPU the flow hashes to.
+/* The CPU of @conn's receive completions after two NULL requests, or -1.
+ * Two: in the test VM the first reply on a new connection now and then
+ * completed on another CPU than every later one.
  */
-#define ORFS_PROBE_CALLS	5
-
-/* The CPU most of @n completions ran on, the later on a tie. */
-static int orfs_clnt_cpu_majority(const int *cpu, int n)
-{
-	int i, j, count, best = -1, best_count = 0;
-
-	for (i = 0; i < n; i++) {
-		for (j = 0, count = 0; j < n; j++)
-			count += cpu[j] == cpu[i];
-		if (count >= best_count) {
-			best = cpu[i];
-			best_count = count;
-		}
-	}
-	return best;
-}
-
-/* Probes @conn's CPU and records it (orfs_conn_set_rx_cpu()); -1 on error. */
 static int orfs_clnt_probe_cpu(struct orfs_clnt *clnt, struct orfs_conn *conn)
 {
 	struct orfs_msg msg = { .opcode = ORFS_OP_NULL };
-	int cpu[ORFS_PROBE_CALLS], i;
 	struct orfs_reply rep;
+	int i;
 
-	for (i = 0; i < ORFS_PROBE_CALLS; i++) {
+	for (i = 0; i < 2; i++) {
 		if (orfs_conn_call(conn, &msg, atomic64_inc_return(&clnt->seq), 0,
 				   READ_ONCE(clnt->opts.timeo), &rep))
 			return -1;
 		orfs_reply_put(&rep);
-		cpu[i] = orfs_conn_rx_cpu(conn);
 	}
-	i = orfs_clnt_cpu_majority(cpu, ORFS_PROBE_CALLS);
-	orfs_conn_set_rx_cpu(conn, i);
-	return i;
+	return orfs_conn_rx_cpu(conn);
 }
 
 /* Probes the mount's other live connections again, so that what

@@ -83,21 +83,6 @@ int orfs_conn_rx_cpu(const struct orfs_conn *conn)
 	return READ_ONCE(conn->rx_cpu);
 }
 
-/**
- * orfs_conn_set_rx_cpu() - record where a probe found @conn's completions
- * @conn: the connection
- * @cpu: the CPU most of the probe's replies completed on
- *
- * Until its next receive completion, orfs_conn_rx_cpu() says @cpu rather
- * than where the probe's last reply happened to complete.
- *
- * Context: any.
- */
-void orfs_conn_set_rx_cpu(struct orfs_conn *conn, int cpu)
-{
-	WRITE_ONCE(conn->rx_cpu, cpu);
-}
-
 /* The smoothed reply time of small requests (busy_poll=auto), ns; 0: none. */
 u32 orfs_conn_srtt_ns(const struct orfs_conn *conn)
 {

@@ -425,7 +425,6 @@ u32 orfs_conn_direct_pages(const struct orfs_conn *conn);
 u32 orfs_conn_grants(const struct orfs_conn *conn);
 u32 orfs_conn_srtt_ns(const struct orfs_conn *conn);
 int orfs_conn_rx_cpu(const struct orfs_conn *conn);
-void orfs_conn_set_rx_cpu(struct orfs_conn *conn, int cpu);
 int orfs_transport_init(void);
 void orfs_transport_exit(void);
 
