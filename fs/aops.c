@@ -179,9 +179,9 @@ u32 orfs_batch_pages(struct inode *inode, bool write)
  * @max: capacity
  * @len: write-back: bytes to write from the last page (the others are whole)
  * @cred: whose request it is (a reference), NULL for the running task's
- * @pages: the pages (readahead: locked folios; write-back: under
+ * @folios: the folios, single pages (readahead: locked; write-back: under
  *	writeback, each with a reference held)
- * @bv: one fragment per page, for the transport
+ * @bv: one fragment per folio, for the transport
  *
  * Readahead and write-back queue one batch per request and return, so
  * that several requests are in flight (as many as the connection has
@@ -194,7 +194,7 @@ struct orfs_batch {
 	u32			max;
 	u32			len;
 	const struct cred	*cred;
-	struct page		**pages;
+	struct folio		**folios;
 	struct bio_vec		*bv;
 };
 
@@ -208,7 +208,7 @@ static struct orfs_batch *orfs_batch_alloc(struct inode *inode, u32 max,
 {
 	struct orfs_batch *b;
 
-	b = kmalloc(sizeof(*b) + max * (sizeof(*b->bv) + sizeof(*b->pages)),
+	b = kmalloc(sizeof(*b) + max * (sizeof(*b->bv) + sizeof(*b->folios)),
 		    GFP_NOFS);
 	if (!b) {
 		put_cred(cred);
@@ -220,7 +220,7 @@ static struct orfs_batch *orfs_batch_alloc(struct inode *inode, u32 max,
 	b->len = PAGE_SIZE;
 	b->cred = cred;
 	b->bv = (struct bio_vec *)(b + 1);
-	b->pages = (struct page **)(b->bv + max);
+	b->folios = (struct folio **)(b->bv + max);
 	return b;
 }
 
@@ -230,9 +230,9 @@ static void orfs_batch_free(struct orfs_batch *b)
 	kfree(b);
 }
 
-static void orfs_bvec_page(struct bio_vec *bv, struct page *page, u32 len)
+static void orfs_bvec_folio(struct bio_vec *bv, struct folio *folio, u32 len)
 {
-	bv->bv_page = page;
+	bv->bv_page = folio_page(folio, 0);
 	bv->bv_offset = 0;
 	bv->bv_len = len;
 }
@@ -240,7 +240,7 @@ static void orfs_bvec_page(struct bio_vec *bv, struct page *page, u32 len)
 /**
  * orfs_read_pages() - fill consecutive locked folios with one READ
  * @inode: the file
- * @pages: single-page folios at consecutive indices, locked
+ * @folios: single-page folios at consecutive indices, locked
  * @bv: room for @nr fragments
  * @nr: how many
  * @cred: whose READ it is (NULL: the calling task's)
@@ -253,7 +253,7 @@ static void orfs_bvec_page(struct bio_vec *bv, struct page *page, u32 len)
  * Context: process; sleeps on the network.
  * Return: 0 or a negative errno.
  */
-static int orfs_read_pages(struct inode *inode, struct page **pages,
+static int orfs_read_pages(struct inode *inode, struct folio **folios,
 			   struct bio_vec *bv, u32 nr, const struct cred *cred)
 {
 	struct orfs_io_req req = { .fh = ORFS_I(inode)->fh };
@@ -267,8 +267,8 @@ static int orfs_read_pages(struct inode *inode, struct page **pages,
 	int ret;
 
 	for (i = 0; i < nr; i++)
-		orfs_bvec_page(&bv[i], pages[i], PAGE_SIZE);
-	req.offset = cpu_to_le64(page_offset(pages[0]));
+		orfs_bvec_folio(&bv[i], folios[i], PAGE_SIZE);
+	req.offset = cpu_to_le64(folio_pos(folios[0]));
 	req.count = cpu_to_le32(nr << PAGE_SHIFT);
 	ret = orfs_call(orfs_clnt_of(inode), &msg, &rep);
 	if (!ret) {
@@ -277,7 +277,7 @@ static int orfs_read_pages(struct inode *inode, struct page **pages,
 		orfs_reply_put(&rep);
 	}
 	for (i = 0; i < nr; i++) {
-		struct folio *folio = page_folio(pages[i]);
+		struct folio *folio = folios[i];
 
 		if (!ret) {
 			u32 off = i << PAGE_SHIFT;
@@ -297,7 +297,7 @@ static void orfs_read_work(struct work_struct *work)
 {
 	struct orfs_batch *b = container_of(work, struct orfs_batch, work);
 
-	orfs_read_pages(b->inode, b->pages, b->bv, b->nr, b->cred);
+	orfs_read_pages(b->inode, b->folios, b->bv, b->nr, b->cred);
 	orfs_batch_free(b);
 }
 
@@ -367,7 +367,7 @@ static void orfs_readahead(struct readahead_control *rac)
 			}
 			left -= b->max;
 		}
-		b->pages[b->nr++] = &folio->page;
+		b->folios[b->nr++] = folio;
 		if (b->nr == b->max) {
 			orfs_read_batch(b, here);
 			b = NULL;
@@ -380,13 +380,12 @@ static void orfs_readahead(struct readahead_control *rac)
 static int orfs_read_folio(struct file *file, struct folio *folio)
 {
 	struct inode *inode = folio->mapping->host;
-	struct page *page = &folio->page;
 	struct bio_vec bv;
 	int ret;
 
 	trace_orfs_read_folio(inode, folio_pos(folio), folio_size(folio));
 	if (orfs_batch_pages(inode, false))
-		return orfs_read_pages(inode, &page, &bv, 1, orfs_file_cred(file));
+		return orfs_read_pages(inode, &folio, &bv, 1, orfs_file_cred(file));
 	ret = orfs_read_page(inode, folio, orfs_file_cred(file));
 	if (!ret)
 		folio_mark_uptodate(folio);
@@ -439,17 +438,17 @@ int orfs_write_call(struct inode *inode, const struct orfs_msg *msg)
 }
 
 /**
- * orfs_write_page() - send one page-cache page range to the server
+ * orfs_write_folio() - send the start of one page-cache folio to the server
  * @inode: the file
- * @page: the page, under writeback
- * @len: bytes from the start of the page
+ * @folio: a single-page folio, under writeback
+ * @len: bytes from the start of the folio
  * @cred: whose WRITE it is (NULL: the calling task's)
  *
  * Context: process; sleeps on the network.
  * Return: 0 or a negative errno (-ENOSPC, -EDQUOT, -EIO ...).
  */
-static int orfs_write_page(struct inode *inode, struct page *page, u32 len,
-			   const struct cred *cred)
+static int orfs_write_folio(struct inode *inode, struct folio *folio, u32 len,
+			    const struct cred *cred)
 {
 	u32 chunk = min_t(u32, orfs_clnt_inline_size(orfs_clnt_of(inode)), PAGE_SIZE);
 	struct orfs_io_req req = { .fh = ORFS_I(inode)->fh };
@@ -458,13 +457,13 @@ static int orfs_write_page(struct inode *inode, struct page *page, u32 len,
 		.opcode = ORFS_OP_WRITE, .body = &req, .body_len = sizeof(req),
 		.bvec = &bv, .nr_bvec = 1, .cred = cred,
 	};
-	loff_t pos = page_offset(page);
+	loff_t pos = folio_pos(folio);
 	u32 done = 0, n;
 	int ret = 0;
 
 	while (done < len) {
 		n = min(chunk, len - done);
-		bv.bv_page = page;
+		bv.bv_page = folio_page(folio, 0);
 		bv.bv_offset = done;
 		bv.bv_len = n;
 		req.offset = cpu_to_le64(pos + done);
@@ -478,11 +477,10 @@ static int orfs_write_page(struct inode *inode, struct page *page, u32 len,
 	return ret;
 }
 
-/* Inline threshold below a page: write each page in several requests. */
-static int orfs_writepage_single(struct page *page, struct writeback_control *wbc,
+/* Inline threshold below a page: write each folio in several requests. */
+static int orfs_writepage_single(struct folio *folio, struct writeback_control *wbc,
 				 void *data)
 {
-	struct folio *folio = page_folio(page);
 	struct inode *inode = folio->mapping->host;
 	loff_t isize = i_size_read(inode);
 	loff_t pos = folio_pos(folio);
@@ -496,8 +494,8 @@ static int orfs_writepage_single(struct page *page, struct writeback_control *wb
 	folio_start_writeback(folio);
 	folio_unlock(folio);
 	cred = orfs_wb_cred_get(inode);
-	ret = orfs_write_page(inode, page, min_t(loff_t, PAGE_SIZE, isize - pos),
-			      cred);
+	ret = orfs_write_folio(inode, folio, min_t(loff_t, PAGE_SIZE, isize - pos),
+			       cred);
 	put_cred(cred);
 	if (ret)
 		mapping_set_error(folio->mapping, ret);
@@ -506,8 +504,8 @@ static int orfs_writepage_single(struct page *page, struct writeback_control *wb
 }
 
 /**
- * orfs_write_pages() - write a batch of pages under write-back, then end it
- * @b: the batch; all pages but the last are written whole
+ * orfs_write_pages() - write a batch of folios under write-back, then end it
+ * @b: the batch; all folios but the last are written whole
  *
  * Errors are recorded in the mapping, where fsync and close find them.
  *
@@ -525,22 +523,22 @@ static void orfs_write_pages(struct orfs_batch *b)
 	int ret;
 
 	for (i = 0; i < b->nr; i++) {
-		orfs_bvec_page(&b->bv[i], b->pages[i], i == b->nr - 1 ? b->len : PAGE_SIZE);
+		orfs_bvec_folio(&b->bv[i], b->folios[i], i == b->nr - 1 ? b->len : PAGE_SIZE);
 		count += b->bv[i].bv_len;
 	}
-	req.offset = cpu_to_le64(page_offset(b->pages[0]));
+	req.offset = cpu_to_le64(folio_pos(b->folios[0]));
 	req.count = cpu_to_le32(count);
 	ret = orfs_write_call(inode, &msg);
-	trace_orfs_writeback_done(inode, page_offset(b->pages[0]), count,
+	trace_orfs_writeback_done(inode, folio_pos(b->folios[0]), count,
 				  ret ? 0 : count, ret);
 	if (ret) {
 		mapping_set_error(inode->i_mapping, ret);
 		pr_warn_ratelimited("write-back of inode %lu at %lld failed: %d\n",
-				    inode->i_ino, page_offset(b->pages[0]), ret);
+				    inode->i_ino, folio_pos(b->folios[0]), ret);
 	}
 	for (i = 0; i < b->nr; i++) {
-		end_page_writeback(b->pages[i]);
-		put_page(b->pages[i]);
+		folio_end_writeback(b->folios[i]);
+		folio_put(b->folios[i]);
 	}
 }
 
@@ -591,34 +589,34 @@ static void orfs_wb_submit_last(struct orfs_wb_ctx *c,
 	orfs_write_work(&b->work);
 }
 
-/* write_cache_pages() callback: adds a locked dirty page to the batch. */
-static int orfs_writepage_one(struct page *page, struct writeback_control *wbc,
+/* orfs_writeback_folios() callback: adds a locked dirty folio to the batch. */
+static int orfs_writepage_one(struct folio *folio, struct writeback_control *wbc,
 			      void *data)
 {
 	struct orfs_wb_ctx *c = data;
 	struct orfs_batch *b = c->b;
 	loff_t isize = i_size_read(c->inode);
-	loff_t pos = page_offset(page);
+	loff_t pos = folio_pos(folio);
 
 	if (pos >= isize) {
 		/* Truncated away while dirty: nothing to write. */
-		unlock_page(page);
+		folio_unlock(folio);
 		return 0;
 	}
 	if (b && (b->nr == b->max || b->len != PAGE_SIZE ||
-		  page->index != b->pages[b->nr - 1]->index + 1))
+		  folio->index != b->folios[b->nr - 1]->index + 1))
 		orfs_wb_submit(c);
 	if (!c->b) {
 		c->b = orfs_batch_alloc(c->inode, c->max,
 					orfs_wb_cred_get(c->inode));
-		if (!c->b)	/* memory is short: this page on its own, now */
-			return orfs_writepage_single(page, wbc, NULL);
+		if (!c->b)	/* memory is short: this folio on its own, now */
+			return orfs_writepage_single(folio, wbc, NULL);
 	}
 	b = c->b;
-	set_page_writeback(page);
-	unlock_page(page);
-	get_page(page);
-	b->pages[b->nr++] = page;
+	folio_start_writeback(folio);
+	folio_unlock(folio);
+	folio_get(folio);
+	b->folios[b->nr++] = folio;
 	b->len = min_t(loff_t, PAGE_SIZE, isize - pos);
 	return 0;
 }
@@ -647,14 +645,18 @@ static int orfs_writepages(struct address_space *mapping,
 
 	c.max = orfs_batch_pages(c.inode, true);
 	if (!c.max)
-		return write_cache_pages(mapping, wbc, orfs_writepage_single, NULL);
-	ret = write_cache_pages(mapping, wbc, orfs_writepage_one, &c);
+		return orfs_writeback_folios(mapping, wbc, orfs_writepage_single, NULL);
+	ret = orfs_writeback_folios(mapping, wbc, orfs_writepage_one, &c);
 	orfs_wb_submit_last(&c, wbc);
 	return ret;
 }
 
+/*
+ * ->write_begin and ->write_end work on the folio; orfs_aop_folio_t is
+ * what the kernel passes (a folio, or on older kernels its page).
+ */
 static int orfs_write_begin(struct file *file, struct address_space *mapping,
-			    loff_t pos, unsigned int len, struct page **pagep,
+			    loff_t pos, unsigned int len, orfs_aop_folio_t **foliop,
 			    void **fsdata)
 {
 	struct inode *inode = mapping->host;
@@ -680,15 +682,15 @@ static int orfs_write_begin(struct file *file, struct address_space *mapping,
 			folio_mark_uptodate(folio);
 		}
 	}
-	*pagep = &folio->page;
+	*foliop = orfs_to_aop_folio(folio);
 	return 0;
 }
 
 static int orfs_write_end(struct file *file, struct address_space *mapping,
 			  loff_t pos, unsigned int len, unsigned int copied,
-			  struct page *page, void *fsdata)
+			  orfs_aop_folio_t *aop_folio, void *fsdata)
 {
-	struct folio *folio = page_folio(page);
+	struct folio *folio = orfs_aop_folio(aop_folio);
 	struct inode *inode = mapping->host;
 
 	if (!folio_test_uptodate(folio)) {
@@ -722,8 +724,8 @@ static int orfs_launder_folio(struct folio *folio)
 	if (folio_clear_dirty_for_io(folio) && pos < isize) {
 		folio_start_writeback(folio);
 		cred = orfs_wb_cred_get(inode);
-		ret = orfs_write_page(inode, &folio->page,
-				      min_t(loff_t, PAGE_SIZE, isize - pos), cred);
+		ret = orfs_write_folio(inode, folio,
+				       min_t(loff_t, PAGE_SIZE, isize - pos), cred);
 		put_cred(cred);
 		folio_end_writeback(folio);
 	}
@@ -745,7 +747,8 @@ static int orfs_launder_folio(struct folio *folio)
  *    folio only by writing it out with ->writepage, which ORFS does not
  *    have.  Migration leaves a folio in a transfer alone: it is locked or
  *    holds the transfer's reference;
- *  - ->error_remove_page drops a folio whose memory failed (a machine
+ *  - ->error_remove_folio (->error_remove_page before 6.8) drops a
+ *    folio whose memory failed (a machine
  *    check, or MADV_HWPOISON) from the cache.  A clean one is read again
  *    from the server; a dirty one is lost and the next fsync() or close()
  *    reports EIO, but its corrupted bytes are never sent;
@@ -762,7 +765,7 @@ const struct address_space_operations orfs_aops = {
 	.dirty_folio	= filemap_dirty_folio,
 	.launder_folio	= orfs_launder_folio,
 	.migrate_folio	= filemap_migrate_folio,
-	.error_remove_page = generic_error_remove_page,
+	ORFS_AOP_ERROR_REMOVE,
 	/* O_DIRECT is handled in read_iter/write_iter (fs/direct.c). */
 	.direct_IO	= noop_direct_IO,
 };

@@ -2,9 +2,12 @@
 /*
  * ORFS O_DIRECT: zero copies on the client.
  *
- * The user's buffer is pinned (pin_user_pages_fast with FOLL_LONGTERM, as
- * RDMA's own ib_umem_get does; 6.1 has no iov_iter_extract_pages) and
- * handed to the transport page by page.  For a read, the transport registers
+ * The user's buffer is pinned (orfs_iter_pin_pages(): iov_iter_extract_pages
+ * where the kernel has it, else pin_user_pages_fast with FOLL_LONGTERM, as
+ * RDMA's own ib_umem_get does) and handed to the transport page by page.
+ * The pins last as long as the request; what the registration cache keeps
+ * afterwards are its own page references, which its mmu notifier gives
+ * back when the memory is unmapped or migrated.  For a read, the transport registers
  * the pages with an FRWR memory region (net/frwr.c, net/regcache.c) and the
  * server RDMA-writes the data into them.  A write in one contiguous run is
  * sent by the client as a buffered write is, its pages DMA-mapped and used
@@ -244,46 +247,39 @@ static ssize_t orfs_dio_pin(struct orfs_dio *dio, struct iov_iter *iter)
 	unsigned int gup = FOLL_LONGTERM | (dio->write ? 0 : FOLL_WRITE);
 
 	while (iov_iter_count(iter) && dio->len < ORFS_DIO_WINDOW) {
-		unsigned long addr, first;
-		size_t len, off;
+		unsigned long addr;
+		size_t len, off, left;
+		ssize_t got;
 		u32 n, i;
-		int got;
 
 		orfs_iter_user_seg(iter, &addr, &len);
 		if (dio->nfrags)
 			orfs_dio_fill_gap(dio, addr, gup);
+		if (dio->npages == dio->max_pages)
+			break;
 		len = min_t(size_t, len, ORFS_DIO_WINDOW - dio->len);
-		off = offset_in_page(addr);
-		n = DIV_ROUND_UP(off + len, PAGE_SIZE);
-		if (dio->npages + n > dio->max_pages) {
-			n = dio->max_pages - dio->npages;
-			if (!n)
-				break;
-			len = (size_t)n * PAGE_SIZE - off;
-		}
-		first = addr & PAGE_MASK;
-		got = pin_user_pages_fast(first, n, gup, dio->pages + dio->npages);
+		got = orfs_iter_pin_pages(iter, dio->pages + dio->npages, len,
+					  dio->max_pages - dio->npages);
 		if (got <= 0)
 			break;
-		if (got < n)
-			len = (size_t)got * PAGE_SIZE - off;
-		for (i = 0; i < got; i++) {
+		off = offset_in_page(addr);
+		n = DIV_ROUND_UP(off + got, PAGE_SIZE);
+		for (i = 0, left = got; i < n; i++) {
 			struct bio_vec *bv = &dio->frags[dio->nfrags];
-			size_t pl = min_t(size_t, PAGE_SIZE - off, len);
+			size_t pl = min_t(size_t, PAGE_SIZE - off, left);
 
 			dio->fva[dio->nfrags++] = addr;
 			addr += pl;
 			bv->bv_page = dio->pages[dio->npages + i];
 			bv->bv_offset = off;
 			bv->bv_len = pl;
-			len -= pl;
+			left -= pl;
 			dio->len += pl;
-			iov_iter_advance(iter, pl);
 			off = 0;
 		}
-		dio->npages += got;
-		if (got < n)
-			break;		/* a hole: stop short here */
+		dio->npages += n;
+		if ((size_t)got < len)
+			break;		/* a hole, or no room: stop short here */
 	}
 	return dio->len ? (ssize_t)dio->len : -EFAULT;
 }

@@ -291,6 +291,37 @@ static ssize_t orfs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	return generic_file_read_iter(iocb, to);
 }
 
+/**
+ * orfs_file_splice_read() - ->splice_read: from the page cache, revalidated
+ * @in: the file
+ * @ppos: where to read; advanced
+ * @pipe: the pipe to fill
+ * @len: bytes at most
+ * @flags: SPLICE_F_*
+ *
+ * As read_iter does for a buffered read, the attributes and the cached
+ * pages are revalidated first (close-to-open, attribute timeouts); then the
+ * pages go into the pipe from the page cache.  (The VFS splices O_DIRECT
+ * files through read_iter itself.)
+ *
+ * Context: process; sleeps on the network.
+ * Return: bytes spliced, 0 at end of file, or a negative errno.
+ */
+static ssize_t orfs_file_splice_read(struct file *in, loff_t *ppos,
+				     struct pipe_inode_info *pipe, size_t len,
+				     unsigned int flags)
+{
+	struct inode *inode = file_inode(in);
+	ssize_t ret;
+
+	ret = orfs_revalidate_inode(inode, false);
+	if (!ret)
+		ret = orfs_revalidate_mapping(inode);
+	if (ret)
+		return ret;
+	return orfs_filemap_splice_read(in, ppos, pipe, len, flags);
+}
+
 /* O_DIRECT write: i_rwsem held across the checks and the transfer. */
 static ssize_t orfs_direct_write(struct kiocb *iocb, struct iov_iter *from)
 {
@@ -424,7 +455,7 @@ const struct file_operations orfs_file_operations = {
 	.open		= orfs_file_open,
 	.flush		= orfs_file_flush,
 	.fsync		= orfs_fsync,
-	.splice_read	= generic_file_splice_read,
+	.splice_read	= orfs_file_splice_read,
 	.splice_write	= iter_file_splice_write,
 	.fallocate	= orfs_fallocate,
 	.copy_file_range = orfs_copy_file_range,

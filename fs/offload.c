@@ -333,9 +333,9 @@ out:
  * Within one mount the server copies (at most MAX_RW_COUNT per call; the
  * caller loops on a short count, as for read and write).  Between two
  * mounts, possibly of different servers, and when the server has no COPY
- * (EOPNOTSUPP), the VFS's own splice copy does it through the page cache,
- * as 6.1's vfs_copy_file_range() expects of a file system whose method
- * declines.
+ * (EOPNOTSUPP), the kernel's splice copy does it through the page cache
+ * (orfs_splice_copy_file_range()), as vfs_copy_file_range() expects of a
+ * file system whose method declines.
  *
  * Context: process; sleeps.
  * Return: bytes copied or a negative errno.
@@ -350,7 +350,7 @@ ssize_t orfs_copy_file_range(struct file *file_in, loff_t pos_in,
 		ret = orfs_copy_server(file_in, pos_in, file_out, pos_out,
 				       min_t(size_t, len, MAX_RW_COUNT));
 	if (ret == -EXDEV || ret == -EOPNOTSUPP)
-		ret = generic_copy_file_range(file_in, pos_in, file_out,
-					      pos_out, len, flags);
+		ret = orfs_splice_copy_file_range(file_in, pos_in, file_out,
+						  pos_out, len);
 	return ret;
 }

@@ -5,6 +5,9 @@
  * are in fs/orfs_fs_trace.h, in the same system.
  *
  *	echo 1 > /sys/kernel/tracing/events/orfs/enable
+ *
+ * Strings are copied with strscpy() into the room __string() measured,
+ * which every kernel generation takes (6.10 changed __assign_str()).
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM orfs
@@ -69,7 +72,7 @@ TRACE_EVENT(orfs_wc_error,
 	),
 	TP_fast_assign(
 		__entry->conn = conn;
-		__assign_str(what, what);
+		strscpy(__get_str(what), what, __get_dynamic_array_len(what));
 		__entry->status = status;
 		__entry->vendor_err = vendor_err;
 	),
@@ -89,7 +92,7 @@ TRACE_EVENT(orfs_rdma,
 	),
 	TP_fast_assign(
 		__entry->conn = conn;
-		__assign_str(what, what);
+		strscpy(__get_str(what), what, __get_dynamic_array_len(what));
 		__entry->grant = grant;
 		__entry->bytes = bytes;
 	),
@@ -126,7 +129,7 @@ TRACE_EVENT(orfs_conn_state,
 	),
 	TP_fast_assign(
 		__entry->conn = conn;
-		__assign_str(state, state);
+		strscpy(__get_str(state), state, __get_dynamic_array_len(state));
 		__entry->error = error;
 	),
 	TP_printk("conn=%p %s error=%d", __entry->conn, __get_str(state),

@@ -1,22 +1,29 @@
 #!/bin/bash
 # Run the whole ORFS test suite: server unit tests (cmocka), a short run of
-# the libFuzzer targets (tests/fuzz/run.sh, 20 s each), KUnit suites (UML),
-# and VM integration tests (orfs.ko against orfsd over soft-RoCE).
+# the libFuzzer targets (tests/fuzz/run.sh, 20 s each), and for each kernel
+# generation the module's build (W=1, sparse), the KUnit suites (UML, that
+# kernel's source) and the VM integration tests (orfs.ko against orfsd over
+# soft-RoCE, in a VM that boots that kernel).
 #
 # Every layer prints one line per test, "PASS <layer>/<name>" or
 # "FAIL <layer>/<name>"; this script counts them and ends with the line
 # "N passed, N failed".  A layer that dies without reporting counts as a
-# failure of that layer.
+# failure of that layer.  The lines of a kernel other than the first of the
+# list carry its series in front: "PASS 6.12/vm/t-basic".
 #
-# Environment: KDIR (kernel build dir), ORFS_SKIP="fuzz kunit vm" to skip
-# layers while developing (never in CI).
+# Kernels (tools/kdir.sh): ORFS_CHECK_KVERS, a list of KVER values whose
+# first gets the whole suite and the others the build, KUnit and the VM
+# groups of ORFS_CHECK_VM_OTHER (default: all of them); `make check` sets it
+# to "6.1 6.12", or to its KVER.  Without it: KVER, or the default kernel.
+# KDIR (a build directory) replaces the list by that one kernel.
+# The first kernel runs last, so that its ORFS_BENCH=y module stays built.
+#
+# Environment: ORFS_SKIP="fuzz kunit vm" to skip layers while developing
+# (never in CI).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
-# make check passes KDIR; run directly, take the Makefile's default.
-KDIR=${KDIR:-$(tools/kdir.sh)}
-export KDIR
 out=$(mktemp -d "${TMPDIR:-/tmp}/orfs-check.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 log="$out/all.log"
@@ -24,22 +31,24 @@ log="$out/all.log"
 
 skip() { case " ${ORFS_SKIP:-} " in *" $1 "*) return 0 ;; esac; return 1; }
 
-# run_layer NAME CMD...: streams CMD's output, keeps its PASS/FAIL lines.
+# run_layer NAME PREFIX CMD...: streams CMD's output, keeps its PASS/FAIL
+# lines, each with PREFIX (e.g. "6.12/") before its name.
 run_layer() {
-	local name=$1 rc
-	shift
-	echo "=== $name: $*"
-	"$@" 2>&1 | tee "$out/$name.log"
+	local name=$1 prefix=$2 rc
+	shift 2
+	echo "=== $prefix$name: $*"
+	"$@" 2>&1 | sed -u -E "s#^(PASS|FAIL|SKIP) #\1 $prefix#" | tee "$out/$name.log"
 	rc=${PIPESTATUS[0]}
 	grep -E '^(PASS|FAIL) ' "$out/$name.log" >>"$log"
 	if [ "$rc" -ne 0 ] && ! grep -q '^FAIL ' "$out/$name.log"; then
-		echo "FAIL $name/layer (exit status $rc)" | tee -a "$log"
+		echo "FAIL $prefix$name/layer (exit status $rc)" | tee -a "$log"
 	fi
 	return 0
 }
 
-build() {
-	local ok=0 log=$out/kbuild.log
+# build_module: orfs.ko for KDIR, W=1 and sparse.
+build_module() {
+	local ok=0 log=$out/make-module.log
 
 	# The module must be clean under W=1 and sparse: any warning fails.
 	# First the production module, then the one with the benchmark-only
@@ -68,6 +77,13 @@ build() {
 		echo "FAIL build/orfs.ko (ORFS_BENCH=y, W=1, sparse)"
 		ok=1
 	fi
+	return $ok
+}
+
+# build: what does not depend on the kernel.
+build() {
+	local ok=0
+
 	if make -s server; then echo "PASS build/orfsd"; else echo "FAIL build/orfsd"; ok=1; fi
 	if make -s tools; then echo "PASS build/tools"; else echo "FAIL build/tools"; ok=1; fi
 	# The admin guide's option lists are what the option tables give.
@@ -77,18 +93,54 @@ build() {
 	return $ok
 }
 
-start=$(date +%s)
-run_layer build build
-skip server || run_layer server tests/server/run.sh
-skip fuzz || run_layer fuzz tests/fuzz/run.sh
-skip kunit || run_layer kunit tools/kunit.sh
-if ! skip vm; then
-	if grep -q '^FAIL build/' "$log"; then
-		echo "FAIL vm/not-run (the build failed)" | tee -a "$log"
-	else
-		run_layer vm tests/vm/run.sh
+# kernel KDIR PREFIX VMTESTS...: the module's build, KUnit and VM layers
+# against one kernel.
+kernel() {
+	local kdir=$1 prefix=$2 series
+	shift 2
+	series=$(tools/kdir.sh --series "$(tools/kdir.sh --release "$kdir")")
+	echo "=== kernel $(tools/kdir.sh --release "$kdir") ($kdir)"
+	KDIR=$kdir run_layer kbuild "$prefix" build_module
+	skip kunit || KVER=$series run_layer kunit "$prefix" tools/kunit.sh
+	if ! skip vm; then
+		if grep -qF "FAIL ${prefix}build/" "$log" || grep -q '^FAIL build/' "$log"; then
+			echo "FAIL ${prefix}vm/not-run (the build failed)" | tee -a "$log"
+		else
+			KDIR=$kdir run_layer vm "$prefix" tests/vm/run.sh "$@"
+		fi
 	fi
+}
+
+start=$(date +%s)
+run_layer build "" build
+skip server || run_layer server "" tests/server/run.sh
+skip fuzz || run_layer fuzz "" tests/fuzz/run.sh
+
+# kernels[i]: the build directory of the i-th kernel of the list, or empty
+# if its headers are missing.
+if [ -n "${KDIR:-}" ]; then
+	kernels=("$KDIR")
+else
+	read -r -a kvers <<<"${ORFS_CHECK_KVERS:-${KVER:-}}"
+	[ ${#kvers[@]} -gt 0 ] || kvers=("")
+	kernels=()
+	for k in "${kvers[@]}"; do
+		kernels+=("$(tools/kdir.sh "$k")")
+	done
 fi
+# The others first, the first kernel of the list last.
+for ((i = ${#kernels[@]} - 1; i >= 0; i--)); do
+	prefix=
+	[ "$i" -eq 0 ] || prefix=$(tools/kdir.sh --series "${kvers[i]}")/
+	if [ -z "${kernels[i]}" ]; then
+		echo "FAIL ${prefix}build/kernel-headers (KVER=${kvers[i]} is not installed: tools/install-deps.sh ${kvers[i]})" | tee -a "$log"
+	elif [ "$i" -eq 0 ]; then
+		kernel "${kernels[i]}" "$prefix"
+	else
+		# shellcheck disable=SC2086 # a list of test names
+		kernel "${kernels[i]}" "$prefix" ${ORFS_CHECK_VM_OTHER:-}
+	fi
+done
 
 passed=$(grep -c '^PASS ' "$log" || true)
 failed=$(grep -c '^FAIL ' "$log" || true)

@@ -6,9 +6,9 @@
 # Documentation/architecture.md's "Layers and folders" map names each file
 # of the client, the server, the wire protocol and the tools, so that a
 # reader finds every mechanism by its file name.  This check lists the files
-# git tracks under fs/, net/, include/, server/ and tools/ (C sources and
-# headers, and the tools' scripts) and fails, naming them, if any is missing
-# from the map.  A file counts as named when the map holds its base name
+# git tracks under fs/, net/, include/, kcompat/, server/ and tools/ (C
+# sources and headers, the kernel probes, and the tools' scripts) and fails,
+# naming them, if any is missing from the map.  A file counts as named when the map holds its base name
 # (`jobs.sh`) or its path below its top-level folder (`bench/jobs.sh`) as
 # a word of its own.
 #
@@ -37,6 +37,6 @@ while IFS= read -r f; do
 	echo "check-docmap: $f is not in Documentation/architecture.md's folder map" >&2
 	missing=1
 done < <(git ls-files -- 'fs/*.[ch]' 'net/*.[ch]' 'include/*.h' 'server/*.[ch]' \
-	'tools/*.c' 'tools/*.sh' 'tools/*.py' 'tools/vm/*' 'tools/bench/*' |
+	'kcompat/*' 'tools/*.c' 'tools/*.sh' 'tools/*.py' 'tools/vm/*' 'tools/bench/*' |
 	grep -vE '\.(md|fio)$')
 exit $missing

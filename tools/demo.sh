@@ -5,11 +5,9 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-tools/install-deps.sh
+tools/install-deps.sh "${KVER:-}"
 echo "demo: building orfs.ko, orfsd and tools"
 make -s all
-KDIR=${KDIR:-$(tools/kdir.sh)}
-krel=$(tools/kdir.sh --release "$KDIR")
-export ORFS_VM_KERNEL=${ORFS_VM_KERNEL:-/boot/vmlinuz-$krel}
+krel=$(modinfo -F vermagic orfs.ko | cut -d' ' -f1)
 echo "demo: booting Debian's $krel kernel in qemu (software emulation; takes a while)"
 exec tools/vm/run --timeout "${ORFS_VM_TIMEOUT:-1200}" tools/demo-guest.sh "${1:-}"

@@ -3,9 +3,12 @@
 #
 # tools/kunit.sh - build and run ORFS's KUnit tests in a UML kernel.
 #
-# Usage: tools/kunit.sh [kunit.py run options...]
+# Usage: [KVER=...] tools/kunit.sh [kunit.py run options...]
 #   e.g. tools/kunit.sh                      # every suite
 #        tools/kunit.sh 'orfs_proto.*hdr*'   # a kunit.py filter glob
+#        KVER=6.12 tools/kunit.sh            # against Linux 6.12's source
+# KVER is a series (6.1, 6.12) or a release (6.12.117+deb12-amd64, whose
+# series is taken); without it, the default kernel's series (tools/kdir.sh).
 # (not --raw_output or --json: the script relies on its own setting of those)
 #
 # Output: one line per test case on stdout,
@@ -19,27 +22,29 @@
 # kunit.py log, which holds make's stderr (the compiler errors), is printed.
 #
 # What it does, each step cached:
-#  1. Unpacks /usr/src/linux-source-6.1.tar.xz (Debian's linux-source-6.1)
-#     into build/linux-source-6.1, once.  build/linux-source-6.1/.orfs-unpacked
-#     is written after a complete extraction and records the tarball's size
-#     and mtime; a missing or different stamp re-unpacks (and drops the UML
-#     build, which belongs to the old source).
+#  1. Unpacks /usr/src/linux-source-X.Y.tar.xz (Debian's linux-source-X.Y,
+#     X.Y the series) into build/linux-source-X.Y, once per series.
+#     build/linux-source-X.Y/.orfs-unpacked is written after a complete
+#     extraction and records the tarball's size and mtime; a missing or
+#     different stamp re-unpacks (and drops that series' UML build, which
+#     belongs to the old source).
 #  2. Hooks tests/kunit/ into that tree: the symlink drivers/orfs_kunit ->
 #     tests/kunit, plus one line appended (once) to each of drivers/Kconfig
 #     and drivers/Makefile.  Because it is a symlink, every edit to
 #     tests/kunit/* and to the repo files they #include is seen by the next
 #     build; nothing is copied.
 #  3. Runs tools/testing/kunit/kunit.py run --arch=um with
-#     --build_dir=build/kunit-um (kept between runs: kbuild rebuilds only
+#     --build_dir=build/kunit-um-X.Y (kept between runs: kbuild rebuilds only
 #     what changed) and --kunitconfig=tests/kunit/.kunitconfig, then parses
 #     the kernel's KTAP output (build/kunit-um/test.log) with the tree's own
 #     kunit_parser.
 #
 # Cold run (unpack + full UML build with KASAN) takes 3-7 minutes on 2 cores
-# (5.7 CPU-minutes); a warm run with nothing changed 6-7 s, after editing a
-# test or a header it includes about 10 s.  rm -rf build/linux-source-6.1
-# build/kunit-um to start over (also needed after moving the checkout: the
-# build dir holds absolute paths).
+# (5.7 CPU-minutes for 6.1, 5.4 for 6.12); a warm run with nothing changed
+# 6-7 s, after editing a
+# test or a header it includes about 10 s.  rm -rf build/linux-source-X.Y
+# build/kunit-um-X.Y to start over (also needed after moving the checkout:
+# the build dir holds absolute paths).
 #
 # Adding a KUnit suite (see also tests/kunit/README.md):
 #  1. Write tests/kunit/orfs_<thing>_test.c: a struct kunit_suite named
@@ -54,7 +59,7 @@
 #     tests/kunit/Kbuild.
 #  3. Run tools/kunit.sh.  The tests are built with -Werror.
 #
-# Environment: ORFS_KUNIT_CACHE puts linux-source-6.1/ and kunit-um/ in that
+# Environment: ORFS_KUNIT_CACHE puts linux-source-X.Y/ and kunit-um-X.Y/ in that
 # directory instead of build/ (e.g. to share one UML build between fresh
 # clones: the tests' objects are rebuilt, the kernel's are not),
 # ORFS_LINUX_TARBALL overrides the tarball, ORFS_KUNIT_JOBS the make -j
@@ -63,11 +68,13 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
-TARBALL=${ORFS_LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+SERIES=$("$ROOT/tools/kdir.sh" --series "${KVER:-}")
+[ -n "$SERIES" ] || { echo "kunit: error: KVER=${KVER:-}: no such kernel (tools/kdir.sh)" >&2; exit 1; }
+TARBALL=${ORFS_LINUX_TARBALL:-/usr/src/linux-source-$SERIES.tar.xz}
 BUILD=${ORFS_KUNIT_CACHE:-$ROOT/build}
-TREE=$BUILD/linux-source-6.1
+TREE=$BUILD/linux-source-$SERIES
 STAMP=$TREE/.orfs-unpacked
-KBUILD_DIR=$BUILD/kunit-um
+KBUILD_DIR=$BUILD/kunit-um-$SERIES
 TESTS=$ROOT/tests/kunit
 JOBS=${ORFS_KUNIT_JOBS:-$(nproc)}
 TIMEOUT=${ORFS_KUNIT_TIMEOUT:-300}
@@ -76,7 +83,7 @@ LOG=$KBUILD_DIR/orfs-kunit.log
 log() { echo "kunit: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-[ -r "$TARBALL" ] || die "$TARBALL not found (apt-get install linux-source-6.1, or run tools/install-deps.sh)"
+[ -r "$TARBALL" ] || die "$TARBALL not found (run tools/install-deps.sh $SERIES)"
 command -v python3 >/dev/null || die "python3 not found"
 mkdir -p "$BUILD"
 
@@ -94,9 +101,9 @@ if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$want_stamp" ]; then
 	rm -rf "$TREE" "$KBUILD_DIR" "$BUILD"/.unpack.*
 	tmp=$(mktemp -d "$BUILD/.unpack.XXXXXX")
 	tar -xJf "$TARBALL" -C "$tmp"
-	[ -f "$tmp/linux-source-6.1/tools/testing/kunit/kunit.py" ] ||
-		die "$TARBALL does not unpack to linux-source-6.1/"
-	mv "$tmp/linux-source-6.1" "$TREE"
+	[ -f "$tmp/linux-source-$SERIES/tools/testing/kunit/kunit.py" ] ||
+		die "$TARBALL does not unpack to linux-source-$SERIES/"
+	mv "$tmp/linux-source-$SERIES" "$TREE"
 	rmdir "$tmp"
 	echo "$want_stamp" >"$STAMP"
 fi

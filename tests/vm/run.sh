@@ -5,11 +5,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
-KDIR=${KDIR:-$(tools/kdir.sh)}
-krel=$(tools/kdir.sh --release "$KDIR")
-if [ -n "$krel" ] && [ -e "/boot/vmlinuz-$krel" ]; then
-	export ORFS_VM_KERNEL=${ORFS_VM_KERNEL:-/boot/vmlinuz-$krel}
-fi
+# The VM boots the kernel orfs.ko is built for (tools/vm/run: its vermagic).
 # The suite needs orfs.ko's benchmark-only parts (fs/bench.c: t-xfer's
 # ioctl, the O_DIRECT A/B switches t-direct turns): make check builds them.
 if ! modinfo -F parm orfs.ko 2>/dev/null | grep -q '^direct_push:'; then

@@ -4,7 +4,9 @@
 # on the one CPU RPS hashes its flow to, so two connections on one CPU
 # halve a bulk transfer's speed.  At mount and after a server restart,
 # every CPU has as many connections as any other, unless the client ran
-# out of tries (spread_tries, counted in spread_reconnects); with
+# out of tries (spread_tries, counted in spread_reconnects), or the
+# kernel's rxe does not keep a connection's completions on one CPU (6.12;
+# see settled below), where only the rest is checked; with
 # spread_tries=0 no connection is opened twice.
 #
 # It runs before t-link-flap (the name): taking v1 down flushes the policy
@@ -25,9 +27,25 @@ tries=$(cat /sys/module/orfs/parameters/spread_tries) || fail "no spread_tries p
 cpus() {
 	awk '{ for (i = 1; i < NF; i++) if ($i == "cpu") print $(i + 1) }' "$sys/connections"
 }
+# settled: the first connection's replies kept completing on one CPU over
+# 10 rounds of 20 NULL requests (the mount's ping).  Where they do not,
+# where a probe saw a connection's completions says nothing lasting, and
+# no placement can be checked: 6.12's rxe runs queue-pair work that finds
+# its task busy on an unbound workqueue, and there a mount's connections
+# were seen to move between CPUs after their probes.
+settled() {
+	local first c
+	first=$(cpus | head -n 1)
+	for _ in $(seq 1 10); do
+		echo 20 >"$sys/ping"
+		c=$(cpus | head -n 1)
+		[ "$c" = "$first" ] || { note "the first connection's completions moved from CPU $first to $c"; return 1; }
+	done
+}
 # check_spread N WHAT: N connections are up, each on a CPU, and no CPU has
 # more of them than another has (fewer than the total allows), unless the
-# retries ran out on the last connection.
+# retries ran out on the last connection, or the completions do not stay
+# on a CPU (settled).
 check_spread() {
 	local n=$1 what=$2 c most least
 	[ "$(grep -c '^[0-9]* up ' "$sys/connections")" -eq "$n" ] ||
@@ -40,8 +58,11 @@ check_spread() {
 	note "$what: cpus $(cpus | tr '\n' ' ')spread_reconnects $(orfs_sysfs "$mnt" counters spread_reconnects)"
 	if [ "$most" -gt $(( (n + ncpu - 1) / ncpu )) ] || { [ "$n" -le "$ncpu" ] && [ "$most" -gt 1 ]; }; then
 		# Placement is a hash: the last try may land anywhere.
-		[ "$(orfs_sysfs "$mnt" counters spread_reconnects)" -ge "$tries" ] ||
+		[ "$(orfs_sysfs "$mnt" counters spread_reconnects)" -ge "$tries" ] && return 0
+		if settled; then
 			fail "$what: connections share a CPU (most $most, at least $least each) after fewer than $tries retries: $(cat "$sys/connections")"
+		fi
+		note "$what: completions do not stay on one CPU with this kernel's device: placement not checked"
 	fi
 }
 

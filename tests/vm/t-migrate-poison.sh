@@ -8,10 +8,12 @@
 #    kernel could move a dirty page only by writing it out with
 #    ->writepage, which ORFS does not have.  The dirty pages stay dirty,
 #    and their bytes reach the server;
-#  - a memory error (->error_remove_page): a poisoned dirty page is
-#    dropped, never sent, and the next fsync reports EIO, while the rest
-#    of the file reaches the server; a poisoned clean page is dropped and
-#    read again from the server.
+#  - a memory error (->error_remove_folio, ->error_remove_page before
+#    6.8): a poisoned dirty page is dropped, never sent, and the next fsync
+#    reports EIO, while the rest of the file reaches the server; a
+#    poisoned clean page is dropped and read again from the server.
+#    Whether the poisoning process gets SIGBUS too depends on the kernel
+#    (6.12 sends it, 6.1 does not); mm_events catches it.
 . "$(dirname "$0")/lib.sh"
 set -e
 exp=$ORFS_WORK/export

@@ -45,7 +45,7 @@ if [ -z "${ORFS_BENCH_OUT:-}" ]; then
 	ln -sfn "$stamp" "$top/build/bench/latest"
 fi
 
-tools/install-deps.sh
+tools/install-deps.sh "${KVER:-}"
 
 if [ "${ORFS_BENCH_BUILD:-1}" != 0 ]; then
 	msg "building orfs.ko, orfsd and tools"
@@ -69,16 +69,8 @@ cp include/orfs_ioctl.h "$out/harness/"	# xferbench.c's, for the prim job
 git -C "$top" describe --always --dirty >"$out/bin/version" 2>/dev/null || true
 export ORFS_BENCH_KO=$out/bin/orfs.ko ORFS_BENCH_ORFSD=$out/bin/orfsd ORFS_BENCH_TOP=$top
 
-# The VM boots the kernel orfs.ko was built for.
-if [ -z "${ORFS_VM_KERNEL:-}" ]; then
-	KDIR=${KDIR:-$(tools/kdir.sh)}
-	krel=$(tools/kdir.sh --release "$KDIR" 2>/dev/null || true)
-	[ -n "$krel" ] && [ -r "/boot/vmlinuz-$krel" ] ||
-		krel=$(cat "$KDIR/include/config/kernel.release" 2>/dev/null || true)
-	if [ -n "$krel" ] && [ -r "/boot/vmlinuz-$krel" ]; then
-		export ORFS_VM_KERNEL=/boot/vmlinuz-$krel
-	fi
-fi
+# The VM boots the kernel orfs.ko was built for (tools/vm/run: its vermagic).
+export ORFS_VM_MODULE=$ORFS_BENCH_KO
 
 # The whole run must end: 40 min per repetition is far more than a
 # default run takes (see Documentation/benchmarks.md), plus setup.
