@@ -20,10 +20,11 @@
  * The watchdog (orfs_watch_check()), run about once a second for every
  * connection:
  *  - the handshake: a connection must be established, and its first
- *    request (AUTH with a shared secret, else any; orfs.ko sends a NULL)
- *    must have arrived, within --handshake-timeout of its connect request,
- *    or it is dropped: a client that connects and then says nothing holds
- *    a queue pair, buffers and staging buffers for nothing;
+ *    request (AUTH with a shared secret, else any; orfs.ko sends GRANTS,
+ *    or a NULL on a connection without staging buffers) must have
+ *    arrived, within --handshake-timeout of its connect request, or it is
+ *    dropped: a client that connects and then says nothing holds a queue
+ *    pair and message buffers for nothing;
  *  - progress: a connection with reply SENDs posted of which none has
  *    completed for --stall-timeout is disconnected.  A client that stops
  *    posting receive buffers answers every SEND with an RNR NAK, and the

@@ -31,6 +31,13 @@
  *                 block cannot be RDMA-read, and the block holds zeros, not
  *                 what the cache held before: a DEMOTE of it without writing
  *                 a byte reads back as zeros.
+ *  malformed      messages no orfs.ko sends: bad magic, version, flags,
+ *                 status or body length (an error reply with the xid, and
+ *                 the connection goes on), 8 bytes (no reply), an unknown
+ *                 opcode, bodies cut short, forged handles (ESTALE), ".."
+ *                 and names with '/' (EINVAL), MOUNT paths that leave the
+ *                 export, and a 256 KiB SEND, which fails its own
+ *                 connection and no other.
  *
  * Each mode prints its checks as TAP ("ok N - mode: ...") and ends with
  * one line "PASS hostile/MODE" or "FAIL hostile/MODE: N checks failed".
@@ -646,6 +653,206 @@ out:
 	client_destroy(&c, false);
 }
 
+/* ---- malformed ---- */
+
+/*
+ * Send @len bytes of send buffer 0 as they are and wait up to @ms for a
+ * reply.  Return the reply's status (its xid must be @xid), -ETIMEDOUT
+ * for none, or another negative errno.
+ */
+static int raw_call(struct client *c, uint64_t xid, uint32_t len, long ms,
+		    uint8_t *out)
+{
+	const struct orfs_hdr *r = (const struct orfs_hdr *)out;
+	uint32_t idx, n;
+	int err;
+
+	if (post_send(c, 0, len))
+		return -EIO;
+	err = wait_recv(c, &idx, &n, ms);
+	if (err)
+		return err;
+	memcpy(out, recv_buf(c, idx), n);
+	post_recv(c, idx);
+	if (n < sizeof(*r) || !(orfs_cpu16(r->flags) & ORFS_HF_REPLY) ||
+	    orfs_cpu64(r->xid) != xid)
+		return -EBADMSG;
+	return (int)orfs_cpu32(r->status);
+}
+
+/*
+ * A NULL whose header is then changed by @bend, sent whole; the reply's
+ * status must be @want, and the connection must go on working.
+ */
+static void bad_header(struct client *c, const char *what,
+		       void (*bend)(struct orfs_hdr *h), int want, uint8_t *out)
+{
+	struct orfs_hdr *h;
+	uint64_t xid;
+	int st, ok;
+
+	req_start(c, 0, ORFS_OP_NULL, 0, &xid);
+	h = (struct orfs_hdr *)send_buf(c, 0);
+	bend(h);
+	st = raw_call(c, xid, sizeof(*h), TIMEOUT_MS, out);
+	ok = ping(c, out);
+	tap(st == want && ok == 0, "malformed: %s: %s, and the connection goes on (%d, %d)",
+	    what, strerror(want), st, ok);
+}
+
+static void bend_magic(struct orfs_hdr *h)
+{
+	h->magic = orfs_le32(0x0bad0bad);
+}
+
+static void bend_version(struct orfs_hdr *h)
+{
+	h->version = orfs_le16(ORFS_PROTO_VERSION + 7);
+}
+
+static void bend_body(struct orfs_hdr *h)
+{
+	h->body_len = orfs_le32(1U << 20);	/* past the message */
+}
+
+static void bend_reply(struct orfs_hdr *h)
+{
+	h->flags = orfs_le16(ORFS_HF_REPLY);	/* a "reply" as a request */
+}
+
+static void bend_status(struct orfs_hdr *h)
+{
+	h->status = orfs_le32(EIO);		/* requests carry none */
+}
+
+static void bend_flags(struct orfs_hdr *h)
+{
+	h->flags = orfs_le16(0x8000);		/* an unknown flag */
+}
+
+/* A request of @op with body @body (@blen bytes); its reply's status. */
+static int body_call(struct client *c, uint16_t op, const void *body,
+		     uint32_t blen, uint8_t *out)
+{
+	uint64_t xid;
+
+	memcpy(req_start(c, 0, op, blen, &xid), body, blen);
+	return call(c, xid, msg_len(c, 0), out);
+}
+
+/* MOUNT of @path: its status (0 also when it names the export's root). */
+static int mount_path(struct client *c, const char *path,
+		      const struct orfs_fh *root, bool *is_root)
+{
+	struct orfs_fh fh;
+	int st = client_mount(c, path, &fh);
+
+	*is_root = !st && !memcmp(&fh, root, sizeof(fh));
+	return st;
+}
+
+/*
+ * Messages no orfs.ko sends: bad headers, a body shorter than its op
+ * needs, an unknown op, a message too short for a header, forged handles,
+ * paths that leave the export, and one larger than any receive buffer.
+ * Each gets an error reply, or none where the client could not match it,
+ * and nothing else changes; the one too large costs its own connection
+ * only.
+ */
+static void mode_malformed(void)
+{
+	static struct client c, big;
+	struct orfs_fh root, forged;
+	struct dio d = { 0 };
+	uint8_t *out = NULL, zero[64] = { 0 };
+	uint64_t xid;
+	bool is_root;
+	int st, st2;
+
+	st = client_open(&c, host, port);
+	if (!st)
+		st = client_mount(&c, mpath, &root);
+	out = malloc(c.buf_size ? c.buf_size : 1);
+	if (st || !out) {
+		tap(false, "malformed: connect and MOUNT (%d)", st);
+		goto out;
+	}
+	bad_header(&c, "bad magic", bend_magic, EBADMSG, out);
+	bad_header(&c, "unknown protocol version", bend_version, EPROTO, out);
+	bad_header(&c, "body_len past the message", bend_body, EBADMSG, out);
+	bad_header(&c, "the reply flag on a request", bend_reply, EBADMSG, out);
+	bad_header(&c, "a status on a request", bend_status, EBADMSG, out);
+	bad_header(&c, "an unknown flag", bend_flags, EBADMSG, out);
+
+	/* Too short for an xid: nothing to answer; the connection goes on. */
+	req_start(&c, 0, ORFS_OP_NULL, 0, &xid);
+	st = raw_call(&c, xid, 8, 1000, out);
+	st2 = ping(&c, out);
+	tap(st == -ETIMEDOUT && st2 == 0,
+	    "malformed: 8 bytes: no reply, and the connection goes on (%d, %d)", st, st2);
+
+	/* An op with no handler, and ops whose body is cut short. */
+	st = body_call(&c, 250, NULL, 0, out);
+	tap(st == EOPNOTSUPP || st == ENOSYS || st == EBADMSG,
+	    "malformed: opcode 250: refused (%d)", st);
+	st = body_call(&c, ORFS_OP_GETATTR, zero, 10, out);
+	tap(st == EBADMSG || st == EINVAL, "malformed: GETATTR with 10 body bytes: refused (%d)", st);
+	st = body_call(&c, ORFS_OP_LOOKUP, &root, sizeof(root), out);
+	tap(st == EBADMSG || st == EINVAL,
+	    "malformed: LOOKUP without its name's length: refused (%d)", st);
+
+	/* Forged handles: zeros, the root's with another inode, random. */
+	st = body_call(&c, ORFS_OP_GETATTR, zero, sizeof(zero), out);
+	tap(st == ESTALE || st == EBADMSG, "malformed: GETATTR of a zero handle: refused (%d)", st);
+	forged = root;
+	forged.ino = orfs_le64(orfs_cpu64(root.ino) + 1);
+	st = body_call(&c, ORFS_OP_GETATTR, &forged, sizeof(forged), out);
+	tap(st == ESTALE, "malformed: the root's handle with another inode: ESTALE (%d)", st);
+	forged = root;
+	forged.data[sizeof(forged.data) - 1] ^= 0x5a;
+	st = body_call(&c, ORFS_OP_GETATTR, &forged, sizeof(forged), out);
+	tap(st == ESTALE, "malformed: the root's handle with one byte changed: ESTALE (%d)", st);
+
+	/* Paths outside the export. */
+	xid = name_req(&c, ORFS_OP_LOOKUP, &root, "..");
+	st = call(&c, xid, msg_len(&c, 0), out);
+	tap(st == EINVAL, "malformed: LOOKUP \"..\" in the export's root: EINVAL (%d)", st);
+	xid = name_req(&c, ORFS_OP_LOOKUP, &root, "a/../../etc");
+	st = call(&c, xid, msg_len(&c, 0), out);
+	tap(st == EINVAL, "malformed: LOOKUP of a name with '/': EINVAL (%d)", st);
+	st = mount_path(&c, "/../../../etc", &root, &is_root);
+	tap(st != 0 || is_root, "malformed: MOUNT /../../../etc stays in the export (%d)", st);
+	st = mount_path(&c, "/etc/passwd", &root, &is_root);
+	tap(st != 0, "malformed: MOUNT /etc/passwd: refused, no such path in the export (%d)", st);
+	st = ping(&c, out);
+	tap(st == 0, "malformed: the connection still works after all that (%d)", st);
+
+	/*
+	 * A SEND larger than the server's receive buffers: it fails the
+	 * connection it came on (the server's receive completes in error),
+	 * and only that one.
+	 */
+	st = client_open(&big, host, port);
+	if (!st)
+		st = dio_init(&big, &d, 256 * 1024);
+	if (!st) {
+		memset(d.mem, 0xa5, 256 * 1024);
+		st2 = rdma_at(&big, IBV_WR_SEND, &d, d.mem, 256 * 1024, 0, 0);
+		msleep(200);
+		tap(st2 != 0 || ping(&big, out) != 0,
+		    "malformed: a 256 KiB SEND fails its own connection (%d)", st2);
+	} else {
+		tap(false, "malformed: a second connection (%d)", st);
+	}
+	dio_fini(&d);
+	client_destroy(&big, true);
+	st = ping(&c, out);
+	tap(st == 0, "malformed: another connection is not affected (%d)", st);
+out:
+	free(out);
+	client_destroy(&c, false);
+}
+
 /* ---- main ---- */
 
 static const struct mode {
@@ -656,6 +863,7 @@ static const struct mode {
 	{ "foreign-rkey", mode_foreign_rkey },
 	{ "pre-auth", mode_pre_auth },
 	{ "demote-window", mode_demote_window },
+	{ "malformed", mode_malformed },
 };
 
 /* The secret as orfsd reads --secret-file: less one trailing newline. */

@@ -5,7 +5,9 @@
 #  1. the default (memory windows on rxe): stale-staging and foreign-rkey:
 #     a connection's staging buffers hold zeros when granted, nothing of
 #     another client's; another connection's rkey (staging buffers, a READ's
-#     memory window) fails;
+#     memory window) fails; malformed: bad headers, short bodies, unknown
+#     ops, forged handles, paths out of the export, a SEND larger than the
+#     receive buffers;
 #  2. --memory-windows=no (a protection domain per connection): the same;
 #  3. --secret-file: pre-auth (no grant in the accept, nothing before AUTH),
 #     and the same two again as authenticated clients;
@@ -125,7 +127,7 @@ server_done() {
 orfs_server_start "$exp" --control "$ctl"
 orfs_mount "$mnt"
 fio_start
-modes=(stale-staging foreign-rkey)
+modes=(stale-staging foreign-rkey malformed)
 attack windows
 fio_stop
 grep -q "each client's staging buffers are behind a memory window bound to its queue pair" \
