@@ -2,10 +2,9 @@
 /*
  * What the userspace RDMA clients of orfsd in the tests share: the clock,
  * waiting for an rdma_cm event, setting up an id and a queue pair, posting
- * one buffer, and
- * binding a privileged source port.  Used by tests/server/rdma_smoke.c (orfs-smoke)
- * and tests/vm/tools/orfs_peer.c; header-only, so that a test tool built
- * in the VM needs no library.
+ * one buffer, and binding a privileged source port.  Used by
+ * tests/server/uclient.c (orfs-smoke, orfs-hostile) and tests/hostile/peer.c
+ * (orfs-peer); header-only.
  */
 #ifndef ORFS_TEST_RDMA_CLIENT_H
 #define ORFS_TEST_RDMA_CLIENT_H

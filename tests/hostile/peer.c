@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * orfs_peer: a userspace rdma_cm client of orfsd that breaks the rules of
+ * orfs-peer: a userspace rdma_cm client of orfsd that breaks the rules of
  * its connection limits on purpose (server/conn_limits.c), for t-limits.
  *
- *   orfs_peer [-p PORT] [-b SRCADDR] [-U] MODE ADDR [ARGS]
+ *   orfs-peer [-p PORT] [-b SRCADDR] [-U] MODE ADDR [ARGS]
  *
  * Each connection binds a privileged source port (600..1023, as root can)
  * unless -U is given; one that cannot (EACCES: not root) says so and
@@ -32,8 +32,9 @@
  *                   answer orfsd's disconnect
  *
  * Exit status 0 if the mode ran (the shell test judges what it printed),
- * 1 on an unexpected error, 2 on bad usage.  The coordinator may fold this
- * into tests/hostile/.
+ * 1 on an unexpected error, 2 on bad usage.  orfs-hostile (hostile.c)
+ * attacks what a connection may reach; this one, header-only on
+ * tests/server/rdma_client.h, attacks what connections may take.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
