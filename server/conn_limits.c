@@ -114,8 +114,9 @@ uint16_t orfs_admit_reason(enum orfs_admit verdict)
  * @nslots: the staging buffers there are
  * @free: of which free now
  * @max_conns: --max-connections
- * @conns: connections now, not counting the new one (below @max_conns:
- *	orfs_admit() let it in)
+ * @conns: connections that hold staging buffers now, not counting the
+ *	one asking (below @max_conns: orfs_admit() let it in); every other
+ *	connection, admitted or still to come, is owed its part
  * @min: set to its guarantee: nslots / max_conns, as far as that many are
  *	free
  *
