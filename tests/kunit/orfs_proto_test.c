@@ -1650,12 +1650,17 @@ static void orfs_rej_errno_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, orfs_rej_errno(ORFS_REJ_RESOURCES), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, orfs_rej_errno(ORFS_REJ_MALFORMED), -EPROTO);
 	KUNIT_EXPECT_EQ(test, orfs_rej_errno(ORFS_REJ_UNKNOWN), -ECONNREFUSED);
-	KUNIT_EXPECT_EQ(test, orfs_rej_errno(6), -ECONNREFUSED);
+	KUNIT_EXPECT_EQ(test, orfs_rej_errno(ORFS_REJ_INSECURE), -EACCES);
+	KUNIT_EXPECT_EQ(test, orfs_rej_errno(ORFS_REJ_CONNS), -EUSERS);
+	KUNIT_EXPECT_EQ(test, orfs_rej_errno(ORFS_REJ_ADDR_CONNS), -EUSERS);
+	KUNIT_EXPECT_EQ(test, orfs_rej_errno(9), -ECONNREFUSED);
 	KUNIT_EXPECT_EQ(test, orfs_rej_errno(0xffff), -ECONNREFUSED);
 	KUNIT_EXPECT_STREQ(test, orfs_rej_str(ORFS_REJ_VERSION),
 			   "protocol version mismatch");
 	KUNIT_EXPECT_STREQ(test, orfs_rej_str(ORFS_REJ_AUTH),
 			   "server requires a shared secret");
+	KUNIT_EXPECT_STREQ(test, orfs_rej_str(ORFS_REJ_ADDR_CONNS),
+			   "too many connections from this client's address");
 	KUNIT_EXPECT_STREQ(test, orfs_rej_str(0xffff), "connection refused");
 }
 

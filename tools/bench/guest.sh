@@ -244,12 +244,16 @@ info kernel_warnings "$warn"
 [ "$warn" = 0 ] || bench_warn "the kernel log has $warn warning line(s) from the run: see raw/logs/dmesg.txt"
 
 # Raw limits and NFS/RDMA must work; ORFS jobs may fail (shown as "error").
+# The event-driven ib_send_lat (*_2b_ev) is only null_rtt's second
+# reference, and hangs on 6.12's rxe (benchmarks.md, Caveats): a warning.
 # (awk, not read: IFS=tab would merge the empty fields of an error line.)
-bad=$(awk -F'\t' '($3 == "raw" || $3 == "nfs") && $4 == "error" {
+bad=$(awk -F'\t' '($3 == "raw" || $3 == "nfs") && $4 == "error" && $2 !~ /_2b_ev$/ {
 	printf "%s on %s (rep %s): %s\n", $2, $3, $1, $10 }' "$BENCH_TSV")
 while IFS= read -r line; do
 	[ -n "$line" ] && loud "$line"
 done <<<"$bad"
+ev=$(awk -F'\t' '$3 == "raw" && $4 == "error" && $2 ~ /_2b_ev$/ { n++ } END { print n + 0 }' "$BENCH_TSV")
+[ "$ev" = 0 ] || bench_warn "the event-driven ib_send_lat gave no result ($ev): null_rtt has only the busy-polling reference"
 info failures "${#FAILURES[@]}"
 info finished "$(date '+%Y-%m-%d %H:%M:%S')"
 info total_s $((SECONDS - T_START))
