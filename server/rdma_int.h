@@ -29,6 +29,7 @@
 #include "ops.h"
 #include "orfs_proto.h"
 #include "rdma.h"
+#include "reply_wire.h"
 #include "unifier.h"
 #include "window.h"
 
@@ -402,12 +403,7 @@ struct reply_post {
 /* The body of @n bytes of reply in @sb if it is a successful READ's, else NULL. */
 static inline struct orfs_read_rep *read_rep_of(struct msgbuf *sb, uint32_t n)
 {
-	struct orfs_hdr *h = (struct orfs_hdr *)sb->data;
-
-	if (n < sizeof(*h) + sizeof(struct orfs_read_rep) || h->status ||
-	    orfs_cpu16(h->opcode) != ORFS_OP_READ)
-		return NULL;
-	return (struct orfs_read_rep *)(h + 1);
+	return orfs_reply_read_rep(sb->data, n);
 }
 
 /* Put a send buffer back on @conn's free list; take one off it (NULL: none). */

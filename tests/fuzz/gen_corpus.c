@@ -7,7 +7,8 @@
  * Usage: gen_corpus OUTDIR
  * writes OUTDIR/fuzz_decode/<name> (one request each) and
  * OUTDIR/fuzz_proto/<name> (12 bytes of parameters, then a payload; see
- * fuzz_proto.c).  OUTDIR/fuzz_decode and OUTDIR/fuzz_proto must exist.
+ * fuzz_proto.c) and OUTDIR/fuzz_reply/<name> (a header, spans and a
+ * reply; see fuzz_reply.c).  Those directories must exist.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -863,6 +864,112 @@ static void seed_proto(void)
 	proto("name", 0, 0, 0, "file.txt", 8);
 }
 
+/* ---- fuzz_reply: a 16-byte header, spans, then a reply ---- */
+
+#define R_RDATA		0x01
+#define R_REMOTE	0x02
+#define R_WIN_WRITE	0x04
+#define R_WIN_END	0x08
+#define R_PER_BLOCK	0x10
+#define R_BARE		0x20
+
+/* fuzz_reply's fake arena is made of 4 KiB blocks. */
+#define R_BLK		4096U
+
+static void reply_seed(const char *name, uint8_t what, uint8_t per_set,
+		       uint8_t nbound, const uint32_t (*spans)[2], uint8_t nspans,
+		       uint32_t asked, uint32_t grant, const void *rep, uint32_t n)
+{
+	static uint8_t buf[16 + 8 * 40 + MSG_MAX];
+	uint32_t v, i, off = 16;
+
+	buf[0] = what;
+	buf[1] = per_set - 1;
+	buf[2] = nbound;
+	buf[3] = nspans;
+	v = orfs_le32(asked);
+	memcpy(buf + 4, &v, 4);
+	v = orfs_le32(0x100);
+	memcpy(buf + 8, &v, 4);
+	v = orfs_le32(grant);
+	memcpy(buf + 12, &v, 4);
+	for (i = 0; i < nspans; i++, off += 8) {
+		v = orfs_le32(spans[i][0]);
+		memcpy(buf + off, &v, 4);
+		v = orfs_le32(spans[i][1] - 1);	/* the harness adds 1 */
+		memcpy(buf + off + 4, &v, 4);
+	}
+	memcpy(buf + off, rep, n);
+	put("fuzz_reply", name, buf, off + n);
+}
+
+/* A READ reply of @count bytes flagged @flags, @data_len bytes inline. */
+static uint32_t read_reply(uint32_t flags, uint32_t count, uint32_t data_len)
+{
+	struct orfs_hdr *h = (struct orfs_hdr *)MSG;
+	struct orfs_read_rep *rr = (struct orfs_read_rep *)(h + 1);
+
+	memset(MSG, 0, MSG_MAX);
+	orfs_hdr_init(h, ORFS_OP_READ, (9ULL << 16) | 5, ORFS_HF_REPLY,
+		      sizeof(*rr), data_len);
+	rr->count = orfs_le32(count);
+	rr->flags = orfs_le32(flags);
+	memset(MSG + orfs_data_offset(sizeof(*rr)), 'r', data_len);
+	return orfs_data_offset(sizeof(*rr)) + data_len;
+}
+
+/* A DEMOTE_META (or DEMOTE) reply with verdicts @v. */
+static uint32_t demote_reply(uint16_t op, const uint8_t *v, uint16_t nb)
+{
+	struct orfs_hdr *h = (struct orfs_hdr *)MSG;
+	struct orfs_demote_rep *r = (struct orfs_demote_rep *)(h + 1);
+	uint16_t i, acc = 0;
+
+	memset(MSG, 0, MSG_MAX);
+	orfs_hdr_init(h, op, (10ULL << 16) | 2, ORFS_HF_REPLY, sizeof(*r) + nb, 0);
+	for (i = 0; i < nb; i++)
+		acc += v[i] == ORFS_DV_ACCEPT;
+	r->nblocks = orfs_le16(nb);
+	r->accepted = orfs_le16(acc);
+	r->block_size = orfs_le32(R_BLK);
+	memcpy(r + 1, v, nb);
+	return (uint32_t)(sizeof(*h) + sizeof(*r) + nb);
+}
+
+static void seed_reply(void)
+{
+	static const uint32_t adjacent[][2] = {
+		{ R_BLK + 100, R_BLK - 100 }, { 2 * R_BLK, R_BLK }, { 3 * R_BLK, 50 },
+	};
+	static const uint32_t scattered[][2] = {
+		{ 0, 10 }, { 5 * R_BLK, 10 }, { 9 * R_BLK, 10 }, { 20 * R_BLK, 10 },
+	};
+	static const uint32_t one[][2] = { { 7 * R_BLK, 5 } };
+	static const uint32_t blocks[][2] = { { 4 * R_BLK, R_BLK }, { 6 * R_BLK, R_BLK } };
+	static const uint8_t v[] = { ORFS_DV_ACCEPT, ORFS_DV_STALE, ORFS_DV_ACCEPT };
+	uint32_t n;
+
+	n = read_reply(ORFS_RF_WINDOW, 2 * R_BLK - 50, 0);
+	reply_seed("read-window", R_RDATA, 3, 2, adjacent, 3, 0, 1, MSG, n);
+	reply_seed("read-window-per-block", R_RDATA | R_PER_BLOCK, 4, 0, adjacent, 3,
+		   0, 3, MSG, n);
+	n = read_reply(ORFS_RF_WINDOW | ORFS_RF_EOF, 40, 0);
+	reply_seed("read-window-copied", R_RDATA | R_BARE, 2, 1, scattered, 4, 0, 0,
+		   MSG, n);
+	n = read_reply(ORFS_RF_EOF, 5, 5);
+	reply_seed("read-gather-bare", R_RDATA | R_BARE, 2, 0, one, 1, 0, 0, MSG, n);
+	reply_seed("read-bare", R_BARE, 2, 0, NULL, 0, 0, 0, MSG, n);
+	n = read_reply(ORFS_RF_REMOTE, 8192, 0);
+	reply_seed("read-remote", R_RDATA | R_REMOTE, 2, 0, blocks, 2, 4096, 0, MSG, n);
+	n = demote_reply(ORFS_OP_DEMOTE_META, v, 3);
+	reply_seed("demote-meta-windows", R_RDATA | R_WIN_WRITE | R_PER_BLOCK, 3, 1,
+		   blocks, 2, 0, 2, MSG, n);
+	reply_seed("demote-meta-declined", R_RDATA | R_WIN_WRITE, 1, 1, blocks, 2,
+		   0, 2, MSG, n);
+	n = demote_reply(ORFS_OP_DEMOTE, v, 3);
+	reply_seed("demote-end", R_WIN_END, 3, 3, NULL, 0, 0, 1, MSG, n);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -885,6 +992,7 @@ int main(int argc, char **argv)
 	seed_auth();
 	seed_cred();
 	seed_proto();
+	seed_reply();
 	printf("gen_corpus: %u seeds in %s\n", nwritten, outdir);
 	return 0;
 }
