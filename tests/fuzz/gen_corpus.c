@@ -7,8 +7,9 @@
  * Usage: gen_corpus OUTDIR
  * writes OUTDIR/fuzz_decode/<name> (one request each) and
  * OUTDIR/fuzz_proto/<name> (12 bytes of parameters, then a payload; see
- * fuzz_proto.c) and OUTDIR/fuzz_reply/<name> (a header, spans and a
- * reply; see fuzz_reply.c).  Those directories must exist.
+ * fuzz_proto.c), OUTDIR/fuzz_reply/<name> (a header, spans and a reply;
+ * see fuzz_reply.c) and OUTDIR/fuzz_client/<name> (32 bytes of parameters,
+ * then a payload; see fuzz_client.c).  Those directories must exist.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -970,6 +971,81 @@ static void seed_reply(void)
 	reply_seed("demote-end", R_WIN_END, 3, 3, NULL, 0, 0, 1, MSG, n);
 }
 
+/* ---- fuzz_client: 32 bytes of parameters, then the payload ---- */
+
+#define C_PLACED	0x01
+#define C_GRANT		0x02
+#define C_WINDOWS	0x04
+
+static void client(const char *name, uint32_t len, uint32_t bytes,
+		   uint32_t grant_size, uint32_t count, uint64_t cookie,
+		   uint32_t imm, uint8_t flags, const void *payload, uint32_t n)
+{
+	static uint8_t buf[32 + MSG_MAX];
+	uint32_t v[4] = { orfs_le32(len), orfs_le32(bytes), orfs_le32(grant_size),
+			  orfs_le32(count) };
+	uint64_t c = orfs_le64(cookie);
+
+	memset(buf, 0, 32);
+	memcpy(buf, v, sizeof(v));
+	memcpy(buf + 16, &c, 8);
+	imm = orfs_le32(imm);
+	memcpy(buf + 24, &imm, 4);
+	buf[28] = flags;
+	memcpy(buf + 32, payload, n);
+	put("fuzz_client", name, buf, 32 + n);
+}
+
+static void seed_client(void)
+{
+	static const char xattrs[] = "user.orfs\0trusted.orfs\0security.selinux";
+	static const char *const names[] = { "a", "file.txt", "sub" };
+	struct orfs_hdr *h = (struct orfs_hdr *)MSG;
+	struct orfs_rseg *seg;
+	struct orfs_dirent *de;
+	uint32_t i, n, imm = 0, data = 0;
+
+	client("xattr-list", 0, 0, 0, 0, 0, 0, 0, xattrs, sizeof(xattrs));
+	client("xattr-list-unterminated", 0, 0, 0, 0, 0, 0, 0, xattrs,
+	       sizeof(xattrs) - 1);
+	client("readlink", 6, 0, 0, 0, 0, 0, 0, "target/x", 8);
+	client("readlink-nul", 8, 0, 0, 0, 0, 0, 0, "tar\0get!", 8);
+
+	memset(MSG, 0, MSG_MAX);
+	for (i = 0; i < 3; i++) {
+		uint32_t nl = (uint32_t)strlen(names[i]);
+
+		de = (struct orfs_dirent *)(MSG + data);
+		de->ino = orfs_le64(100 + i);
+		de->next = orfs_le64(i + 2);
+		de->name_len = orfs_le16((uint16_t)nl);
+		de->type = ORFS_FT_REG;
+		memcpy(de + 1, names[i], nl);
+		data += orfs_dirent_size(nl);
+	}
+	client("dirents", 0, 0, 0, 3, 1, 0, 0, MSG, data);
+	client("dirents-loop", 0, 0, 0, 3, 3, 0, 0, MSG, data);
+
+	n = read_reply(ORFS_RF_EOF, 5, 5);
+	orfs_bare_imm(orfs_cpu64(h->xid), &imm);
+	client("read-inline", 5, 4096, 65536, 0, 0, imm, 0, MSG, n);
+	client("read-inline-short-dest", 5, 4, 65536, 0, 0, imm, 0, MSG, n);
+	client("read-bare", 0, n, 0, 0, 0, imm, 0, MSG, n);
+	n = read_reply(ORFS_RF_GRANT, 65536, 0);
+	client("read-grant", 65536, 65536, 65536, 0, 0, 0, C_GRANT, MSG, n);
+	n = read_reply(ORFS_RF_REMOTE, 8192, 0);
+	client("read-placed", 8192, 8192, 65536, 0, 0, 0, C_PLACED | C_GRANT, MSG, n);
+	n = read_reply(ORFS_RF_WINDOW, 12288, 3 * sizeof(*seg));
+	seg = (struct orfs_rseg *)(MSG + orfs_data_offset(sizeof(struct orfs_read_rep)));
+	for (i = 0; i < 3; i++) {
+		seg[i].addr = orfs_le64(0x7f0000000000ULL + 65536 * i);
+		seg[i].rkey = orfs_le32(0x100 + i);
+		seg[i].len = orfs_le32(4096);
+	}
+	client("read-windows", 12288, 16384, 65536, 0, 0, 0, C_GRANT | C_WINDOWS,
+	       MSG, n);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -993,6 +1069,7 @@ int main(int argc, char **argv)
 	seed_cred();
 	seed_proto();
 	seed_reply();
+	seed_client();
 	printf("gen_corpus: %u seeds in %s\n", nwritten, outdir);
 	return 0;
 }
