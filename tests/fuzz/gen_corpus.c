@@ -34,6 +34,8 @@ static unsigned int nwritten;
 static uint64_t next_xid = 1;
 /* The credential build() puts in requests: root unless seed_cred() says. */
 static struct orfs_ucred seed_ucred;
+/* The xid slot build() uses: 3 unless a seed needs FUZZ_CACHE_SLOT. */
+static uint16_t seed_slot = 3;
 
 /* Message buffer: 8-byte aligned, big enough for any request. */
 static uint64_t msgbuf[MSG_MAX / 8];
@@ -80,7 +82,7 @@ static uint32_t build(uint16_t op, uint16_t flags, const void *fixed,
 
 	memset(MSG, 0, MSG_MAX);
 	/* xid: sequence number << 16 | slot */
-	orfs_hdr_init(h, op, (next_xid++ << 16) | 3, flags, body, data_len);
+	orfs_hdr_init(h, op, (next_xid++ << 16) | seed_slot, flags, body, data_len);
 	h->credits = orfs_le16(32);
 	if (!(flags & ORFS_HF_REPLY))
 		h->cred = seed_ucred;
@@ -522,6 +524,47 @@ static void seed_demote(void)
 		    ARRAY_SIZE(outside), NULL, 0);
 	demote_like("demote-short-data", ORFS_OP_DEMOTE, 0, 0, inner, 1,
 		    "inner", 5);
+	/* zero copy: the windows of staging buffer 2 (fuzz_fixture.h) */
+	demote_like("demote-meta-window", ORFS_OP_DEMOTE_META,
+		    ORFS_IO_GRANT | ORFS_IO_WINDOW, 2, meta, ARRAY_SIZE(meta), NULL, 0);
+	demote_like("demote-window", ORFS_OP_DEMOTE, ORFS_IO_GRANT | ORFS_IO_WINDOW,
+		    2, inner, 1, NULL, 0);
+	demote_like("demote-window-twice", ORFS_OP_DEMOTE,
+		    ORFS_IO_GRANT | ORFS_IO_WINDOW, 1, twice, 2, NULL, 0);
+}
+
+/* READs through the transport: the cache, windows, gather, bare. */
+static void seed_transport(void)
+{
+	struct orfs_io_req q = { 0 };
+	unsigned int i;
+
+	seed_slot = FUZZ_CACHE_SLOT;
+	for (i = 0; i < 2; i++) {	/* both registrations (xid bit 16) */
+		q.fh = mark(OBJ_FILE);
+		q.count = orfs_le32(4096);
+		q.flags = 0;
+		req(i ? "xport-read-gather-1" : "xport-read-gather-0", ORFS_OP_READ,
+		    0, &q, sizeof(q), NULL, NULL, NULL, 0);
+		q.count = orfs_le32(sizeof(FUZZ_FILE_DATA) - 1);
+		q.flags = orfs_le32(ORFS_IO_BARE);
+		req(i ? "xport-read-bare-1" : "xport-read-bare-0", ORFS_OP_READ,
+		    0, &q, sizeof(q), NULL, NULL, NULL, 0);
+#ifdef ORFS_IO_GRANT
+		q.count = orfs_le32(16384);
+		q.flags = orfs_le32(ORFS_IO_GRANT);
+		q.grant = orfs_le32(1);
+		req(i ? "xport-read-window-1" : "xport-read-window-0", ORFS_OP_READ,
+		    0, &q, sizeof(q), NULL, NULL, NULL, 0);
+		q.grant = 0;
+#endif
+		q.fh = mark(OBJ_INNER);
+		q.count = orfs_le32(4096);
+		q.flags = 0;
+		req(i ? "xport-read-uncached-1" : "xport-read-uncached-0",
+		    ORFS_OP_READ, 0, &q, sizeof(q), NULL, NULL, NULL, 0);
+	}
+	seed_slot = 3;
 }
 
 static void seek_like(const char *name, unsigned int obj, uint64_t off,
@@ -1063,6 +1106,7 @@ int main(int argc, char **argv)
 	seed_setattr();
 	seed_xattr();
 	seed_demote();
+	seed_transport();
 	seed_fileops();
 	seed_misc();
 	seed_auth();
