@@ -41,6 +41,8 @@
 #define WR_ID_RDMA_WRITE	2
 #define WR_ID_WINDOW		3	/* LOCAL_INV and BIND_MW (window.h) */
 
+#define ORFS_RD_ATOM_MAX	16	/* outstanding RDMA READs each way */
+
 /* What an epoll event's data.ptr points at. */
 enum ep_kind {
 	EP_CM,
@@ -473,6 +475,17 @@ int conn_own_pd(struct orfs_conn *conn);
 int conn_grant(const struct orfs_req_ctx *ctx, struct orfs_grants_rep *rep);
 void conn_grants_hide(struct orfs_conn *conn);
 void conn_grants_release(struct orfs_conn *conn);
+
+/* rdma_size.c: what a new connection is given (no verbs calls) */
+uint32_t conn_initiator_depth(const struct rdma_conn_param *req_param,
+			      const struct ibv_device_attr *attr);
+uint32_t conn_responder_resources(const struct rdma_conn_param *req_param,
+				  const struct ibv_device_attr *attr);
+int conn_size(struct orfs_server *srv, struct orfs_conn *conn,
+	      const struct orfs_conn_req *req,
+	      const struct ibv_device_attr *attr, uint32_t max_msg_sz);
+void conn_accept_rep(const struct orfs_conn *conn, uint16_t version,
+		     const struct ibv_device_attr *attr, struct orfs_conn_rep *rep);
 
 /* rdma_recv.c: completions and requests */
 uint32_t conn_poll_cq(struct orfs_conn *conn);

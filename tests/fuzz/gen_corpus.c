@@ -8,8 +8,10 @@
  * writes OUTDIR/fuzz_decode/<name> (one request each) and
  * OUTDIR/fuzz_proto/<name> (12 bytes of parameters, then a payload; see
  * fuzz_proto.c), OUTDIR/fuzz_reply/<name> (a header, spans and a reply;
- * see fuzz_reply.c) and OUTDIR/fuzz_client/<name> (32 bytes of parameters,
- * then a payload; see fuzz_client.c).  Those directories must exist.
+ * see fuzz_reply.c), OUTDIR/fuzz_client/<name> (32 bytes of parameters,
+ * then a payload; see fuzz_client.c) and OUTDIR/fuzz_connect/<name> (48
+ * bytes of device and server parameters, then a connect request's private
+ * data; see fuzz_connect.c).  Those directories must exist.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1089,6 +1091,79 @@ static void seed_client(void)
 	       MSG, n);
 }
 
+/* ---- fuzz_connect: 48 bytes of parameters, then the private data ---- */
+
+#define K_PAGES		0x01
+#define K_CACHE		0x02
+#define K_CACHE_WIN	0x04
+#define K_ARENA		0x08
+#define K_ISO_WINDOW	0x10
+#define K_SECRET	0x20
+
+static void connect_seed(const char *name, uint32_t max_qp_wr, uint32_t max_cqe,
+			 uint8_t rd_atom, uint32_t send_sge, uint16_t credits,
+			 uint8_t what, uint32_t inline_max, uint32_t grants,
+			 uint32_t cflags, uint16_t asked)
+{
+	uint8_t buf[48 + sizeof(struct orfs_conn_req)];
+	struct orfs_conn_req r;
+	uint32_t v;
+
+	memset(buf, 0, sizeof(buf));
+	v = orfs_le32(max_qp_wr);
+	memcpy(buf, &v, 4);
+	v = orfs_le32(max_cqe);
+	memcpy(buf + 4, &v, 4);
+	v = orfs_le32(30);
+	memcpy(buf + 8, &v, 4);
+	buf[12] = buf[13] = buf[14] = buf[15] = rd_atom;
+	v = orfs_le32(send_sge - 1);	/* the harness adds 1 */
+	memcpy(buf + 16, &v, 4);
+	credits = orfs_le16(credits - 1);
+	memcpy(buf + 20, &credits, 2);
+	buf[22] = what;
+	v = orfs_le32(inline_max - ORFS_INLINE_MIN);
+	memcpy(buf + 24, &v, 4);
+	v = orfs_le32(grants);
+	memcpy(buf + 28, &v, 4);
+	v = orfs_le32(20 - 12);		/* 1 MiB staging buffers */
+	memcpy(buf + 32, &v, 4);
+	v = orfs_le32(16 - 12);		/* 64 KiB cache blocks */
+	memcpy(buf + 36, &v, 4);
+	memset(&r, 0, sizeof(r));
+	r.magic = orfs_le32(ORFS_MAGIC);
+	r.min_version = orfs_le16(ORFS_PROTO_MIN_VERSION);
+	r.max_version = orfs_le16(ORFS_PROTO_VERSION);
+	r.inline_size = orfs_le32(4096);
+	r.credits = orfs_le16(asked);
+	r.max_sge = orfs_le16(4);
+	r.flags = orfs_le32(cflags);
+	r.io_size = orfs_le32(1U << 20);
+	r.client_id = orfs_le64(FUZZ_CLIENT_ID);
+	memcpy(buf + 48, &r, sizeof(r));
+	put("fuzz_connect", name, buf, sizeof(buf));
+}
+
+static void seed_connect(void)
+{
+	const uint32_t all = ORFS_CF_WINDOWS | ORFS_CF_PAGES | ORFS_CF_READ_ATTR |
+			     ORFS_CF_BARE;
+	const uint8_t cache = K_CACHE | K_CACHE_WIN | K_ARENA | K_ISO_WINDOW;
+
+	/* rxe-like: everything on */
+	connect_seed("rxe", 1048576, 1048576, 16, 32, 32, cache | K_PAGES, 65536,
+		     16, all, 32);
+	/* the queues of a small device, each the limit in turn */
+	connect_seed("small-cq", 16384, 48, 16, 32, 23, cache, 4096, 1, all, 23);
+	connect_seed("small-qp", 33, 32768, 16, 32, 32, cache, 4096, 4, all, 0);
+	connect_seed("windows-tight", 200, 400, 16, 2, 32, cache | K_PAGES, 4096,
+		     16, all, 32);
+	/* a PD of its own, a secret, nothing offered */
+	connect_seed("own-pd", 4096, 8192, 4, 1, 64, K_CACHE | K_ARENA | K_SECRET,
+		     8192, 8, ORFS_CF_AUTH, 256);
+	connect_seed("plain", 4096, 8192, 0, 1, 8, 0, 4096, 0, 0, 0);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -1114,6 +1189,7 @@ int main(int argc, char **argv)
 	seed_proto();
 	seed_reply();
 	seed_client();
+	seed_connect();
 	printf("gen_corpus: %u seeds in %s\n", nwritten, outdir);
 	return 0;
 }

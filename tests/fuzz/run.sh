@@ -26,7 +26,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 repo=$(cd "$here/../.." && pwd -P)
 build=$repo/build/fuzz
-all_targets=(fuzz_decode fuzz_proto fuzz_reply fuzz_client)
+all_targets=(fuzz_decode fuzz_proto fuzz_reply fuzz_client fuzz_connect)
 
 secs=${1:-20}
 case $secs in
