@@ -997,13 +997,10 @@ uint32_t orfs_handle_request_areq(const struct orfs_req_ctx *ctx,
 	bool pending;
 	uint32_t n;
 
-	memset(a, 0, sizeof(*a));
-	a->ctx = ctx;
-	a->req = req;
-	a->len = len;
-	a->rep = rep;
-	a->rep_size = rep_size;
-	a->done = sync_done;
+	*a = (struct orfs_areq){
+		.ctx = ctx, .req = req, .len = len, .rep = rep,
+		.rep_size = rep_size, .done = sync_done,
+	};
 	n = orfs_req_start(a, &pending);
 	while (pending && !a->finished) {
 		if (orfs_disk_idle(disk) && !orfs_disk_has_ready(disk)) {

@@ -49,40 +49,13 @@
 #include <linux/limits.h>
 
 #include "orfs_proto.h"
+#define FUZZ_NAME	"fuzz_client"
+#include "fuzz_util.h"
 #include "xattr_wire.h"
 #include "reply_wire.h"
 #include "read_wire.h"
 
 #define FUZZ_PARAMS	32U
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-bug(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "fuzz_client: BUG: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	abort();
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return orfs_cpu32(v);
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return orfs_cpu64(v);
-}
 
 static void fuzz_xattr_list(const char *list, uint32_t len)
 {

@@ -42,30 +42,11 @@
 #include <string.h>
 
 #include "orfs_proto.h"
+#define FUZZ_NAME	"fuzz_connect"
+#include "fuzz_util.h"
 #include "rdma_int.h"
 
 #define FUZZ_PARAMS	48U
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-bug(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "fuzz_connect: BUG: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	abort();
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return orfs_cpu32(v);
-}
 
 static uint32_t in_range(uint32_t v, uint32_t lo, uint32_t hi)
 {

@@ -43,6 +43,8 @@
 
 #include "fuzz_xport.h"
 #include "orfs_proto.h"
+#define FUZZ_NAME	"fuzz_reply"
+#include "fuzz_util.h"
 
 #define FUZZ_INLINE		4096U
 #define FUZZ_REP_SIZE		(ORFS_META_MAX + FUZZ_INLINE)	/* as rdma_conn.c */
@@ -53,14 +55,6 @@
 #define FUZZ_HDR		16U
 
 static uint8_t arena[FUZZ_ARENA] __attribute__((aligned(4096)));
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return orfs_cpu32(v);
-}
 
 static void no_release(struct orfs_rdata *rd)
 {

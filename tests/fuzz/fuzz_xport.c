@@ -31,23 +31,12 @@
 
 #include "fuzz_xport.h"
 #include "orfs_proto.h"
+#define FUZZ_NAME	"fuzz_xport"
+#include "fuzz_util.h"
 #include "reply_wire.h"
 
 /* The wr_id of the window chains (rdma_int.h's WR_ID_WINDOW). */
 #define FUZZ_XPORT_WR_ID	3U
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-bug(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "fuzz_xport: BUG: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	abort();
-}
 
 static void rdata_release(struct orfs_rdata *rd)
 {
