@@ -9,6 +9,7 @@
 #include "dirwalk.h"
 #include "orfs_fs.h"
 #include "orfs_fs_trace.h"
+#include "reply_wire.h"
 
 /**
  * orfs_do_lookup() - ask the server for one name in a directory
@@ -312,25 +313,13 @@ void orfs_prime_dentry(struct dentry *parent, const char *name, u32 len,
 
 /*
  * Checks every entry of one READDIR reply (asked from @cookie) before any
- * is emitted: a malformed one fails the reply before the caller sees part
- * of it, and an entry that leads back to @cookie, which would list the
- * same entries again for ever, is malformed (orfs_dirent_iter_from()).
- * Returns 0, or -EIO after counting and logging the bad reply.
+ * is emitted (orfs_readdir_check()).  Returns 0, or -EIO after counting
+ * and logging the bad reply.
  */
 static int orfs_check_entries(struct inode *dir, const struct orfs_reply *rep,
 			      u32 count, u64 cookie)
 {
-	const struct orfs_dirent_plus *plus;
-	struct orfs_dirent_iter it;
-	const struct orfs_dirent *de;
-	const char *name;
-	int ret;
-
-	orfs_dirent_iter_init(&it, rep->data, rep->data_len, count);
-	orfs_dirent_iter_from(&it, cookie);
-	while ((ret = orfs_dirent_next(&it, &de, &name, &plus)) > 0)
-		;
-	if (!ret)
+	if (!orfs_readdir_check(rep->data, rep->data_len, count, cookie))
 		return 0;
 	orfs_stat_add(&ORFS_SB(dir->i_sb)->stats, ORFS_CTR_BAD_REPLIES, 1);
 	pr_warn_ratelimited("READDIR reply (from cookie %llu) carries malformed entries or loops; failing the listing with EIO\n",

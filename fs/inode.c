@@ -10,6 +10,7 @@
 #include "orfs_fs.h"
 #define CREATE_TRACE_POINTS
 #include "orfs_fs_trace.h"
+#include "reply_wire.h"
 
 static struct kmem_cache *orfs_inode_cachep;
 
@@ -550,8 +551,7 @@ static const char *orfs_get_link(struct dentry *dentry, struct inode *inode,
 		return ERR_PTR(ret);
 	lr = rep.body;
 	len = le32_to_cpu(lr->len);
-	if (len == 0 || len > rep.data_len || len >= PATH_MAX ||
-	    memchr(rep.data, 0, len)) {
+	if (orfs_readlink_check(len, rep.data, rep.data_len)) {
 		orfs_reply_put(&rep);
 		pr_warn_ratelimited("READLINK reply is malformed\n");
 		return ERR_PTR(-EIO);

@@ -24,6 +24,7 @@
 #include <linux/sched/signal.h>
 #include <linux/timekeeping.h>
 #include <rdma/ib_verbs.h>
+#include "read_wire.h"
 #include "xprt.h"
 #include "orfs_trace.h"
 
@@ -45,21 +46,6 @@ static struct orfs_slot *orfs_slot_by_xid(struct orfs_conn *conn, u64 xid)
 	if (idx >= conn->nslots || !xid || conn->slots[idx].xid != xid)
 		return NULL;
 	return &conn->slots[idx];
-}
-
-/* Whether @h, the successful reply to an O_DIRECT READ (or a trusted-fabric
- * one) of @want bytes, adds up: the server wrote the data itself, none is
- * inline or in a staging buffer, and no more than was asked.  @n gets the
- * bytes.
- */
-static bool orfs_remote_read_ok(const struct orfs_hdr *h, u32 want, u32 *n)
-{
-	const struct orfs_read_rep *rr = orfs_body(h);
-	u32 flags = le32_to_cpu(rr->flags);
-
-	*n = le32_to_cpu(rr->count);
-	return (flags & ORFS_RF_REMOTE) && !(flags & (ORFS_RF_GRANT | ORFS_RF_WINDOW)) &&
-	       !h->data_len && *n <= want;
 }
 
 /* A reply matched @slot: run its early completion (struct orfs_msg), once,
@@ -103,7 +89,8 @@ void orfs_recv_bare(struct orfs_conn *conn, struct orfs_recv *rx, u32 imm)
 		slot = &conn->slots[idx];
 	if (slot && !slot->rx && !slot->error) {
 		trace_orfs_recv(conn, slot->xid, ORFS_OP_READ, 0, rx->len);
-		if (conn->bare && slot->bare_len && rx->len == slot->bare_len) {
+		if (conn->bare &&
+		    orfs_bare_accept(imm, slot->xid, slot->bare_len, rx->len)) {
 			rx->bare = true;
 			slot->rx = rx;
 			slot->replied_ns = ktime_get_ns();
@@ -375,6 +362,22 @@ static void orfs_bare_reply(struct orfs_reply *rep, u64 xid)
 	rep->data_len = rx->len;
 }
 
+/* Where a READ reply said its data was, for the message when it does not add up. */
+static const char *orfs_land_name(const struct orfs_msg *msg, enum orfs_land land)
+{
+	switch (land) {
+	case ORFS_LAND_PLACED:
+		return msg->direct ? "direct" : "page list";
+	case ORFS_LAND_WINDOWS:
+		return "memory windows";
+	case ORFS_LAND_GRANT:
+		return "staging buffer";
+	case ORFS_LAND_INLINE:
+		break;
+	}
+	return "inline";
+}
+
 /**
  * orfs_read_land() - put a READ reply's data into the request's pages
  * @conn: the connection
@@ -383,8 +386,9 @@ static void orfs_bare_reply(struct orfs_reply *rep, u64 xid)
  * @rep: the reply (status 0)
  * @timeo: how long an RDMA READ may take
  *
- * The reply is checked before any page is touched: the count must not
- * exceed what was asked, and the data must be where the flags say.
+ * The reply is checked before any page is touched (orfs_read_land_check()):
+ * the count must not exceed what was asked, and the data must be where the
+ * flags say.
  *
  * Context: process; sleeps for an RDMA READ.
  * Return: 0, -EIO for a reply that does not add up, or a transport error.
@@ -394,52 +398,42 @@ static int orfs_read_land(struct orfs_conn *conn, const struct orfs_msg *msg,
 			  unsigned long timeo)
 {
 	const struct orfs_io_req *q = msg->body;
-	const struct orfs_read_rep *rr = rep->body;
-	u32 n = le32_to_cpu(rr->count);
-	bool granted = le32_to_cpu(rr->flags) & ORFS_RF_GRANT;
-	bool remote = le32_to_cpu(rr->flags) & ORFS_RF_REMOTE;
-	bool window = le32_to_cpu(rr->flags) & ORFS_RF_WINDOW;
-	u32 nwin;
+	const struct orfs_read_ask ask = {
+		.count = le32_to_cpu(q->count),
+		.bytes = orfs_msg_bytes(msg),
+		.grant_size = conn->grant_size,
+		.placed = msg->direct || (g && g->pages),
+		.grant = g,
+		.windows = conn->windows,
+	};
+	enum orfs_land land;
+	u32 n, nwin = 0;
 
-	if (msg->direct || (g && g->pages)) {
-		/* The server already wrote the data into the user's pages
-		 * (O_DIRECT) or the page-cache pages (trusted fabric).
-		 */
-		if (!orfs_remote_read_ok(rep->hdr, le32_to_cpu(q->count), &n)) {
-			orfs_stat_add(conn->stats, ORFS_CTR_BAD_REPLIES, 1);
-			pr_warn_ratelimited("%s READ reply does not add up: %u bytes, flags %#x\n",
-					    msg->direct ? "direct" : "page-list", n,
-					    le32_to_cpu(rr->flags));
-			return -EIO;
-		}
-		orfs_stat_add(conn->stats, msg->direct ? ORFS_CTR_BYTES_SERVER_RDMA :
-				ORFS_CTR_BYTES_PAGE_LIST, n);
-		return 0;
-	}
-	if (window) {
-		/* The data stays in the server's cache: read it from there. */
-		if (!g || granted || remote || !conn->windows ||
-		    orfs_windows_check(rep->data, rep->data_len, n,
-				       min3(le32_to_cpu(q->count), orfs_msg_bytes(msg),
-					    conn->grant_size), &nwin)) {
-			orfs_stat_add(conn->stats, ORFS_CTR_BAD_REPLIES, 1);
-			pr_warn_ratelimited("READ reply's memory windows do not add up: %u bytes, %u bytes of windows\n",
-					    n, rep->data_len);
-			return -EIO;
-		}
-		return orfs_grant_read(conn, g, msg, n, rep->data, nwin, timeo);
-	}
-	if (remote || n > le32_to_cpu(q->count) || n > orfs_msg_bytes(msg) ||
-	    (granted && (!g || rep->data_len || n > conn->grant_size)) ||
-	    (!granted && n > rep->data_len)) {
+	if (orfs_read_land_check(&ask, rep->hdr, rep->data, rep->data_len,
+				 &land, &n, &nwin)) {
 		orfs_stat_add(conn->stats, ORFS_CTR_BAD_REPLIES, 1);
-		pr_warn_ratelimited("READ reply does not add up: %u bytes%s, %u inline\n",
-				    n, granted ? " in a staging buffer" : "",
+		pr_warn_ratelimited("READ reply does not add up (%s): %u bytes, flags %#x, %u inline\n",
+				    orfs_land_name(msg, land), n,
+				    le32_to_cpu(((const struct orfs_read_rep *)rep->body)->flags),
 				    rep->data_len);
 		return -EIO;
 	}
-	if (granted)
+	switch (land) {
+	case ORFS_LAND_PLACED:
+		/* The server already wrote the data into the user's pages
+		 * (O_DIRECT) or the page-cache pages (trusted fabric).
+		 */
+		orfs_stat_add(conn->stats, msg->direct ? ORFS_CTR_BYTES_SERVER_RDMA :
+				ORFS_CTR_BYTES_PAGE_LIST, n);
+		return 0;
+	case ORFS_LAND_WINDOWS:
+		/* The data stays in the server's cache: read it from there. */
+		return orfs_grant_read(conn, g, msg, n, rep->data, nwin, timeo);
+	case ORFS_LAND_GRANT:
 		return orfs_grant_read(conn, g, msg, n, NULL, 0, timeo);
+	case ORFS_LAND_INLINE:
+		break;
+	}
 	orfs_copy_to_bvec(msg, rep->data, n);
 	orfs_stat_add(conn->stats, ORFS_CTR_BYTES_INLINE_IN, n);
 	return 0;

@@ -972,34 +972,62 @@ uint32_t orfs_handle_request(const struct orfs_req_ctx *ctx, const void *req,
 	return orfs_handle_request_rdata(ctx, req, len, rep, rep_size, NULL);
 }
 
-/* The request run to completion; what the op left for the transport. */
-static uint32_t handle_sync(const struct orfs_req_ctx *ctx, const void *req,
-			    uint32_t len, void *rep, uint32_t rep_size,
-			    struct orfs_rdata **rdata, bool *bare)
+/**
+ * orfs_handle_request_areq() - orfs_handle_request(), handing back what the
+ *	op left for the transport
+ * @ctx: the connection's context
+ * @req: the request
+ * @len: its length
+ * @rep: the reply buffer
+ * @rep_size: its size
+ * @a: filled with the finished request: its @rdata (the caller releases
+ *	it), @win_write, @win_end, @win_grant and @bare, as conn_reply()
+ *	receives them
+ *
+ * For tests and fuzzing that play the transport (memory windows, gathered
+ * and bare replies, zero-copy DEMOTE).
+ *
+ * Return: as orfs_handle_request().
+ */
+uint32_t orfs_handle_request_areq(const struct orfs_req_ctx *ctx,
+				  const void *req, uint32_t len, void *rep,
+				  uint32_t rep_size, struct orfs_areq *a)
 {
-	struct orfs_areq a = {
-		.ctx = ctx, .req = req, .len = len, .rep = rep,
-		.rep_size = rep_size, .done = sync_done,
-	};
 	struct orfs_disk *disk = orfs_ctx_uni(ctx)->disk;
 	bool pending;
 	uint32_t n;
 
-	n = orfs_req_start(&a, &pending);
-	while (pending && !a.finished) {
+	*a = (struct orfs_areq){
+		.ctx = ctx, .req = req, .len = len, .rep = rep,
+		.rep_size = rep_size, .done = sync_done,
+	};
+	n = orfs_req_start(a, &pending);
+	while (pending && !a->finished) {
 		if (orfs_disk_idle(disk) && !orfs_disk_has_ready(disk)) {
 			log_err("%s: request pending with no disk I/O", ctx->peer);
 			return 0;
 		}
 		orfs_disk_wait(disk);
 	}
+	return pending ? a->result : n;
+}
+
+/* The request run to completion; what the op left for the transport. */
+static uint32_t handle_sync(const struct orfs_req_ctx *ctx, const void *req,
+			    uint32_t len, void *rep, uint32_t rep_size,
+			    struct orfs_rdata **rdata, bool *bare)
+{
+	struct orfs_areq a;
+	uint32_t n;
+
+	n = orfs_handle_request_areq(ctx, req, len, rep, rep_size, &a);
 	if (rdata)
 		*rdata = a.rdata;
 	else if (a.rdata)	/* nobody here to move its data */
 		a.rdata->release(a.rdata);
 	if (bare)
 		*bare = a.bare;
-	return pending ? a.result : n;
+	return n;
 }
 
 /**

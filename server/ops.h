@@ -281,6 +281,9 @@ uint32_t orfs_handle_request_rdata(const struct orfs_req_ctx *ctx,
 				   uint32_t rep_size, struct orfs_rdata **rdata);
 uint32_t orfs_handle_request(const struct orfs_req_ctx *ctx, const void *req,
 			     uint32_t len, void *rep, uint32_t rep_size);
+uint32_t orfs_handle_request_areq(const struct orfs_req_ctx *ctx,
+				  const void *req, uint32_t len, void *rep,
+				  uint32_t rep_size, struct orfs_areq *a);
 uint32_t orfs_handle_request_bare(const struct orfs_req_ctx *ctx,
 				  const void *req, uint32_t len, void *rep,
 				  uint32_t rep_size, bool *bare);

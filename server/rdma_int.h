@@ -29,6 +29,7 @@
 #include "ops.h"
 #include "orfs_proto.h"
 #include "rdma.h"
+#include "reply_wire.h"
 #include "unifier.h"
 #include "window.h"
 
@@ -39,6 +40,8 @@
 #define WR_ID_RDMA_READ		1
 #define WR_ID_RDMA_WRITE	2
 #define WR_ID_WINDOW		3	/* LOCAL_INV and BIND_MW (window.h) */
+
+#define ORFS_RD_ATOM_MAX	16	/* outstanding RDMA READs each way */
 
 /* What an epoll event's data.ptr points at. */
 enum ep_kind {
@@ -402,12 +405,7 @@ struct reply_post {
 /* The body of @n bytes of reply in @sb if it is a successful READ's, else NULL. */
 static inline struct orfs_read_rep *read_rep_of(struct msgbuf *sb, uint32_t n)
 {
-	struct orfs_hdr *h = (struct orfs_hdr *)sb->data;
-
-	if (n < sizeof(*h) + sizeof(struct orfs_read_rep) || h->status ||
-	    orfs_cpu16(h->opcode) != ORFS_OP_READ)
-		return NULL;
-	return (struct orfs_read_rep *)(h + 1);
+	return orfs_reply_read_rep(sb->data, n);
 }
 
 /* Put a send buffer back on @conn's free list; take one off it (NULL: none). */
@@ -477,6 +475,17 @@ int conn_own_pd(struct orfs_conn *conn);
 int conn_grant(const struct orfs_req_ctx *ctx, struct orfs_grants_rep *rep);
 void conn_grants_hide(struct orfs_conn *conn);
 void conn_grants_release(struct orfs_conn *conn);
+
+/* rdma_size.c: what a new connection is given (no verbs calls) */
+uint32_t conn_initiator_depth(const struct rdma_conn_param *req_param,
+			      const struct ibv_device_attr *attr);
+uint32_t conn_responder_resources(const struct rdma_conn_param *req_param,
+				  const struct ibv_device_attr *attr);
+int conn_size(struct orfs_server *srv, struct orfs_conn *conn,
+	      const struct orfs_conn_req *req,
+	      const struct ibv_device_attr *attr, uint32_t max_msg_sz);
+void conn_accept_rep(const struct orfs_conn *conn, uint16_t version,
+		     const struct ibv_device_attr *attr, struct orfs_conn_rep *rep);
 
 /* rdma_recv.c: completions and requests */
 uint32_t conn_poll_cq(struct orfs_conn *conn);

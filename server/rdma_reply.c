@@ -45,6 +45,7 @@
 #include "rdma_int.h"
 #include "stats.h"
 #include "unifier.h"
+#include "reply_wire.h"
 #include "window.h"
 
 /* ---- posting ---- */
@@ -168,31 +169,6 @@ static int conn_post_send(struct orfs_conn *conn, struct msgbuf *b,
 
 /* ---- building replies ---- */
 
-/**
- * remote_read_bytes() - how much of a REMOTE READ's data to RDMA-write
- * @rep: the reply orfs_handle_request() built
- * @n: its length
- * @rio: the request
- *
- * Return: the reply's count if it is a successful READ reply flagged
- * ORFS_RF_REMOTE, at most the request's count; else 0 (an error reply,
- * nothing read).
- */
-static uint32_t remote_read_bytes(const u8 *rep, uint32_t n,
-				  const struct orfs_remote_io *rio)
-{
-	const struct orfs_hdr *h = (const struct orfs_hdr *)rep;
-	const struct orfs_read_rep *rr = orfs_body(h);
-	uint32_t count;
-
-	if (n < sizeof(*h) + sizeof(*rr) || h->status ||
-	    orfs_cpu16(h->opcode) != ORFS_OP_READ ||
-	    !(orfs_cpu32(rr->flags) & ORFS_RF_REMOTE))
-		return 0;
-	count = orfs_cpu32(rr->count);
-	return count < rio->count ? count : rio->count;
-}
-
 /*
  * The staging buffer a granted READ named, from its request (which
  * orfs_req_start() validated, since its reply says so); read before the
@@ -240,13 +216,8 @@ static void conn_windows_post(struct orfs_conn *conn, struct msgbuf *sb,
 			      uint32_t *n, uint32_t g, struct orfs_rdata *rd,
 			      uint32_t nwin, int k, struct reply_post *p)
 {
-	struct orfs_hdr *h = (struct orfs_hdr *)sb->data;
-	uint32_t len = nwin * (uint32_t)sizeof(struct orfs_rseg);
-
-	if (nwin) {
-		h->data_len = orfs_le32(len);
-		*n = orfs_data_offset(orfs_cpu32(h->body_len)) + len;
-	}
+	if (nwin)
+		*n = orfs_reply_windows_listed(sb->data, nwin);
 	sb->rdata = conn->win.set[g].rd;
 	orfs_windows_commit(&conn->win, g, rd);
 	p->chain = conn->win.wr;
@@ -274,10 +245,9 @@ static void conn_reply_windows(struct orfs_conn *conn, struct msgbuf *sb,
 			       struct reply_post *p)
 {
 	struct orfs_hdr *h = (struct orfs_hdr *)sb->data;
-	struct orfs_read_rep *rr = (struct orfs_read_rep *)(h + 1);
 	uint32_t off = orfs_data_offset(orfs_cpu32(h->body_len));
 	struct orfs_stats *st = conn->srv->cfg.stats;
-	uint32_t nwin, count = orfs_cpu32(rr->count);
+	uint32_t nwin, count;
 	int k;
 
 	k = orfs_windows_build(&conn->win, g, rd, IBV_ACCESS_REMOTE_READ, WR_ID_WINDOW,
@@ -285,8 +255,7 @@ static void conn_reply_windows(struct orfs_conn *conn, struct msgbuf *sb,
 	if (k < 0) {
 		rdata_copy_release(conn, rd, conn->ctx.grant_base +
 				   (size_t)g * conn->ctx.grant_size);
-		rr->flags = orfs_le32((orfs_cpu32(rr->flags) & ~ORFS_RF_WINDOW) |
-				      ORFS_RF_GRANT);
+		count = orfs_reply_windows_copied(sb->data);
 		st->read_window -= count;
 		st->read_grant += count;
 		return;
@@ -316,19 +285,14 @@ static void conn_reply_demote(struct orfs_conn *conn, struct msgbuf *sb,
 			      struct reply_post *p)
 {
 	struct orfs_hdr *h = (struct orfs_hdr *)sb->data;
-	uint32_t off = orfs_data_offset(orfs_cpu32(h->body_len)), nwin, i;
-	struct orfs_demote_rep *dr = (struct orfs_demote_rep *)(h + 1);
-	u8 *verdict = (u8 *)(dr + 1);
+	uint32_t off = orfs_data_offset(orfs_cpu32(h->body_len)), nwin;
 	int k;
 
 	k = orfs_windows_build(&conn->win, g, rd, IBV_ACCESS_REMOTE_WRITE,
 			       WR_ID_WINDOW, (struct orfs_rseg *)(sb->data + off),
 			       &nwin);
 	if (k < 0) {
-		for (i = 0; i < orfs_cpu16(dr->nblocks); i++)
-			if (verdict[i] == ORFS_DV_ACCEPT)
-				verdict[i] = ORFS_DV_NOROOM;
-		dr->accepted = 0;
+		orfs_reply_demote_decline(sb->data, *n);
 		rdata_release(rd);
 		return;
 	}
@@ -389,16 +353,10 @@ static void conn_reply_gather(struct orfs_conn *conn, struct msgbuf *sb,
 static void conn_reply_bare(struct orfs_conn *conn, struct msgbuf *sb,
 			    uint32_t n, struct reply_post *p)
 {
-	const struct orfs_hdr *h = (const struct orfs_hdr *)sb->data;
-	const struct orfs_read_rep *rr = read_rep_of(sb, n);
 	uint32_t count, off, imm;
 
-	if (!rr || (orfs_cpu32(rr->flags) & ~ORFS_RF_EOF) || p->nchain || p->windows)
-		return;
-	count = orfs_cpu32(rr->count);
-	off = orfs_data_offset(orfs_cpu32(h->body_len));
-	if (!count || orfs_cpu32(h->data_len) != count || n != off + count ||
-	    orfs_bare_imm(orfs_cpu64(h->xid), &imm))
+	if (!orfs_reply_bare_ok(sb->data, n, p->nchain || p->windows, &off,
+				&count, &imm))
 		return;
 	if (p->sg) {
 		/* Gathered from cache blocks: leave the header entry out. */
@@ -445,7 +403,6 @@ void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 	bool bare = rb->areq.bare;
 	uint32_t bytes = 0, grant = 0, win_grant = rb->areq.win_grant;
 	uint64_t rd_cookie = 0;
-	struct orfs_read_rep *rr;
 	int err, nchain = 0;
 
 	rb->reply = NULL;
@@ -458,7 +415,7 @@ void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 	 * list (ORFS_IO_PAGES) is read from it.
 	 */
 	if (remote_read && n)
-		bytes = remote_read_bytes(sb->data, n, &rb->rio);
+		bytes = orfs_reply_remote_bytes(sb->data, n, rb->rio.count);
 	if (bytes)
 		nchain = conn_chain(conn, &rb->rio, bytes, IBV_WR_RDMA_WRITE, rd);
 	if (!remote_read && rd)
@@ -494,26 +451,30 @@ void conn_reply(struct orfs_conn *conn, struct msgbuf *rb, uint32_t n)
 		rb->remote_slot = false;
 	else
 		conn_put_remote_slot(conn, rb);
-	/* A READ reply whose data stays in cache blocks (not REMOTE). */
-	rr = rd && !remote_read ? read_rep_of(sb, n) : NULL;
-	/* The blocks stay pinned until the SEND behind the chain completes. */
-	if (nchain > 0) {
+	switch (orfs_reply_path(sb->data, n, nchain, rd, remote_read,
+				win_write, win_end)) {
+	case ORFS_RP_CHAIN:
+		/* The blocks stay pinned until the SEND behind the chain completes. */
 		post.chain = conn->wr;
 		post.nchain = nchain;
 		sb->rdata = rd;
 		if (rd)
 			conn->srv->cfg.stats->read_zero_copy += bytes;
-	} else if ((win_write && rd) || win_end) {
+		break;
+	case ORFS_RP_DEMOTE:
 		conn_reply_demote(conn, sb, &n, win_grant, win_end ? NULL : rd, &post);
 		if (win_end)
 			rdata_release(rd);	/* (none: a DEMOTE holds no data) */
-	} else if (rr) {
-		if (orfs_cpu32(rr->flags) & ORFS_RF_WINDOW)
-			conn_reply_windows(conn, sb, &n, grant, rd, &post);
-		else
-			conn_reply_gather(conn, sb, rd, &post);
-	} else {
+		break;
+	case ORFS_RP_WINDOWS:
+		conn_reply_windows(conn, sb, &n, grant, rd, &post);
+		break;
+	case ORFS_RP_GATHER:
+		conn_reply_gather(conn, sb, rd, &post);
+		break;
+	case ORFS_RP_PLAIN:
 		rdata_release(rd);
+		break;
 	}
 	if (bare)
 		conn_reply_bare(conn, sb, n, &post);

@@ -43,6 +43,10 @@
  *  - nothing is created in, removed from or renamed into the directories
  *    outside the export, and outside/secret.txt keeps its contents, mode
  *    and link count;
+ *  - the transport's part (fuzz_fixture.h, "transport"): what
+ *    fuzz_xport.c checks, and the reply it sends is the one checked above:
+ *    a READ's memory windows pass the client's orfs_windows_check(), a
+ *    zero-copy DEMOTE_META lists windows over exactly its accepted bytes;
  *  - no request that names an object outside the export by handle
  *    succeeds.  Those handles (OBJ_OUTSIDE, OBJ_SECRET, OBJ_OUTSIDE_DIR)
  *    are the kernel's real ones, tagged as a second export made on
@@ -86,6 +90,7 @@
 #include "util.h"
 #include "filecache.h"
 #include "fuzz_fixture.h"
+#include "fuzz_xport.h"
 
 /* Rebuild the tree at least this often, even after read-only requests. */
 #define RESET_EVERY	4096
@@ -125,6 +130,10 @@ static struct orfs_disk fdisk;
 static struct orfs_unifier funi_files;
 static struct orfs_files ffiles;
 static struct orfs_unifier funi;
+/* The transport of DEMOTE and FUZZ_CACHE_SLOT READ inputs (fuzz_xport.c). */
+static struct fuzz_xport xport;
+static uint8_t *rep_built;	/* such an input's reply as the ops built it */
+static uint32_t built_len;
 /*
  * export/big (FUZZ_BIG_N files, the bulk of the tree) is kept across a
  * rebuild unless the input named it by handle (big_touched) or it is no
@@ -579,6 +588,31 @@ static void check_xattr_list(const struct orfs_hdr *h)
  * accepted: a block of a file other than export/sub/inner.txt (the only
  * one the warm-up leaves known and uncached), or with another version.
  */
+/*
+ * A DEMOTE reply with inline data: only a zero-copy DEMOTE_META's, whose
+ * windows show exactly its @acc accepted blocks' bytes.
+ */
+static void check_demote_windows(const struct orfs_hdr *q,
+				 const struct orfs_hdr *h, int acc)
+{
+	const struct orfs_demote_req *r = orfs_body(q);
+	const struct orfs_demote_blk *b = orfs_demote_blocks(r);
+	const struct orfs_demote_rep *rep = orfs_body(h);
+	const u8 *v = (const u8 *)(rep + 1);
+	uint32_t nb = orfs_cpu16(r->nblocks), i, total = 0, nwin;
+
+	if (orfs_cpu16(h->opcode) != ORFS_OP_DEMOTE_META ||
+	    !(orfs_cpu32(r->flags) & ORFS_IO_WINDOW) || acc <= 0)
+		bug("%s reply with inline data", orfs_op_name(orfs_cpu16(h->opcode)));
+	for (i = 0; i < nb; i++)
+		if (v[i] == ORFS_DV_ACCEPT)
+			total += orfs_cpu32(b[i].len);
+	if (orfs_windows_check(orfs_data(h), orfs_cpu32(h->data_len), total,
+			       total, &nwin))
+		bug("a zero-copy DEMOTE_META's windows do not show its %u accepted bytes",
+		    total);
+}
+
 static void check_demote(const struct orfs_hdr *q, const struct orfs_hdr *h)
 {
 	const struct orfs_demote_req *r = orfs_body(q);
@@ -618,7 +652,7 @@ static void check_demote(const struct orfs_hdr *q, const struct orfs_hdr *h)
 			    (unsigned long long)orfs_cpu64(b[i].version));
 	}
 	if (h->data_len)
-		bug("%s reply with inline data", orfs_op_name(orfs_cpu16(h->opcode)));
+		check_demote_windows(q, h, acc);
 }
 
 static bool is_demote(uint16_t op)
@@ -670,10 +704,23 @@ static void check_success(const uint8_t *req, uint32_t len,
 		uint32_t known = ORFS_RF_EOF, inl = orfs_cpu32(b->count);
 
 #ifdef ORFS_RF_GRANT
-		known |= ORFS_RF_GRANT;
+		known |= ORFS_RF_GRANT | ORFS_RF_WINDOW;
 		/* through a staging buffer: no inline data */
 		if (orfs_cpu32(b->flags) & ORFS_RF_GRANT)
 			inl = 0;
+		/* through memory windows: their list (fuzz_xport.c) */
+		if (orfs_cpu32(b->flags) & ORFS_RF_WINDOW) {
+			uint32_t nwin;
+
+			if (!ctx.windows || (orfs_cpu32(b->flags) & ORFS_RF_GRANT) ||
+			    orfs_windows_check(orfs_data(h), data, orfs_cpu32(b->count),
+					       orfs_cpu32(r->count) < FUZZ_GRANT_SIZE ?
+					       orfs_cpu32(r->count) : FUZZ_GRANT_SIZE,
+					       &nwin))
+				bug("READ reply: memory windows that do not add up (%u bytes, %u of list)",
+				    orfs_cpu32(b->count), data);
+			inl = data;
+		}
 		/*
 		 * REMOTE (O_DIRECT or a page list): the transport moves the
 		 * data from the staging buffer, the reply says so, no inline
@@ -686,7 +733,7 @@ static void check_success(const uint8_t *req, uint32_t len,
 				bug("READ reply to a REMOTE request: flags %#x",
 				    orfs_cpu32(b->flags));
 			inl = 0;
-		} else if (!!(orfs_cpu32(b->flags) & ORFS_RF_GRANT) !=
+		} else if (!!(orfs_cpu32(b->flags) & (ORFS_RF_GRANT | ORFS_RF_WINDOW)) !=
 			   !!(orfs_cpu32(r->flags) & ORFS_IO_GRANT)) {
 			bug("READ reply: ORFS_RF_GRANT does not match the request");
 		}
@@ -1040,9 +1087,10 @@ static void warm_read(unsigned int obj)
  * Before a DEMOTE input: a fresh cache with versions from
  * FUZZ_VERSION_BASE, export/file.txt READ (its block cached, version
  * FUZZ_VERSION_FILE) and export/sub/inner.txt READ and then dropped
- * (known, not cached, version FUZZ_VERSION_INNER).
+ * (known, not cached, version FUZZ_VERSION_INNER).  The transport's
+ * windows start afresh, over blocks registered one by one if @per_block.
  */
-static void demote_setup(void)
+static void demote_setup(bool per_block)
 {
 	struct orfs_cache_params p = {
 		.base = cache_arena, .size = FUZZ_CACHE_BLOCKS * 4096,
@@ -1051,6 +1099,8 @@ static void demote_setup(void)
 		.hash_seed = 1,
 	};
 
+	/* The windows' pins go with the connection, before the cache. */
+	fuzz_xport_reset(&xport);
 	if (fcache) {
 		orfs_unifier_fini(&funi);
 		orfs_cache_destroy(fcache);
@@ -1062,6 +1112,125 @@ static void demote_setup(void)
 	warm_read(OBJ_FILE);
 	warm_read(OBJ_INNER);
 	orfs_cache_invalidate_file(fcache, obj_key(OBJ_INNER), 0);
+	fuzz_xport_init(&xport, cache_arena, FUZZ_CACHE_BLOCKS * 4096, 12,
+			per_block, FUZZ_WIN_PER_SET, 0, 0x500);
+}
+
+/* ---- the transport (fuzz_fixture.h, "transport") ---- */
+
+static struct orfs_rdata *xport_window_data(const struct orfs_req_ctx *c,
+					    uint32_t grant)
+{
+	return fuzz_xport_window_data(c->tp, grant);
+}
+
+/* Does request @req (@len bytes, opcode @op) run through the transport? */
+static bool xport_input(const uint8_t *req, size_t len, uint16_t op)
+{
+	if (op == ORFS_OP_DEMOTE_META || op == ORFS_OP_DEMOTE)
+		return true;
+	return op == ORFS_OP_READ && len >= sizeof(struct orfs_hdr) &&
+	       raw16(req, offsetof(struct orfs_hdr, xid)) == FUZZ_CACHE_SLOT;
+}
+
+/* The connection's transport shows, gathers and sends bare, or not. */
+static void xport_on(bool on)
+{
+	ctx.windows = on;
+	ctx.window_data = on ? xport_window_data : NULL;
+	ctx.tp = on ? &xport : NULL;
+	ctx.win_per_set = on ? FUZZ_WIN_PER_SET : 0;
+	ctx.gather = on;
+	ctx.zero_copy = on;
+	ctx.bare = on;
+}
+
+/*
+ * Request @req (@len bytes) handled and its reply, in @r, sent as
+ * conn_reply() sends it (fuzz_xport.c).  The reply as the ops layer built
+ * it is kept in @built (@built_len bytes), for the duplicate-request
+ * cache's check.  Return the length sent.
+ */
+static uint32_t xport_request(const uint8_t *req, uint32_t len, uint8_t *r,
+			      uint8_t *built, uint32_t *built_len)
+{
+	const struct orfs_hdr *h = (const struct orfs_hdr *)req;
+	struct fuzz_xport_req x = { 0 };
+	struct orfs_remote_io rio = { 0 };
+	struct orfs_areq a;
+	uint32_t n;
+	bool bare;
+
+#ifdef ORFS_IO_PAGES
+	if (!orfs_io_remote(&ctx, req, len, &rio))
+		rio.opcode = 0;
+#endif
+	n = orfs_handle_request_areq(&ctx, req, len, r, rep_size, &a);
+	if (built) {
+		memcpy(built, r, n);
+		*built_len = n;
+	}
+	if (!n) {
+		if (a.rdata)
+			a.rdata->release(a.rdata);
+		return 0;
+	}
+	x.rdata = a.rdata;
+	x.remote_read = rio.opcode == ORFS_OP_READ;
+	x.asked = rio.count;
+	/* conn_reply()'s request_grant(): a READ the op took, so well formed */
+	if (a.rdata && orfs_cpu16(h->opcode) == ORFS_OP_READ)
+		x.grant = orfs_cpu32(((const struct orfs_io_req *)orfs_body(h))->grant);
+	x.win_write = a.win_write;
+	x.win_end = a.win_end;
+	x.win_grant = a.win_grant;
+	x.bare = a.bare;
+	return fuzz_xport_reply(&xport, r, n, rep_size, &x, &bare);
+}
+
+/*
+ * Before a zero-copy DEMOTE (ORFS_IO_WINDOW) input naming staging buffer
+ * g: the DEMOTE_META that reserves export/sub/inner.txt's block 0 behind
+ * g's windows, and the client's RDMA WRITE of FUZZ_INNER_DATA through
+ * them.
+ */
+static void xport_demote_prelude(const uint8_t *req, uint32_t len)
+{
+	static uint64_t msg[ORFS_META_MAX / 8];
+	const struct orfs_hdr *h = (const struct orfs_hdr *)req;
+	const struct orfs_demote_req *q = orfs_body(h);
+	struct orfs_hdr *m = (struct orfs_hdr *)msg;
+	const struct orfs_rseg *seg;
+	struct orfs_demote_batch b;
+	uint32_t grant, i, n, w;
+	int body;
+
+	if (len < sizeof(*h) + sizeof(*q) ||
+	    orfs_cpu16(h->opcode) != ORFS_OP_DEMOTE ||
+	    !(orfs_cpu32(q->flags) & ORFS_IO_WINDOW))
+		return;
+	grant = orfs_cpu32(q->grant);
+	if (grant >= FUZZ_GRANTS)
+		return;
+	orfs_demote_batch_init(&b);
+	orfs_demote_batch_add(&b, &handles[OBJ_INNER], 0, sizeof(FUZZ_INNER_DATA) - 1,
+			      FUZZ_VERSION_INNER);
+	body = orfs_demote_encode(&b, m + 1, sizeof(msg) - sizeof(*m),
+				  ORFS_IO_GRANT | ORFS_IO_WINDOW, grant);
+	if (body < 0)
+		fatal("cannot encode the zero-copy DEMOTE_META");
+	orfs_hdr_init(m, ORFS_OP_DEMOTE_META, 1, 0, (uint32_t)body, 0);
+	n = xport_request((const uint8_t *)msg, (uint32_t)(sizeof(*m) + body), rep2,
+			  NULL, NULL);
+	m = (struct orfs_hdr *)rep2;
+	if (n < sizeof(*m) || m->status)
+		return;
+	seg = (const struct orfs_rseg *)orfs_data(m);
+	for (i = 0; i < orfs_cpu32(m->data_len) / sizeof(*seg); i++) {
+		w = orfs_cpu32(seg[i].len);
+		memcpy((void *)(uintptr_t)orfs_cpu64(seg[i].addr), FUZZ_INNER_DATA,
+		       w < sizeof(FUZZ_INNER_DATA) - 1 ? w : sizeof(FUZZ_INNER_DATA) - 1);
+	}
 }
 
 /*
@@ -1158,8 +1327,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	rep_size = ORFS_META_MAX + inline_size;
 	rep = malloc(rep_size);
 	rep2 = malloc(rep_size);
+	rep_built = malloc(rep_size);
 	cache_arena = aligned_alloc(4096, FUZZ_CACHE_BLOCKS * 4096);
-	if (!rep || !rep2 || !cache_arena)
+	if (!rep || !rep2 || !rep_built || !cache_arena)
 		fatal("out of memory");
 	orfs_disk_sync_init(&fdisk);
 
@@ -1253,7 +1423,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t *req;
 	uint32_t n, n2;
 	uint16_t op = 0, flags = 0;
-	bool again, gated;
+	bool again, gated, via_xport;
 	int fd0, fd1;
 
 	/* The transport receives at most ORFS_META_MAX + inline bytes. */
@@ -1270,10 +1440,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		op = raw16(req, offsetof(struct orfs_hdr, opcode));
 	if (size >= 20)
 		flags = raw16(req, offsetof(struct orfs_hdr, flags));
-	if (op == ORFS_OP_DEMOTE_META || op == ORFS_OP_DEMOTE)
-		demote_setup();
-	else if (op == ORFS_OP_READ || op == ORFS_OP_WRITE)
+	via_xport = xport_input(req, size, op);
+	if (via_xport) {
+		demote_setup(size >= 12 && (req[offsetof(struct orfs_hdr, xid) + 2] & 1));
+		xport_on(true);
+		xport_demote_prelude(req, (uint32_t)size);
+	} else if (op == ORFS_OP_READ || op == ORFS_OP_WRITE) {
 		files_setup();
+	}
 
 	gated = auth_gated(req, size);
 	if (gated) {
@@ -1282,7 +1456,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	fd0 = lowest_free_fd();
 	check_remote(req, (uint32_t)size);
-	n = orfs_handle_request(&ctx, req, (uint32_t)size, rep, rep_size);
+	if (via_xport)
+		n = xport_request(req, (uint32_t)size, rep, rep_built, &built_len);
+	else
+		n = orfs_handle_request(&ctx, req, (uint32_t)size, rep, rep_size);
 	ctx.auth = NULL;
 	check_reply(req, (uint32_t)size, rep, n);
 	if (gated)
@@ -1297,7 +1474,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		orfs_drc_cacheable(op);
 	if (again) {
 		n2 = orfs_handle_request(&ctx, req, (uint32_t)size, rep2, rep_size);
-		if (n2 != n || memcmp(rep, rep2, n))
+		/* The cache keeps the reply as built, before the transport. */
+		if (via_xport && (n2 != built_len || memcmp(rep_built, rep2, n2)))
+			bug("a retransmitted %s got a different reply than the original",
+			    orfs_op_name(op));
+		if (!via_xport && (n2 != n || memcmp(rep, rep2, n)))
 			bug("a retransmitted %s got a different reply (%u bytes, status %u) than the original (%u bytes, status %u)",
 			    orfs_op_name(op), n2,
 			    n2 >= sizeof(struct orfs_hdr) ?
@@ -1309,6 +1490,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bug("the request changed the thread's fsuid to %d",
 		    setfsuid((uid_t)-1));
 	ctx.uni = NULL;
+	xport_on(false);
 	fd1 = lowest_free_fd();
 	if (fd1 != fd0)
 		bug("a file descriptor leaked (the lowest free one was %d before the request, %d after)",

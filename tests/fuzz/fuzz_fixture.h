@@ -78,6 +78,22 @@ enum fuzz_obj {
 #define FUZZ_VERSION_INNER	(FUZZ_VERSION_BASE + 3)
 #define FUZZ_INNER_DATA		"inner\n"
 
+/*
+ * The transport (fuzz_xport.c): DEMOTE_META and DEMOTE inputs, and READ
+ * inputs whose xid slot (xid & 0xffff) is FUZZ_CACHE_SLOT, run with the
+ * block cache of DEMOTE inputs on a connection whose transport shows cache
+ * blocks through memory windows (FUZZ_WIN_PER_SET per staging buffer),
+ * gathers inline READs from them, RDMA-writes REMOTE READs from them and
+ * sends bare replies; the reply checked is the one the client would get.
+ * Cache blocks are registered one by one when the xid's bit 16 is set (as
+ * orfsd does on soft-RoCE), else together.  A DEMOTE with ORFS_IO_WINDOW
+ * follows a DEMOTE_META of export/sub/inner.txt's block 0 on the same
+ * staging buffer, whose window the harness fills with FUZZ_INNER_DATA, as
+ * a client would.
+ */
+#define FUZZ_CACHE_SLOT		0xc4U
+#define FUZZ_WIN_PER_SET	3U
+
 /* The negotiated inline threshold the harness uses (ORFS_FUZZ_INLINE overrides). */
 #define FUZZ_INLINE_DEFAULT	4096U
 #define FUZZ_CLIENT_ID		0x0f0f0f0f12345678ULL

@@ -41,27 +41,8 @@
 #include <string.h>
 
 #include "orfs_proto.h"
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-bug(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "fuzz_proto: BUG: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	abort();
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return orfs_cpu32(v);
-}
+#define FUZZ_NAME	"fuzz_proto"
+#include "fuzz_util.h"
 
 /* ---- connection private data ---- */
 

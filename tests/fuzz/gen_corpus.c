@@ -7,7 +7,11 @@
  * Usage: gen_corpus OUTDIR
  * writes OUTDIR/fuzz_decode/<name> (one request each) and
  * OUTDIR/fuzz_proto/<name> (12 bytes of parameters, then a payload; see
- * fuzz_proto.c).  OUTDIR/fuzz_decode and OUTDIR/fuzz_proto must exist.
+ * fuzz_proto.c), OUTDIR/fuzz_reply/<name> (a header, spans and a reply;
+ * see fuzz_reply.c), OUTDIR/fuzz_client/<name> (32 bytes of parameters,
+ * then a payload; see fuzz_client.c) and OUTDIR/fuzz_connect/<name> (48
+ * bytes of device and server parameters, then a connect request's private
+ * data; see fuzz_connect.c).  Those directories must exist.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +36,8 @@ static unsigned int nwritten;
 static uint64_t next_xid = 1;
 /* The credential build() puts in requests: root unless seed_cred() says. */
 static struct orfs_ucred seed_ucred;
+/* The xid slot build() uses: 3 unless a seed needs FUZZ_CACHE_SLOT. */
+static uint16_t seed_slot = 3;
 
 /* Message buffer: 8-byte aligned, big enough for any request. */
 static uint64_t msgbuf[MSG_MAX / 8];
@@ -78,7 +84,7 @@ static uint32_t build(uint16_t op, uint16_t flags, const void *fixed,
 
 	memset(MSG, 0, MSG_MAX);
 	/* xid: sequence number << 16 | slot */
-	orfs_hdr_init(h, op, (next_xid++ << 16) | 3, flags, body, data_len);
+	orfs_hdr_init(h, op, (next_xid++ << 16) | seed_slot, flags, body, data_len);
 	h->credits = orfs_le16(32);
 	if (!(flags & ORFS_HF_REPLY))
 		h->cred = seed_ucred;
@@ -520,6 +526,47 @@ static void seed_demote(void)
 		    ARRAY_SIZE(outside), NULL, 0);
 	demote_like("demote-short-data", ORFS_OP_DEMOTE, 0, 0, inner, 1,
 		    "inner", 5);
+	/* zero copy: the windows of staging buffer 2 (fuzz_fixture.h) */
+	demote_like("demote-meta-window", ORFS_OP_DEMOTE_META,
+		    ORFS_IO_GRANT | ORFS_IO_WINDOW, 2, meta, ARRAY_SIZE(meta), NULL, 0);
+	demote_like("demote-window", ORFS_OP_DEMOTE, ORFS_IO_GRANT | ORFS_IO_WINDOW,
+		    2, inner, 1, NULL, 0);
+	demote_like("demote-window-twice", ORFS_OP_DEMOTE,
+		    ORFS_IO_GRANT | ORFS_IO_WINDOW, 1, twice, 2, NULL, 0);
+}
+
+/* READs through the transport: the cache, windows, gather, bare. */
+static void seed_transport(void)
+{
+	struct orfs_io_req q = { 0 };
+	unsigned int i;
+
+	seed_slot = FUZZ_CACHE_SLOT;
+	for (i = 0; i < 2; i++) {	/* both registrations (xid bit 16) */
+		q.fh = mark(OBJ_FILE);
+		q.count = orfs_le32(4096);
+		q.flags = 0;
+		req(i ? "xport-read-gather-1" : "xport-read-gather-0", ORFS_OP_READ,
+		    0, &q, sizeof(q), NULL, NULL, NULL, 0);
+		q.count = orfs_le32(sizeof(FUZZ_FILE_DATA) - 1);
+		q.flags = orfs_le32(ORFS_IO_BARE);
+		req(i ? "xport-read-bare-1" : "xport-read-bare-0", ORFS_OP_READ,
+		    0, &q, sizeof(q), NULL, NULL, NULL, 0);
+#ifdef ORFS_IO_GRANT
+		q.count = orfs_le32(16384);
+		q.flags = orfs_le32(ORFS_IO_GRANT);
+		q.grant = orfs_le32(1);
+		req(i ? "xport-read-window-1" : "xport-read-window-0", ORFS_OP_READ,
+		    0, &q, sizeof(q), NULL, NULL, NULL, 0);
+		q.grant = 0;
+#endif
+		q.fh = mark(OBJ_INNER);
+		q.count = orfs_le32(4096);
+		q.flags = 0;
+		req(i ? "xport-read-uncached-1" : "xport-read-uncached-0",
+		    ORFS_OP_READ, 0, &q, sizeof(q), NULL, NULL, NULL, 0);
+	}
+	seed_slot = 3;
 }
 
 static void seek_like(const char *name, unsigned int obj, uint64_t off,
@@ -863,6 +910,260 @@ static void seed_proto(void)
 	proto("name", 0, 0, 0, "file.txt", 8);
 }
 
+/* ---- fuzz_reply: a 16-byte header, spans, then a reply ---- */
+
+#define R_RDATA		0x01
+#define R_REMOTE	0x02
+#define R_WIN_WRITE	0x04
+#define R_WIN_END	0x08
+#define R_PER_BLOCK	0x10
+#define R_BARE		0x20
+
+/* fuzz_reply's fake arena is made of 4 KiB blocks. */
+#define R_BLK		4096U
+
+static void reply_seed(const char *name, uint8_t what, uint8_t per_set,
+		       uint8_t nbound, const uint32_t (*spans)[2], uint8_t nspans,
+		       uint32_t asked, uint32_t grant, const void *rep, uint32_t n)
+{
+	static uint8_t buf[16 + 8 * 40 + MSG_MAX];
+	uint32_t v, i, off = 16;
+
+	buf[0] = what;
+	buf[1] = per_set - 1;
+	buf[2] = nbound;
+	buf[3] = nspans;
+	v = orfs_le32(asked);
+	memcpy(buf + 4, &v, 4);
+	v = orfs_le32(0x100);
+	memcpy(buf + 8, &v, 4);
+	v = orfs_le32(grant);
+	memcpy(buf + 12, &v, 4);
+	for (i = 0; i < nspans; i++, off += 8) {
+		v = orfs_le32(spans[i][0]);
+		memcpy(buf + off, &v, 4);
+		v = orfs_le32(spans[i][1] - 1);	/* the harness adds 1 */
+		memcpy(buf + off + 4, &v, 4);
+	}
+	memcpy(buf + off, rep, n);
+	put("fuzz_reply", name, buf, off + n);
+}
+
+/* A READ reply of @count bytes flagged @flags, @data_len bytes inline. */
+static uint32_t read_reply(uint32_t flags, uint32_t count, uint32_t data_len)
+{
+	struct orfs_hdr *h = (struct orfs_hdr *)MSG;
+	struct orfs_read_rep *rr = (struct orfs_read_rep *)(h + 1);
+
+	memset(MSG, 0, MSG_MAX);
+	orfs_hdr_init(h, ORFS_OP_READ, (9ULL << 16) | 5, ORFS_HF_REPLY,
+		      sizeof(*rr), data_len);
+	rr->count = orfs_le32(count);
+	rr->flags = orfs_le32(flags);
+	memset(MSG + orfs_data_offset(sizeof(*rr)), 'r', data_len);
+	return orfs_data_offset(sizeof(*rr)) + data_len;
+}
+
+/* A DEMOTE_META (or DEMOTE) reply with verdicts @v. */
+static uint32_t demote_reply(uint16_t op, const uint8_t *v, uint16_t nb)
+{
+	struct orfs_hdr *h = (struct orfs_hdr *)MSG;
+	struct orfs_demote_rep *r = (struct orfs_demote_rep *)(h + 1);
+	uint16_t i, acc = 0;
+
+	memset(MSG, 0, MSG_MAX);
+	orfs_hdr_init(h, op, (10ULL << 16) | 2, ORFS_HF_REPLY, sizeof(*r) + nb, 0);
+	for (i = 0; i < nb; i++)
+		acc += v[i] == ORFS_DV_ACCEPT;
+	r->nblocks = orfs_le16(nb);
+	r->accepted = orfs_le16(acc);
+	r->block_size = orfs_le32(R_BLK);
+	memcpy(r + 1, v, nb);
+	return (uint32_t)(sizeof(*h) + sizeof(*r) + nb);
+}
+
+static void seed_reply(void)
+{
+	static const uint32_t adjacent[][2] = {
+		{ R_BLK + 100, R_BLK - 100 }, { 2 * R_BLK, R_BLK }, { 3 * R_BLK, 50 },
+	};
+	static const uint32_t scattered[][2] = {
+		{ 0, 10 }, { 5 * R_BLK, 10 }, { 9 * R_BLK, 10 }, { 20 * R_BLK, 10 },
+	};
+	static const uint32_t one[][2] = { { 7 * R_BLK, 5 } };
+	static const uint32_t blocks[][2] = { { 4 * R_BLK, R_BLK }, { 6 * R_BLK, R_BLK } };
+	static const uint8_t v[] = { ORFS_DV_ACCEPT, ORFS_DV_STALE, ORFS_DV_ACCEPT };
+	uint32_t n;
+
+	n = read_reply(ORFS_RF_WINDOW, 2 * R_BLK - 50, 0);
+	reply_seed("read-window", R_RDATA, 3, 2, adjacent, 3, 0, 1, MSG, n);
+	reply_seed("read-window-per-block", R_RDATA | R_PER_BLOCK, 4, 0, adjacent, 3,
+		   0, 3, MSG, n);
+	n = read_reply(ORFS_RF_WINDOW | ORFS_RF_EOF, 40, 0);
+	reply_seed("read-window-copied", R_RDATA | R_BARE, 2, 1, scattered, 4, 0, 0,
+		   MSG, n);
+	n = read_reply(ORFS_RF_EOF, 5, 5);
+	reply_seed("read-gather-bare", R_RDATA | R_BARE, 2, 0, one, 1, 0, 0, MSG, n);
+	reply_seed("read-bare", R_BARE, 2, 0, NULL, 0, 0, 0, MSG, n);
+	n = read_reply(ORFS_RF_REMOTE, 8192, 0);
+	reply_seed("read-remote", R_RDATA | R_REMOTE, 2, 0, blocks, 2, 4096, 0, MSG, n);
+	n = demote_reply(ORFS_OP_DEMOTE_META, v, 3);
+	reply_seed("demote-meta-windows", R_RDATA | R_WIN_WRITE | R_PER_BLOCK, 3, 1,
+		   blocks, 2, 0, 2, MSG, n);
+	reply_seed("demote-meta-declined", R_RDATA | R_WIN_WRITE, 1, 1, blocks, 2,
+		   0, 2, MSG, n);
+	n = demote_reply(ORFS_OP_DEMOTE, v, 3);
+	reply_seed("demote-end", R_WIN_END, 3, 3, NULL, 0, 0, 1, MSG, n);
+}
+
+/* ---- fuzz_client: 32 bytes of parameters, then the payload ---- */
+
+#define C_PLACED	0x01
+#define C_GRANT		0x02
+#define C_WINDOWS	0x04
+
+static void client(const char *name, uint32_t len, uint32_t bytes,
+		   uint32_t grant_size, uint32_t count, uint64_t cookie,
+		   uint32_t imm, uint8_t flags, const void *payload, uint32_t n)
+{
+	static uint8_t buf[32 + MSG_MAX];
+	uint32_t v[4] = { orfs_le32(len), orfs_le32(bytes), orfs_le32(grant_size),
+			  orfs_le32(count) };
+	uint64_t c = orfs_le64(cookie);
+
+	memset(buf, 0, 32);
+	memcpy(buf, v, sizeof(v));
+	memcpy(buf + 16, &c, 8);
+	imm = orfs_le32(imm);
+	memcpy(buf + 24, &imm, 4);
+	buf[28] = flags;
+	memcpy(buf + 32, payload, n);
+	put("fuzz_client", name, buf, 32 + n);
+}
+
+static void seed_client(void)
+{
+	static const char xattrs[] = "user.orfs\0trusted.orfs\0security.selinux";
+	static const char *const names[] = { "a", "file.txt", "sub" };
+	struct orfs_hdr *h = (struct orfs_hdr *)MSG;
+	struct orfs_rseg *seg;
+	struct orfs_dirent *de;
+	uint32_t i, n, imm = 0, data = 0;
+
+	client("xattr-list", 0, 0, 0, 0, 0, 0, 0, xattrs, sizeof(xattrs));
+	client("xattr-list-unterminated", 0, 0, 0, 0, 0, 0, 0, xattrs,
+	       sizeof(xattrs) - 1);
+	client("readlink", 6, 0, 0, 0, 0, 0, 0, "target/x", 8);
+	client("readlink-nul", 8, 0, 0, 0, 0, 0, 0, "tar\0get!", 8);
+
+	memset(MSG, 0, MSG_MAX);
+	for (i = 0; i < 3; i++) {
+		uint32_t nl = (uint32_t)strlen(names[i]);
+
+		de = (struct orfs_dirent *)(MSG + data);
+		de->ino = orfs_le64(100 + i);
+		de->next = orfs_le64(i + 2);
+		de->name_len = orfs_le16((uint16_t)nl);
+		de->type = ORFS_FT_REG;
+		memcpy(de + 1, names[i], nl);
+		data += orfs_dirent_size(nl);
+	}
+	client("dirents", 0, 0, 0, 3, 1, 0, 0, MSG, data);
+	client("dirents-loop", 0, 0, 0, 3, 3, 0, 0, MSG, data);
+
+	n = read_reply(ORFS_RF_EOF, 5, 5);
+	orfs_bare_imm(orfs_cpu64(h->xid), &imm);
+	client("read-inline", 5, 4096, 65536, 0, 0, imm, 0, MSG, n);
+	client("read-inline-short-dest", 5, 4, 65536, 0, 0, imm, 0, MSG, n);
+	client("read-bare", 0, n, 0, 0, 0, imm, 0, MSG, n);
+	n = read_reply(ORFS_RF_GRANT, 65536, 0);
+	client("read-grant", 65536, 65536, 65536, 0, 0, 0, C_GRANT, MSG, n);
+	n = read_reply(ORFS_RF_REMOTE, 8192, 0);
+	client("read-placed", 8192, 8192, 65536, 0, 0, 0, C_PLACED | C_GRANT, MSG, n);
+	n = read_reply(ORFS_RF_WINDOW, 12288, 3 * sizeof(*seg));
+	seg = (struct orfs_rseg *)(MSG + orfs_data_offset(sizeof(struct orfs_read_rep)));
+	for (i = 0; i < 3; i++) {
+		seg[i].addr = orfs_le64(0x7f0000000000ULL + 65536 * i);
+		seg[i].rkey = orfs_le32(0x100 + i);
+		seg[i].len = orfs_le32(4096);
+	}
+	client("read-windows", 12288, 16384, 65536, 0, 0, 0, C_GRANT | C_WINDOWS,
+	       MSG, n);
+}
+
+/* ---- fuzz_connect: 48 bytes of parameters, then the private data ---- */
+
+#define K_PAGES		0x01
+#define K_CACHE		0x02
+#define K_CACHE_WIN	0x04
+#define K_ARENA		0x08
+#define K_ISO_WINDOW	0x10
+#define K_SECRET	0x20
+
+static void connect_seed(const char *name, uint32_t max_qp_wr, uint32_t max_cqe,
+			 uint8_t rd_atom, uint32_t send_sge, uint16_t credits,
+			 uint8_t what, uint32_t inline_max, uint32_t grants,
+			 uint32_t cflags, uint16_t asked)
+{
+	uint8_t buf[48 + sizeof(struct orfs_conn_req)];
+	struct orfs_conn_req r;
+	uint32_t v;
+
+	memset(buf, 0, sizeof(buf));
+	v = orfs_le32(max_qp_wr);
+	memcpy(buf, &v, 4);
+	v = orfs_le32(max_cqe);
+	memcpy(buf + 4, &v, 4);
+	v = orfs_le32(30);
+	memcpy(buf + 8, &v, 4);
+	buf[12] = buf[13] = buf[14] = buf[15] = rd_atom;
+	v = orfs_le32(send_sge - 1);	/* the harness adds 1 */
+	memcpy(buf + 16, &v, 4);
+	credits = orfs_le16(credits - 1);
+	memcpy(buf + 20, &credits, 2);
+	buf[22] = what;
+	v = orfs_le32(inline_max - ORFS_INLINE_MIN);
+	memcpy(buf + 24, &v, 4);
+	v = orfs_le32(grants);
+	memcpy(buf + 28, &v, 4);
+	v = orfs_le32(20 - 12);		/* 1 MiB staging buffers */
+	memcpy(buf + 32, &v, 4);
+	v = orfs_le32(16 - 12);		/* 64 KiB cache blocks */
+	memcpy(buf + 36, &v, 4);
+	memset(&r, 0, sizeof(r));
+	r.magic = orfs_le32(ORFS_MAGIC);
+	r.min_version = orfs_le16(ORFS_PROTO_MIN_VERSION);
+	r.max_version = orfs_le16(ORFS_PROTO_VERSION);
+	r.inline_size = orfs_le32(4096);
+	r.credits = orfs_le16(asked);
+	r.max_sge = orfs_le16(4);
+	r.flags = orfs_le32(cflags);
+	r.io_size = orfs_le32(1U << 20);
+	r.client_id = orfs_le64(FUZZ_CLIENT_ID);
+	memcpy(buf + 48, &r, sizeof(r));
+	put("fuzz_connect", name, buf, sizeof(buf));
+}
+
+static void seed_connect(void)
+{
+	const uint32_t all = ORFS_CF_WINDOWS | ORFS_CF_PAGES | ORFS_CF_READ_ATTR |
+			     ORFS_CF_BARE;
+	const uint8_t cache = K_CACHE | K_CACHE_WIN | K_ARENA | K_ISO_WINDOW;
+
+	/* rxe-like: everything on */
+	connect_seed("rxe", 1048576, 1048576, 16, 32, 32, cache | K_PAGES, 65536,
+		     16, all, 32);
+	/* the queues of a small device, each the limit in turn */
+	connect_seed("small-cq", 16384, 48, 16, 32, 23, cache, 4096, 1, all, 23);
+	connect_seed("small-qp", 33, 32768, 16, 32, 32, cache, 4096, 4, all, 0);
+	connect_seed("windows-tight", 200, 400, 16, 2, 32, cache | K_PAGES, 4096,
+		     16, all, 32);
+	/* a PD of its own, a secret, nothing offered */
+	connect_seed("own-pd", 4096, 8192, 4, 1, 64, K_CACHE | K_ARENA | K_SECRET,
+		     8192, 8, ORFS_CF_AUTH, 256);
+	connect_seed("plain", 4096, 8192, 0, 1, 8, 0, 4096, 0, 0, 0);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -880,11 +1181,15 @@ int main(int argc, char **argv)
 	seed_setattr();
 	seed_xattr();
 	seed_demote();
+	seed_transport();
 	seed_fileops();
 	seed_misc();
 	seed_auth();
 	seed_cred();
 	seed_proto();
+	seed_reply();
+	seed_client();
+	seed_connect();
 	printf("gen_corpus: %u seeds in %s\n", nwritten, outdir);
 	return 0;
 }

@@ -26,7 +26,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 repo=$(cd "$here/../.." && pwd -P)
 build=$repo/build/fuzz
-all_targets=(fuzz_decode fuzz_proto)
+all_targets=(fuzz_decode fuzz_proto fuzz_reply fuzz_client fuzz_connect)
 
 secs=${1:-20}
 case $secs in
@@ -45,7 +45,7 @@ if ! make -s -j2 -C "$here" >"$build/logs/build.log" 2>&1; then
 	exit 1
 fi
 rm -rf "$build/seeds"
-mkdir -p "$build/seeds/fuzz_decode" "$build/seeds/fuzz_proto"
+mkdir -p "${all_targets[@]/#/$build/seeds/}"
 if ! "$build/gen_corpus" "$build/seeds" >"$build/logs/seeds.log" 2>&1; then
 	sed 's/^/# /' "$build/logs/seeds.log"
 	echo "FAIL fuzz/seeds"

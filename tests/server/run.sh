@@ -6,8 +6,8 @@
 # one per server/ops*.c file (test_ops, test_ops_io, test_ops_ns,
 # test_ops_xattr) and test_ops_cred (identities across them); test_config,
 # test_drc, test_acl, test_blockcache, test_rseg, test_unifier, test_stats,
-# test_auth, test_ops_offload, test_window, test_fault, test_offload and
-# test_arena.  Each
+# test_auth, test_ops_offload, test_window, test_fault, test_offload,
+# test_arena and test_rdma_size.  Each
 # request-handling test runs twice: as is, and as <binary>_cached
 # (test_ops_cached, test_ops_io_cached ...) with ORFS_TEST_CACHE=io_uring
 # (every request through the block cache and the io_uring engine).  Runs
@@ -81,7 +81,7 @@ trap 'rm -rf "$out"' EXIT
 ops_tests="test_ops test_ops_io test_ops_ns test_ops_xattr test_ops_cred"
 for t in test_proto $ops_tests test_config test_drc test_acl test_blockcache \
 	test_rseg test_unifier test_stats test_auth test_ops_offload test_window \
-	test_fault test_offload test_arena; do
+	test_fault test_offload test_arena test_rdma_size; do
 	echo "# $t"
 	"$build/tests/$t" >"$out/$t" 2>&1
 	report "$t" "$out/$t" $?
