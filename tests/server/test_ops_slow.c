@@ -2,7 +2,8 @@
 /*
  * Unit tests for the requests whose system call may take long and runs on
  * an offload thread (issue 37, defect 9): UNLINK, RMDIR (server/ops_ns.c)
- * and SETATTR of the size (server/ops_attr.c), against the temporary
+ * SETATTR of the size (server/ops_attr.c) and READDIR (server/ops.c),
+ * against the temporary
  * export of ops_fixture.h.  Each test starts its request as the transport
  * does (orfs_req_start()) and checks:
  *  - it is left pending, and another request runs to completion meanwhile
@@ -16,7 +17,8 @@
  *    thread (EACCES, the sticky bit's EPERM), and the thread went back to
  *    orfsd's identity afterwards (server/cred.c's orfs_cred_thread_own()
  *    and orfs_cred_thread_home(), also tested on a thread of the test's).
- * A SETATTR without a size still runs at once.
+ * A SETATTR without a size still runs at once; READDIR's listing is
+ * offloaded too, its checks are not.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -409,6 +411,74 @@ static void test_setattr_retransmit_joins(void **state)
 	bufs_free(&b);
 }
 
+/* ---- READDIR ---- */
+
+/*
+ * A READDIR is left pending while getdents64() (and, for READDIRPLUS, a
+ * lookup per entry) runs on an offload thread; a GETATTR runs meanwhile;
+ * the reply holds every entry, with handles that LOOKUP agrees with.  A
+ * max_bytes too small for one entry fails on the thread (EINVAL), a
+ * listing the identity may not read before any offload (EACCES).
+ */
+static void test_readdir_offloaded(void **state)
+{
+	struct orfs_fh dir = scratch("rd");
+	struct bufs b = bufs_new();
+	uint64_t calls = disk()->st.calls, errors = disk()->st.errors;
+	const struct orfs_readdir_rep *r;
+	const struct orfs_hdr *h = (const void *)b.rep;
+	struct orfs_readdir_req *q;
+	struct orfs_dirent_iter it;
+	const struct orfs_dirent *d;
+	const struct orfs_dirent_plus *p;
+	unsigned int n = 0, plus = 0;
+	const char *name;
+	struct orfs_areq a;
+	char rel[64], path[PATH_MAX];
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		snprintf(rel, sizeof(rel), "rd/e%d", i);
+		mkfile_rw(rel, "x");
+	}
+	q = req_start(ORFS_OP_READDIR, sizeof(*q));
+	q->dir = dir;
+	q->max_bytes = orfs_le32(4096);
+	q->flags = orfs_le32(ORFS_RDQ_PLUS);
+	assert_true(start_pending(&a, b.req, b.rep));
+	getattr_runs(&dir);
+	assert_int_equal(finish_pending(b.rep), 0);
+	r = (const void *)(h + 1);
+	assert_int_equal(orfs_cpu32(r->flags), ORFS_RDF_EOF);
+	assert_int_equal(orfs_cpu32(r->count), 10);
+	orfs_dirent_iter_init(&it, orfs_data(h), orfs_cpu32(h->data_len),
+			      orfs_cpu32(r->count));
+	while (orfs_dirent_next(&it, &d, &name, &p) == 1) {
+		n++;
+		if (p && !orfs_fh_check(&p->fh) && p->attr.ino == d->ino)
+			plus++;
+	}
+	assert_int_equal(n, 10);
+	assert_int_equal(plus, 10);
+	assert_true(disk()->st.calls == calls + 1);
+	/* The handles are LOOKUP's (the synchronous path agrees). */
+	readdir_plus_count(&dir, &n, &plus);
+	assert_int_equal(n, 10);
+	assert_int_equal(plus, 10);
+
+	assert_int_equal(do_readdir(&dir, 0, 8), EINVAL);
+	assert_true(disk()->st.errors == errors + 1);
+	rw_path(path, "rd");
+	assert_int_equal(chmod(path, 0700), 0);
+	as_user();
+	calls = disk()->st.calls;
+	assert_int_equal(do_readdir(&dir, 0, 4096), EACCES);
+	as_root();
+	assert_true(disk()->st.calls == calls);
+	assert_true(disk()->st.errors == errors + 1);
+	bufs_free(&b);
+}
+
 /* ---- an offload thread's own identity (cred.c) ---- */
 
 static bool has_cap(int cap)
@@ -503,6 +573,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_remove_identity, reset_ctx),
 		cmocka_unit_test_teardown(test_setattr_offloaded, reset_ctx),
 		cmocka_unit_test_teardown(test_setattr_retransmit_joins, reset_ctx),
+		cmocka_unit_test_teardown(test_readdir_offloaded, reset_ctx),
 		cmocka_unit_test_teardown(test_cred_thread_own, reset_ctx),
 	};
 
