@@ -37,6 +37,7 @@
 #include "drc.h"
 #include "ops_fixture.h"
 #include "ops_int.h"
+#include "test_areq.h"
 #include "util.h"
 
 /* ---- pending requests ---- */
@@ -66,33 +67,27 @@ static struct orfs_disk *disk(void)
 	return orfs_ctx_uni(&ctx)->disk;
 }
 
-/*
- * Start the request in reqbuf as the transport does, from a copy of it
- * (@req) with a reply buffer of its own (@rep), ending with @done; return
- * whether it was left pending.
- */
-static bool start_with(struct orfs_areq *a, uint8_t *req, uint8_t *rep,
-		       orfs_areq_done_fn done)
-{
-	bool pending = false;
-
-	memcpy(req, reqbuf, req_len());
-	*a = (struct orfs_areq){ .ctx = &ctx, .req = req, .len = req_len(),
-		.rep = rep, .rep_size = REP_SIZE, .done = done };
-	assert_int_equal(orfs_req_start(a, &pending), 0);
-	return pending;
-}
-
+/* Start the request in reqbuf on @req and @rep: is it left pending? */
 static bool start_pending(struct orfs_areq *a, uint8_t *req, uint8_t *rep)
 {
+	uint32_t n;
+
 	pend_finished = false;
-	return start_with(a, req, rep, pend_done);
+	if (areq_start(a, &ctx, reqbuf, req_len(), req, rep, REP_SIZE,
+		       pend_done, &n))
+		return true;
+	assert_true(n > 0);
+	return false;
 }
 
+/* The same for a second request at the same time (join_done). */
 static bool start_second(struct orfs_areq *a, uint8_t *req, uint8_t *rep)
 {
+	uint32_t n;
+
 	join_finished = false;
-	return start_with(a, req, rep, join_done);
+	return areq_start(a, &ctx, reqbuf, req_len(), req, rep, REP_SIZE,
+			  join_done, &n) && n == 0;
 }
 
 /* Reap until the first request finished; its reply's status. */
@@ -309,7 +304,6 @@ static void test_setattr_offloaded(void **state)
 	struct orfs_setattr_req sq;
 	struct orfs_areq a;
 	struct stat st;
-	bool pending;
 	char p[PATH_MAX];
 	int fd;
 
@@ -356,11 +350,7 @@ static void test_setattr_offloaded(void **state)
 	sq.mode = orfs_le32(0640);
 	build_setattr(&sq);
 	req_ident(9202, 0, 0);
-	memcpy(b.req, reqbuf, req_len());
-	a = (struct orfs_areq){ .ctx = &ctx, .req = b.req, .len = req_len(),
-		.rep = b.rep, .rep_size = REP_SIZE, .done = pend_done };
-	assert_true(orfs_req_start(&a, &pending) > 0);
-	assert_false(pending);
+	assert_false(start_pending(&a, b.req, b.rep));
 	assert_true(disk()->st.calls == calls + 1);
 	lstat_rw("sa/f", &st);
 	assert_int_equal(st.st_mode & 07777, 0640);
