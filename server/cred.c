@@ -158,6 +158,12 @@ static __thread struct cred_state cur;
  */
 static __thread bool own_identity;
 
+/*
+ * Such a thread left orfsd's identity since orfs_cred_thread_home() last
+ * brought it back (or failed to).
+ */
+static __thread bool away;
+
 /* The default squash settings: root squash to 65534/65534. */
 void orfs_squash_default(struct orfs_squash *sq)
 {
@@ -519,6 +525,7 @@ int orfs_cred_run(const struct orfs_cred *c, orfs_cred_fn fn, void *arg)
 	int ret;
 
 	if (own_identity) {
+		away = true;
 		ret = cred_switch(c);
 		return ret ? ret : fn(arg);
 	}
@@ -597,6 +604,7 @@ int orfs_cred_thread_own(void)
 	home.ngroups = n;
 	home.gid = getegid();
 	cur.known = false;
+	away = false;
 	own_identity = true;
 	return 0;
 }
@@ -611,27 +619,29 @@ int orfs_cred_thread_own(void)
  * No system call if nothing was switched.
  *
  * Context: an offload thread.
- * Return: 0, or the negative errno of setgroups or capset (logged; the
- * thread then stops taking identities itself, and hands off again).
+ * Return: 0, or the negative errno of setgroups or capset (logged, and
+ * tried again after the next call; neither fails for a thread that holds
+ * CAP_SETGID and took the identity it leaves, but for want of memory).
  */
 int orfs_cred_thread_home(void)
 {
 	int err = 0;
 
-	if (!own_identity || !cur.known)
+	if (!own_identity || !away)
 		return 0;
-	cur.known = false;
+	cur.known = false;	/* the next switch sets everything */
 	if (syscall(SYS_setgroups, (size_t)home.ngroups, home.groups) < 0)
 		err = -errno;
 	setfsgid(home.gid);
 	setfsuid(0);
 	if (!err)
 		err = caps_apply(CAPS_ROOT);
-	if (err) {
-		own_identity = false;
-		log_err("offload thread: cannot go back to orfsd's identity: %s",
-			strerror(-err));
-	}
+	if (err)
+		log_ratelimited(ORFS_LOG_ERROR,
+				"offload thread: cannot go back to orfsd's identity: %s",
+				strerror(-err));
+	else
+		away = false;
 	return err;
 }
 
