@@ -27,8 +27,9 @@
  * STATFS, READLINK and COMMIT need no permission beyond holding the handle,
  * as in NFS.
  *
- * READ, WRITE and COMMIT may wait for the disk, and ALLOCATE and COPY for
- * an offload thread (their system calls may take long): orfs_req_start()
+ * READ, WRITE and COMMIT may wait for the disk, and ALLOCATE, COPY,
+ * UNLINK, RMDIR, SETATTR of the size and READDIR for an offload thread
+ * (their system calls may take long): orfs_req_start()
  * then returns with the request pending, and the op finishes it later with
  * orfs_areq_complete(), which encodes the reply, keeps it in the
  * duplicate-request cache if the op's replies are kept, and calls the
@@ -612,7 +613,8 @@ static int op_statfs(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 /* ---- dispatch ---- */
 
 /*
- * @fn runs an op to completion; @afn (READ, WRITE, COMMIT, ALLOCATE, COPY)
+ * @fn runs an op to completion; @afn (READ, WRITE, COMMIT, ALLOCATE, COPY,
+ * UNLINK, RMDIR, SETATTR, READDIR)
  * may leave it waiting for the disk or an offload thread, or (READ,
  * DEMOTE_META, DEMOTE) hand the transport cache blocks to show (struct
  * orfs_areq).  An op has one or the other.
@@ -846,7 +848,8 @@ void orfs_areq_complete(struct orfs_areq *a, int err)
  * @a: the retransmission
  * @h: its header (ORFS_HF_RETRANSMIT set; passed orfs_hdr_check())
  *
- * A cacheable request left pending (ALLOCATE, COPY) has no reply in the
+ * A cacheable request left pending (ALLOCATE, COPY, UNLINK, RMDIR, a
+ * truncating SETATTR) has no reply in the
  * cache until it ends.  A retransmission of it that arrives meanwhile, on
  * another connection of the same client (the same struct orfs_drc_owner),
  * with the same credential, waits for that reply instead of
@@ -896,7 +899,7 @@ struct orfs_unifier *orfs_ctx_uni(const struct orfs_req_ctx *ctx)
  * orfs_req_start() - execute one request, or start executing it
  * @a: the request: ctx, req, len, rep, rep_size, and done for one that
  *	may be left pending (READ, WRITE, COMMIT, DEMOTE_META, DEMOTE,
- *	ALLOCATE, COPY)
+ *	ALLOCATE, COPY, UNLINK, RMDIR, SETATTR, READDIR)
  * @pending: set to true if the request waits for the disk; @a->done is
  *	then called with the reply length once it is in @a->rep, and @a,
  *	its request and its reply buffer must stay untouched until then
@@ -912,7 +915,7 @@ struct orfs_unifier *orfs_ctx_uni(const struct orfs_req_ctx *ctx)
  * request cache: a retransmission whose original reply is cached gets that
  * reply again, with its own xid, and is not executed, if it comes from the
  * original's identity (ctx->drc_owner) with the original's credential; every executed one
- * stores its reply, a pending one (ALLOCATE, COPY) when it ends.  A
+ * stores its reply, a pending one (ALLOCATE, COPY, UNLINK ...) when it ends.  A
  * retransmission that arrives while its original is still pending waits
  * for the original's reply (join_running()): it is left pending too, and
  * ends when the original does.
