@@ -141,7 +141,8 @@ enum cred_caps {
  * @caps: the effective capability set, for @c's uid
  * @c: fsuid, fsgid and groups
  *
- * Used by the identity thread only.
+ * One per thread: the identity thread's, and each offload thread's
+ * (orfs_cred_thread_own()).
  */
 struct cred_state {
 	bool		known;
@@ -149,7 +150,19 @@ struct cred_state {
 	struct orfs_cred c;
 };
 
-static struct cred_state cur;
+static __thread struct cred_state cur;
+
+/*
+ * The calling thread takes identities itself (an offload thread,
+ * orfs_cred_thread_own()): orfs_cred_run() runs there, with no hand-off.
+ */
+static __thread bool own_identity;
+
+/*
+ * Such a thread left orfsd's identity since orfs_cred_thread_home() last
+ * brought it back (or failed to).
+ */
+static __thread bool away;
 
 /* The default squash settings: root squash to 65534/65534. */
 void orfs_squash_default(struct orfs_squash *sq)
@@ -363,7 +376,8 @@ bool orfs_cred_has_cap(int cap)
  * and setfsgid() cannot report failure; they only fail without
  * CAP_SETUID/CAP_SETGID, which orfs_cred_probe() rules out at startup.
  *
- * Context: the identity thread.
+ * Context: the identity thread, or an offload thread
+ * (orfs_cred_thread_own()).
  * Return: 0, or the negative errno of setgroups or capset.
  */
 static int cred_switch(const struct orfs_cred *c)
@@ -510,6 +524,11 @@ int orfs_cred_run(const struct orfs_cred *c, orfs_cred_fn fn, void *arg)
 	static gid_t self_gid;
 	int ret;
 
+	if (own_identity) {
+		away = true;
+		ret = cred_switch(c);
+		return ret ? ret : fn(arg);
+	}
 	if (self_uid == (uid_t)-1) {
 		self_gid = getegid();
 		self_uid = geteuid();
@@ -535,6 +554,95 @@ int orfs_cred_run(const struct orfs_cred *c, orfs_cred_fn fn, void *arg)
 	pthread_mutex_unlock(&worker.lock);
 	pthread_mutex_unlock(&worker.call_lock);
 	return ret;
+}
+
+/**
+ * struct cred_home - the identity a thread of orfsd has before any switch
+ * @gid: orfsd's effective gid (its fsgid)
+ * @ngroups: entries of @groups in use
+ * @groups: orfsd's supplementary groups (EINVAL from getgroups(2) if
+ *	more than CRED_HOME_GROUPS: the thread then hands off)
+ *
+ * Saved by each thread that takes identities itself, so that it can go
+ * back to it after a call (orfs_cred_thread_home()).
+ */
+#define CRED_HOME_GROUPS	64	/* orfsd's own supplementary groups, at most */
+
+struct cred_home {
+	gid_t	gid;
+	int	ngroups;
+	gid_t	groups[CRED_HOME_GROUPS];
+};
+
+static __thread struct cred_home home;
+
+/**
+ * orfs_cred_thread_own() - let the calling thread take identities itself
+ *
+ * From now on orfs_cred_run() in this thread switches this thread's own
+ * identity (cred_switch()) and runs the function here, instead of handing
+ * it to the identity thread and waiting.  For the offload threads, which
+ * never touch a verbs or rdma_cm descriptor, so that a slow system call
+ * made for a client under its identity (UNLINK, a truncate) keeps neither
+ * the event loop nor the identity thread busy.  Never in the event loop's
+ * thread.  orfs_cred_thread_home() goes back to the identity the thread
+ * had when it called this.
+ *
+ * Context: an offload thread, when it starts.
+ * Return: 0, or a negative errno (the thread then keeps handing off).
+ */
+int orfs_cred_thread_own(void)
+{
+	int n = getgroups(CRED_HOME_GROUPS, home.groups);
+
+	if (n < 0) {
+		n = -errno;
+		log_warn("offload thread: orfsd's groups: %s (identities go through the identity thread)",
+			 strerror(-n));
+		return n;
+	}
+	home.ngroups = n;
+	home.gid = getegid();
+	cur.known = false;
+	away = false;
+	own_identity = true;
+	return 0;
+}
+
+/**
+ * orfs_cred_thread_home() - back to the identity the thread started with
+ *
+ * After a call that may have switched the calling thread's identity
+ * (orfs_cred_run() in a thread of orfs_cred_thread_own()): orfsd's fsuid
+ * 0, its fsgid and groups, and every capability but CAP_SYS_RESOURCE, as
+ * the offload thread had before (ALLOCATE's and COPY's calls run as root).
+ * No system call if nothing was switched.
+ *
+ * Context: an offload thread.
+ * Return: 0, or the negative errno of setgroups or capset (logged, and
+ * tried again after the next call; neither fails for a thread that holds
+ * CAP_SETGID and took the identity it leaves, but for want of memory).
+ */
+int orfs_cred_thread_home(void)
+{
+	int err = 0;
+
+	if (!own_identity || !away)
+		return 0;
+	cur.known = false;	/* the next switch sets everything */
+	if (syscall(SYS_setgroups, (size_t)home.ngroups, home.groups) < 0)
+		err = -errno;
+	setfsgid(home.gid);
+	setfsuid(0);
+	if (!err)
+		err = caps_apply(CAPS_ROOT);
+	if (err)
+		log_ratelimited(ORFS_LOG_ERROR,
+				"offload thread: cannot go back to orfsd's identity: %s",
+				strerror(-err));
+	else
+		away = false;
+	return err;
 }
 
 /* The probe's identity and what the identity thread saw under it. */

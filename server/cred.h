@@ -73,6 +73,8 @@ typedef int (*orfs_cred_fn)(void *arg);
 
 int orfs_cred_run(const struct orfs_cred *c, orfs_cred_fn fn, void *arg);
 int orfs_cred_probe(void);
+int orfs_cred_thread_own(void);
+int orfs_cred_thread_home(void);
 int orfs_cred_drop_resource(void);
 bool orfs_cred_has_cap(int cap);
 int orfs_cred_access(const struct orfs_cred *c, int fd, const struct stat *st,

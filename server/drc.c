@@ -39,9 +39,9 @@
  * cannot aim its ids and sequence numbers at one bucket.
  *
  * The busy list holds the cacheable requests that are running and have no
- * reply yet.  It is short (ALLOCATE and COPY waiting for an offload thread,
- * at most one per request slot of each connection) and searched linearly,
- * only for retransmissions.
+ * reply yet.  It is short (ALLOCATE, COPY, UNLINK, RMDIR and truncating
+ * SETATTRs waiting for an offload thread, at most one per request slot of
+ * each connection) and searched linearly, only for retransmissions.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>

@@ -19,7 +19,8 @@
  * that was executed just before a restart and retransmitted after it runs
  * again (as with NFS's DRC).
  *
- * A cacheable request that waits for the disk (ALLOCATE, COPY) has no reply
+ * A cacheable request that waits for an offload thread (ALLOCATE, COPY,
+ * UNLINK, RMDIR, a truncating SETATTR) has no reply
  * to cache yet.  While it runs, it is on the cache's busy list
  * (orfs_drc_busy_add()), so that a retransmission arriving meanwhile can
  * wait for its reply (orfs_drc_busy_find()) instead of running a second

@@ -12,7 +12,16 @@
  *
  * The threads start at the first call (after orfsd daemonized) with every
  * signal blocked and without CAP_SYS_RESOURCE (orfs_cred_drop_resource():
- * an ALLOCATE or a COPY for a user over quota fails with EDQUOT).  A finished call goes on the done list and the engine's
+ * an ALLOCATE or a COPY for a user over quota fails with EDQUOT).  They
+ * take identities themselves (orfs_cred_thread_own()): a call that makes a
+ * system call under the request's identity (UNLINK, RMDIR, a truncating
+ * SETATTR) uses orfs_cred_run() as anywhere else, which switches the
+ * offload thread's own fsuid, fsgid and groups rather than waiting for the
+ * identity thread, and the thread goes back to orfsd's own identity after
+ * each call (orfs_cred_thread_home()), so that ALLOCATE and COPY still run
+ * as root.  Where calls run inline in the event loop, orfs_cred_run() hands
+ * off to the identity thread as usual.  A finished call goes on the done
+ * list and the engine's
  * eventfd (orfs_disk.event_fd, in the event loop's epoll set) is written,
  * so the loop wakes and orfs_disk_reap() takes the list.  Where the threads
  * cannot run (no eventfd, pthread_create() failed), calls run at submission,
@@ -73,6 +82,7 @@ static void *offload_thread(void *arg)
 	struct orfs_disk_io *io;
 
 	orfs_cred_drop_resource();	/* logged; main() dropped it already */
+	orfs_cred_thread_own();		/* logged; else calls hand off */
 	pthread_mutex_lock(&o->lock);
 	for (;;) {
 		while (!o->todo && !o->stop)
@@ -86,6 +96,7 @@ static void *offload_thread(void *arg)
 		pthread_mutex_unlock(&o->lock);
 
 		io->attempt = io->call(io);
+		orfs_cred_thread_home();	/* logged */
 
 		pthread_mutex_lock(&o->lock);
 		done_add(o, io);

@@ -27,8 +27,9 @@
  * STATFS, READLINK and COMMIT need no permission beyond holding the handle,
  * as in NFS.
  *
- * READ, WRITE and COMMIT may wait for the disk, and ALLOCATE and COPY for
- * an offload thread (their system calls may take long): orfs_req_start()
+ * READ, WRITE and COMMIT may wait for the disk, and ALLOCATE, COPY,
+ * UNLINK, RMDIR, SETATTR of the size and READDIR for an offload thread
+ * (their system calls may take long): orfs_req_start()
  * then returns with the request pending, and the op finishes it later with
  * orfs_areq_complete(), which encodes the reply, keeps it in the
  * duplicate-request cache if the op's replies are kept, and calls the
@@ -44,6 +45,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -126,7 +128,7 @@ int orfs_encode_obj(const struct orfs_req_ctx *ctx, int fd,
  * attributes.  O_PATH|O_NOFOLLOW opens a final symlink itself, not its
  * target.  0 or a negative errno.
  */
-static int lookup_at(const struct orfs_req_ctx *ctx, int dfd, const char *name,
+static int lookup_at(const struct orfs_export *exp, int dfd, const char *name,
 		     struct orfs_fh *fh, struct orfs_attr *attr)
 {
 	struct stat st;
@@ -137,7 +139,9 @@ static int lookup_at(const struct orfs_req_ctx *ctx, int dfd, const char *name,
 		return -errno;
 	err = orfs_export_stat(fd, &st);
 	if (!err)
-		err = orfs_encode_obj(ctx, fd, &st, fh, attr);
+		err = orfs_fh_encode(exp, fd, &st, fh);
+	if (!err)
+		orfs_attr_fill(attr, &st);
 	close(fd);
 	return err;
 }
@@ -285,7 +289,7 @@ static int op_lookup(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 	err = orfs_cred_access(&cred, dfd, &st, X_OK, 0);
 	if (err)
 		goto out_dir;
-	err = lookup_at(ctx, dfd, name.s, &rep->fh, &rep->attr);
+	err = lookup_at(ctx->exp, dfd, name.s, &rep->fh, &rep->attr);
 	if (!err)
 		r->body_len = sizeof(*rep);
 out_dir:
@@ -316,7 +320,14 @@ struct linux_dirent64 {
  * @full: an entry did not fit; the listing stopped before it
  * @eof: getdents64 reported the end of the directory
  * @plus: ORFS_RDQ_PLUS granted: each entry gets its handle and attributes
- * @ctx: the request's connection, to encode handles with
+ * @exp: the export, to encode handles with
+ * @a: the request
+ * @io: the offloaded listing
+ * @cookie: where the listing resumes (0: the start)
+ *
+ * Everything but @a is the offload thread's while the listing runs, the
+ * reply buffer @out points into included (the request's, which nobody
+ * touches while it is pending).
  */
 struct readdir_state {
 	int				dfd;
@@ -327,7 +338,10 @@ struct readdir_state {
 	bool				full;
 	bool				eof;
 	bool				plus;
-	const struct orfs_req_ctx	*ctx;
+	const struct orfs_export	*exp;
+	struct orfs_areq		*a;
+	struct orfs_disk_io		io;
+	uint64_t			cookie;
 };
 
 static bool is_dot_or_dotdot(const char *n)
@@ -402,7 +416,7 @@ static int readdir_pack(struct readdir_state *s, const u8 *buf, size_t n)
 		 * (a mount point inside the export) is sent plain.
 		 */
 		p = (struct orfs_dirent_plus *)(s->out + s->used + sz);
-		if (s->plus && !lookup_at(s->ctx, s->dfd, d->d_name, &p->fh, &p->attr)) {
+		if (s->plus && !lookup_at(s->exp, s->dfd, d->d_name, &p->fh, &p->attr)) {
 			de->flags = ORFS_DE_PLUS;
 			sz = room;
 		}
@@ -445,74 +459,124 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
-/*
- * READDIR: the entries after @cookie, as many as fit min(max_bytes,
- * inline_size).  Resuming uses lseek() to the cookie, which is the d_off
- * getdents64 gave for the last entry returned, so any filesystem whose
- * d_off is a stable seek position (all local Linux filesystems) works.
- * With ORFS_RDQ_PLUS, and if the caller may also search the directory (as
- * a LOOKUP needs), each entry carries its handle and attributes.
- */
-static int op_readdir(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		      struct orfs_reply *r)
+/* On an offload thread: seek to the cookie, read and pack the entries. */
+static int readdir_call(struct orfs_disk_io *io)
 {
-	const struct orfs_readdir_req *q = orfs_body(h);
-	struct orfs_readdir_rep *rep = reply_body(r);
-	uint64_t cookie = orfs_cpu64(q->cookie);
-	uint32_t data_off = orfs_data_offset(sizeof(*rep));
-	struct readdir_state s = { .dfd = -1, .ctx = ctx };
-	uint32_t flags = orfs_cpu32(q->flags);
+	struct readdir_state *s = io->priv;
+	int err;
+
+	if (s->cookie && lseek(s->dfd, (off_t)s->cookie, SEEK_SET) < 0)
+		return -errno;
+	err = readdir_fill(s);
+	if (!err && s->full && s->count == 0)
+		err = -EINVAL;	/* max_bytes too small for the next entry */
+	return err;
+}
+
+/* Back on the event loop: the reply. */
+static void readdir_done(struct orfs_disk_io *io)
+{
+	struct readdir_state *s = io->priv;
+	struct orfs_areq *a = s->a;
+	struct orfs_readdir_rep *rep = reply_body(&a->r);
+	int err = io->res;
+
+	if (!err) {
+		rep->count = orfs_le32(s->count);
+		rep->flags = orfs_le32(s->eof ? ORFS_RDF_EOF : 0);
+		a->r.body_len = sizeof(*rep);
+		a->r.data_len = s->used;
+	}
+	close(s->dfd);
+	free(s);
+	orfs_areq_complete(a, err);
+}
+
+/*
+ * The directory of a READDIR, opened for reading once the identity may
+ * list it (read permission); @plus set if it may also search it (as a
+ * LOOKUP needs).  Return the descriptor or a negative errno.
+ */
+static int readdir_open(const struct orfs_req_ctx *ctx,
+			const struct orfs_hdr *h, const struct orfs_fh *dir,
+			bool want_plus, bool *plus)
+{
 	struct orfs_cred cred;
 	struct stat st;
-	int pfd, err;
+	int pfd, fd, err;
 
-	if (r->size < data_off)
-		return -EIO;
-	if (flags & ~ORFS_RDQ_ALL)
-		return -EINVAL;
-	s.limit = min_u32(min_u32(orfs_cpu32(q->max_bytes), ctx->inline_size),
-			  r->size - data_off);
-	s.out = r->buf + data_off;
-
-	pfd = orfs_fh_open(ctx->exp, &q->dir, &st);
+	pfd = orfs_fh_open(ctx->exp, dir, &st);
 	if (pfd < 0)
 		return pfd;
 	if (!S_ISDIR(st.st_mode)) {
 		close(pfd);
 		return -ENOTDIR;
 	}
-	/* Listing needs read permission in the directory. */
 	orfs_req_cred(ctx, h, &cred);
 	err = orfs_cred_access(&cred, pfd, &st, R_OK, 0);
 	if (err) {
 		close(pfd);
 		return err;
 	}
-	s.plus = (flags & ORFS_RDQ_PLUS) &&
-		 !orfs_cred_access(&cred, pfd, &st, X_OK, 0);
-	s.dfd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	err = s.dfd < 0 ? -errno : 0;
+	*plus = want_plus && !orfs_cred_access(&cred, pfd, &st, X_OK, 0);
+	fd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err = fd < 0 ? -errno : fd;
 	close(pfd);
-	if (err)
-		return err;
-	if (cookie && lseek(s.dfd, (off_t)cookie, SEEK_SET) < 0) {
-		err = -errno;
-		goto out;
-	}
-	err = readdir_fill(&s);
-	if (err)
-		goto out;
-	if (s.full && s.count == 0) {
-		err = -EINVAL;	/* max_bytes too small for the next entry */
-		goto out;
-	}
-	rep->count = orfs_le32(s.count);
-	rep->flags = orfs_le32(s.eof ? ORFS_RDF_EOF : 0);
-	r->body_len = sizeof(*rep);
-	r->data_len = s.used;
-out:
-	close(s.dfd);
 	return err;
+}
+
+/**
+ * op_readdir() - READDIR: the entries after the request's cookie
+ * @a: the request
+ * @h: its header
+ *
+ * As many entries as fit min(max_bytes, inline_size).  Resuming uses
+ * lseek() to the cookie, which is the d_off getdents64 gave for the last
+ * entry returned, so any filesystem whose d_off is a stable seek position
+ * (all local Linux filesystems) works.  With ORFS_RDQ_PLUS, and if the
+ * caller may also search the directory (as a LOOKUP needs), each entry
+ * carries its handle and attributes.
+ *
+ * The handle, the permission checks and the open run on the event loop;
+ * the listing itself (getdents64(), and for READDIRPLUS an open, a stat
+ * and a name_to_handle_at() per entry) on an offload thread
+ * (orfs_req_offload()), because a directory that is not in the server's
+ * cache is read from the disk block by block, and a large one takes long.
+ * It costs every READDIR a hand-off to a thread and back.
+ *
+ * Context: the event loop's thread.
+ * Return: -EINPROGRESS (the listing runs) or a negative errno.
+ */
+static int op_readdir(struct orfs_areq *a, const struct orfs_hdr *h)
+{
+	const struct orfs_readdir_req *q = orfs_body(h);
+	const struct orfs_req_ctx *ctx = a->ctx;
+	uint32_t data_off = orfs_data_offset(sizeof(struct orfs_readdir_rep));
+	uint32_t flags = orfs_cpu32(q->flags);
+	struct readdir_state *s;
+	int fd;
+
+	if (a->r.size < data_off)
+		return -EIO;
+	if (flags & ~ORFS_RDQ_ALL)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	fd = readdir_open(ctx, h, &q->dir, flags & ORFS_RDQ_PLUS, &s->plus);
+	if (fd < 0) {
+		free(s);
+		return fd;
+	}
+	s->dfd = fd;
+	s->a = a;
+	s->exp = ctx->exp;
+	s->cookie = orfs_cpu64(q->cookie);
+	s->limit = min_u32(min_u32(orfs_cpu32(q->max_bytes), ctx->inline_size),
+			   a->r.size - data_off);
+	s->out = a->r.buf + data_off;
+	orfs_req_offload(a, &s->io, fd, readdir_call, readdir_done, s);
+	return -EINPROGRESS;
 }
 
 /* ---- STATFS ---- */
@@ -549,7 +613,8 @@ static int op_statfs(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 /* ---- dispatch ---- */
 
 /*
- * @fn runs an op to completion; @afn (READ, WRITE, COMMIT, ALLOCATE, COPY)
+ * @fn runs an op to completion; @afn (READ, WRITE, COMMIT, ALLOCATE, COPY,
+ * UNLINK, RMDIR, SETATTR, READDIR)
  * may leave it waiting for the disk or an offload thread, or (READ,
  * DEMOTE_META, DEMOTE) hand the transport cache blocks to show (struct
  * orfs_areq).  An op has one or the other.
@@ -563,7 +628,7 @@ static const struct {
 	[ORFS_OP_MOUNT]		= { .name = "MOUNT", .fn = op_mount },
 	[ORFS_OP_GETATTR]	= { .name = "GETATTR", .fn = op_getattr },
 	[ORFS_OP_LOOKUP]	= { .name = "LOOKUP", .fn = op_lookup },
-	[ORFS_OP_READDIR]	= { .name = "READDIR", .fn = op_readdir },
+	[ORFS_OP_READDIR]	= { .name = "READDIR", .afn = op_readdir },
 	[ORFS_OP_STATFS]	= { .name = "STATFS", .fn = op_statfs },
 	[ORFS_OP_READ]		= { .name = "READ", .afn = orfs_op_read },
 	[ORFS_OP_WRITE]		= { .name = "WRITE", .afn = orfs_op_write },
@@ -572,11 +637,11 @@ static const struct {
 	[ORFS_OP_MKNOD]		= { .name = "MKNOD", .fn = orfs_op_create },
 	[ORFS_OP_SYMLINK]	= { .name = "SYMLINK", .fn = orfs_op_create },
 	[ORFS_OP_READLINK]	= { .name = "READLINK", .fn = orfs_op_readlink },
-	[ORFS_OP_UNLINK]	= { .name = "UNLINK", .fn = orfs_op_remove },
-	[ORFS_OP_RMDIR]		= { .name = "RMDIR", .fn = orfs_op_remove },
+	[ORFS_OP_UNLINK]	= { .name = "UNLINK", .afn = orfs_op_remove },
+	[ORFS_OP_RMDIR]		= { .name = "RMDIR", .afn = orfs_op_remove },
 	[ORFS_OP_RENAME]	= { .name = "RENAME", .fn = orfs_op_rename },
 	[ORFS_OP_LINK]		= { .name = "LINK", .fn = orfs_op_link },
-	[ORFS_OP_SETATTR]	= { .name = "SETATTR", .fn = orfs_op_setattr },
+	[ORFS_OP_SETATTR]	= { .name = "SETATTR", .afn = orfs_op_setattr },
 	[ORFS_OP_COMMIT]	= { .name = "COMMIT", .afn = orfs_op_commit },
 	[ORFS_OP_GETXATTR]	= { .name = "GETXATTR", .fn = orfs_op_getxattr },
 	[ORFS_OP_SETXATTR]	= { .name = "SETXATTR", .fn = orfs_op_setxattr },
@@ -783,7 +848,8 @@ void orfs_areq_complete(struct orfs_areq *a, int err)
  * @a: the retransmission
  * @h: its header (ORFS_HF_RETRANSMIT set; passed orfs_hdr_check())
  *
- * A cacheable request left pending (ALLOCATE, COPY) has no reply in the
+ * A cacheable request left pending (ALLOCATE, COPY, UNLINK, RMDIR, a
+ * truncating SETATTR) has no reply in the
  * cache until it ends.  A retransmission of it that arrives meanwhile, on
  * another connection of the same client (the same struct orfs_drc_owner),
  * with the same credential, waits for that reply instead of
@@ -833,7 +899,7 @@ struct orfs_unifier *orfs_ctx_uni(const struct orfs_req_ctx *ctx)
  * orfs_req_start() - execute one request, or start executing it
  * @a: the request: ctx, req, len, rep, rep_size, and done for one that
  *	may be left pending (READ, WRITE, COMMIT, DEMOTE_META, DEMOTE,
- *	ALLOCATE, COPY)
+ *	ALLOCATE, COPY, UNLINK, RMDIR, SETATTR, READDIR)
  * @pending: set to true if the request waits for the disk; @a->done is
  *	then called with the reply length once it is in @a->rep, and @a,
  *	its request and its reply buffer must stay untouched until then
@@ -849,7 +915,7 @@ struct orfs_unifier *orfs_ctx_uni(const struct orfs_req_ctx *ctx)
  * request cache: a retransmission whose original reply is cached gets that
  * reply again, with its own xid, and is not executed, if it comes from the
  * original's identity (ctx->drc_owner) with the original's credential; every executed one
- * stores its reply, a pending one (ALLOCATE, COPY) when it ends.  A
+ * stores its reply, a pending one (ALLOCATE, COPY, UNLINK ...) when it ends.  A
  * retransmission that arrives while its original is still pending waits
  * for the original's reply (join_running()): it is left pending too, and
  * ends when the original does.

@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -133,19 +134,6 @@ static int setattr_check_type(const struct orfs_setattr_req *q,
 	return 0;
 }
 
-static int setattr_size(int fd, const struct stat *st, uint64_t size)
-{
-	int wfd, err = 0;
-
-	wfd = orfs_fd_reopen(fd, st, O_WRONLY);
-	if (wfd < 0)
-		return wfd;
-	if (ftruncate(wfd, (off_t)size) < 0)
-		err = -errno;
-	close(wfd);
-	return err;
-}
-
 static int setattr_owner(int fd, const struct orfs_setattr_req *q,
 			 uint32_t valid)
 {
@@ -219,49 +207,6 @@ static int setattr_ids_fn(void *arg)
 	return err;
 }
 
-/**
- * setattr_apply() - make the changes a SETATTR asks for
- * @fd: the object (O_PATH, or open if @opened)
- * @opened: @fd is open for reading or writing
- * @st: its attributes; refreshed if a size change clears set-ID bits
- * @q: the request, already checked
- * @c: the request's identity
- *
- * Order: size, owner, mode, times.  Owner before mode because chown()
- * clears the set-user-ID and set-group-ID bits of a non-directory (a mode
- * in the same request is then applied as given); times last because a
- * truncate and a chmod change them.  Not atomic: a failure leaves the
- * earlier changes made.
- *
- * The size is changed as root once orfs_cred_access() allows writing (with
- * the owner override, as WRITE), the rest under @c in the identity thread:
- * chown() by the owner
- * to one of its groups only (EPERM else), chmod() by the owner only,
- * explicit times by the owner only, the current time by the owner or a
- * writer (EACCES else).
- *
- * Return: 0 or the first negative errno.
- */
-static int setattr_apply(int fd, bool opened, struct stat *st,
-			 const struct orfs_setattr_req *q,
-			 const struct orfs_cred *c)
-{
-	uint32_t valid = orfs_cpu32(q->valid);
-	int err = 0;
-
-	if (valid & ORFS_SA_SIZE) {
-		err = orfs_cred_access(c, fd, st, W_OK, ORFS_ACC_OWNER_OVERRIDE);
-		if (!err)
-			err = orfs_io_kill_priv(c, fd, st);
-		if (!err)
-			err = setattr_size(fd, st, orfs_cpu64(q->size));
-	}
-	if (err || !(valid & ~ORFS_SA_SIZE))
-		return err;
-	return orfs_cred_run(c, setattr_ids_fn,
-			     &(struct setattr_call){ fd, opened, q });
-}
-
 /*
  * The block cache around a SETATTR of regular file @fd (@st before it):
  * its key (@known if not 0, as the open-file cache has it), after checking
@@ -333,43 +278,185 @@ static struct orfs_file *setattr_cached(struct orfs_unifier *u,
 	return NULL;
 }
 
-/* SETATTR: change what @valid selects; reply with the attributes after. */
-int orfs_op_setattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		    struct orfs_reply *r)
+/**
+ * struct setattr_state - a SETATTR, and what its truncate needs while it runs
+ * @a: the request
+ * @io: the offloaded truncate
+ * @q: a copy of the request's body
+ * @cred: the request's identity (squashed)
+ * @f: the open-file cache's entry @fd is from, or NULL
+ * @fd: the object (O_PATH, or open if @f)
+ * @wfd: a size change: the file reopened for writing (-1: none)
+ * @key: the file's block cache key (0: no cache, or not a regular file)
+ * @before: the attributes before the change
+ *
+ * The offload thread reads @q, @cred, @fd, @f's presence and @wfd; the
+ * rest is the event loop's.
+ */
+struct setattr_state {
+	struct orfs_areq		*a;
+	struct orfs_disk_io		io;
+	struct orfs_setattr_req		q;
+	struct orfs_cred		cred;
+	struct orfs_file		*f;
+	int				fd;
+	int				wfd;
+	uint64_t			key;
+	struct stat			before;
+};
+
+/*
+ * The changes but the size, under the request's identity (in the identity
+ * thread, or in the offload thread after a truncate): chown() by the owner
+ * to one of its groups only (EPERM else), chmod() by the owner only,
+ * explicit times by the owner only, the current time by the owner or a
+ * writer (EACCES else).
+ */
+static int setattr_ids(struct setattr_state *s)
+{
+	if (!(orfs_cpu32(s->q.valid) & ~ORFS_SA_SIZE))
+		return 0;
+	return orfs_cred_run(&s->cred, setattr_ids_fn,
+			     &(struct setattr_call){ s->fd, s->f != NULL, &s->q });
+}
+
+/*
+ * On an offload thread: the truncate, as root (the thread's own identity:
+ * orfs_cred_access() allowed it), then the other changes under the
+ * request's identity.
+ */
+static int setattr_call_fn(struct orfs_disk_io *io)
+{
+	struct setattr_state *s = io->priv;
+
+	if (ftruncate(s->wfd, (off_t)orfs_cpu64(s->q.size)) < 0)
+		return -errno;
+	return setattr_ids(s);
+}
+
+/**
+ * setattr_end() - the end of a SETATTR: the cache, the reply, the state
+ * @s: the SETATTR (freed)
+ * @err: 0 if every change was made, else the first negative errno (a
+ *	failure leaves the earlier changes made)
+ *
+ * Return: @err, or the errno of the final stat.
+ */
+static int setattr_end(struct setattr_state *s, int err)
+{
+	struct orfs_unifier *u = orfs_ctx_uni(s->a->ctx);
+	struct orfs_attr_rep *rep = orfs_reply_body(&s->a->r);
+	struct stat st;
+
+	if (s->wfd >= 0)
+		close(s->wfd);
+	if (!err)
+		err = orfs_export_stat(s->fd, &st);
+	setattr_cache_update(u, s->key, &s->q, &s->before, err ? NULL : &st);
+	if (s->f)
+		orfs_files_put(u->files, s->f);
+	else
+		close(s->fd);
+	if (!err) {
+		orfs_attr_fill(&rep->attr, &st);
+		s->a->r.body_len = sizeof(*rep);
+	}
+	free(s);
+	return err;
+}
+
+/* Back on the event loop after the truncate: finish the request. */
+static void setattr_done(struct orfs_disk_io *io)
+{
+	struct setattr_state *s = io->priv;
+	struct orfs_areq *a = s->a;
+	int err = setattr_end(s, io->res);
+
+	orfs_areq_complete(a, err);
+}
+
+/*
+ * A size change, prepared on the event loop: the identity must be allowed
+ * to write (orfs_cred_access(), the owner override of a WRITE), a truncate
+ * by anyone but root clears set-user-ID (and group-executable
+ * set-group-ID) as the kernel's file_remove_privs() does
+ * (orfs_io_kill_priv(), which refreshes @st), and the regular file is
+ * reopened for writing through /proc/self/fd into @s->wfd.
+ */
+static int setattr_size_prepare(struct setattr_state *s, struct stat *st)
+{
+	int err;
+
+	err = orfs_cred_access(&s->cred, s->fd, st, W_OK,
+			       ORFS_ACC_OWNER_OVERRIDE);
+	if (!err)
+		err = orfs_io_kill_priv(&s->cred, s->fd, st);
+	if (err)
+		return err;
+	s->wfd = orfs_fd_reopen(s->fd, st, O_WRONLY);
+	return s->wfd < 0 ? s->wfd : 0;
+}
+
+/**
+ * orfs_op_setattr() - SETATTR: change what @valid selects
+ * @a: the request
+ * @h: its header
+ *
+ * Order: size, owner, mode, times.  Owner before mode because chown()
+ * clears the set-user-ID and set-group-ID bits of a non-directory (a mode
+ * in the same request is then applied as given); times last because a
+ * truncate and a chmod change them.  Not atomic: a failure leaves the
+ * earlier changes made.  The reply holds the attributes after.
+ *
+ * A SETATTR without a size runs at once (its other changes in the
+ * identity thread).  One with a size runs its ftruncate(2), and the other
+ * changes after it, on an offload thread (orfs_req_offload()): cutting a
+ * large file frees its blocks inside the call, seconds for a file of many
+ * extents.  The checks, the reopen and the block cache's bookkeeping stay
+ * on the event loop, as for ALLOCATE; blocks a READ fills meanwhile are
+ * dropped when the truncate ends (orfs_uni_changed()).  The client holds
+ * the inode's lock over a truncate until the reply, so its own requests
+ * for the file wait; another client's see the old or the new size.
+ *
+ * Context: the event loop's thread.
+ * Return: 0 (the reply is in @a->r), -EINPROGRESS (the truncate runs) or
+ * a negative errno.
+ */
+int orfs_op_setattr(struct orfs_areq *a, const struct orfs_hdr *h)
 {
 	const struct orfs_setattr_req *q = orfs_body(h);
-	struct orfs_attr_rep *rep = orfs_reply_body(r);
-	struct orfs_unifier *u = orfs_ctx_uni(ctx);
-	struct orfs_file *f;
-	struct orfs_cred cred;
-	struct stat st, before;
-	uint64_t key = 0;
-	int fd, err;
+	struct orfs_unifier *u = orfs_ctx_uni(a->ctx);
+	struct setattr_state *s;
+	struct stat st;
+	int err;
 
 	err = setattr_check_req(q);
 	if (err)
 		return err;
-	orfs_req_cred(ctx, h, &cred);
-	f = setattr_cached(u, &q->fh, &st);
-	fd = f ? f->fd : orfs_fh_open(ctx->exp, &q->fh, &st);
-	if (fd < 0)
-		return fd;
-	before = st;
-	err = setattr_check_type(q, &st);
-	if (!err) {
-		key = setattr_cache_key(u, fd, &st, f ? f->key : 0);
-		err = setattr_apply(fd, f != NULL, &st, q, &cred);
-	}
-	if (!err)
-		err = orfs_export_stat(fd, &st);
-	setattr_cache_update(u, key, q, &before, err ? NULL : &st);
-	if (f)
-		orfs_files_put(u->files, f);
-	else
-		close(fd);
-	if (err)
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->a = a;
+	s->q = *q;
+	s->wfd = -1;
+	orfs_req_cred(a->ctx, h, &s->cred);
+	s->f = setattr_cached(u, &q->fh, &st);
+	s->fd = s->f ? s->f->fd : orfs_fh_open(a->ctx->exp, &q->fh, &st);
+	if (s->fd < 0) {
+		err = s->fd;
+		free(s);
 		return err;
-	orfs_attr_fill(&rep->attr, &st);
-	r->body_len = sizeof(*rep);
-	return 0;
+	}
+	s->before = st;
+	err = setattr_check_type(q, &st);
+	if (err)
+		return setattr_end(s, err);
+	s->key = setattr_cache_key(u, s->fd, &st, s->f ? s->f->key : 0);
+	if (!(orfs_cpu32(q->valid) & ORFS_SA_SIZE))
+		return setattr_end(s, setattr_ids(s));
+	err = setattr_size_prepare(s, &st);
+	if (err)
+		return setattr_end(s, err);
+	orfs_req_offload(a, &s->io, s->wfd, setattr_call_fn, setattr_done, s);
+	return -EINPROGRESS;
 }

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "cred.h"
+#include "diskio.h"
 #include "ops.h"
 #include "orfs_proto.h"
 
@@ -77,14 +78,12 @@ int orfs_op_commit(struct orfs_areq *a, const struct orfs_hdr *h);
 /* ops_attr.c */
 int orfs_op_readlink(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		     struct orfs_reply *r);
-int orfs_op_setattr(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		    struct orfs_reply *r);
+int orfs_op_setattr(struct orfs_areq *a, const struct orfs_hdr *h);
 
 /* ops_ns.c */
 int orfs_op_create(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		   struct orfs_reply *r);
-int orfs_op_remove(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		   struct orfs_reply *r);
+int orfs_op_remove(struct orfs_areq *a, const struct orfs_hdr *h);
 int orfs_op_rename(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
 		   struct orfs_reply *r);
 int orfs_op_link(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
@@ -111,5 +110,7 @@ int orfs_op_allocate(struct orfs_areq *a, const struct orfs_hdr *h);
 int orfs_op_copy(struct orfs_areq *a, const struct orfs_hdr *h);
 int orfs_copy_fallback(int sfd, uint64_t soff, int dfd, uint64_t doff,
 		       uint64_t count, uint64_t *done);
+void orfs_req_offload(struct orfs_areq *a, struct orfs_disk_io *io, int fd,
+		      orfs_disk_call_fn call, orfs_disk_done_fn done, void *priv);
 
 #endif /* ORFSD_OPS_INT_H */

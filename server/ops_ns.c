@@ -30,11 +30,14 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "cred.h"
+#include "diskio.h"
 #include "export.h"
 #include "filecache.h"
 #include "log.h"
@@ -469,7 +472,7 @@ static void forget_key(const struct orfs_req_ctx *ctx, uint64_t key)
 		orfs_uni_forget(orfs_ctx_uni(ctx), key);
 }
 
-/* unlinkat()'s arguments, for the identity thread. */
+/* unlinkat()'s arguments, for orfs_cred_run(). */
 struct unlink_call {
 	int		dfd;
 	const char	*name;
@@ -483,39 +486,112 @@ static int unlink_fn(void *arg)
 	return unlinkat(k->dfd, k->name, k->flags) < 0 ? -errno : 0;
 }
 
-/*
- * UNLINK and RMDIR: unlinkat() of one name under the request's identity;
- * its errno passes through (ENOENT, EISDIR, ENOTDIR, ENOTEMPTY, EBUSY for
- * a mount point, EACCES, EPERM for the sticky bit ...).  A regular file
- * that loses its last name loses its cached blocks.
+/**
+ * struct remove_state - an UNLINK or RMDIR while its unlinkat() runs
+ * @a: the request
+ * @io: the offloaded call
+ * @cred: the request's identity (squashed)
+ * @name: the name removed
+ * @dfd: the directory (O_PATH)
+ * @flags: 0 or AT_REMOVEDIR
+ * @key: the cache key of the regular file that goes away with its last
+ *	name (0: none, or no cache)
+ *
+ * The offload thread reads @cred, @name, @dfd and @flags; the rest is the
+ * event loop's.
  */
-int orfs_op_remove(const struct orfs_req_ctx *ctx, const struct orfs_hdr *h,
-		   struct orfs_reply *r)
+struct remove_state {
+	struct orfs_areq	*a;
+	struct orfs_disk_io	io;
+	struct orfs_cred	cred;
+	struct orfs_name	name;
+	int			dfd;
+	int			flags;
+	uint64_t		key;
+};
+
+/* On an offload thread: unlinkat() under the request's identity. */
+static int remove_call(struct orfs_disk_io *io)
+{
+	struct remove_state *s = io->priv;
+
+	return orfs_cred_run(&s->cred, unlink_fn, &(struct unlink_call){
+		s->dfd, s->name.s, s->flags });
+}
+
+/* Back on the event loop: the removed file's cached blocks, the reply. */
+static void remove_done(struct orfs_disk_io *io)
+{
+	struct remove_state *s = io->priv;
+	struct orfs_areq *a = s->a;
+	int err = io->res;
+
+	if (!err)
+		forget_key(a->ctx, s->key);
+	close(s->dfd);
+	free(s);
+	orfs_areq_complete(a, err);
+}
+
+/**
+ * orfs_op_remove() - UNLINK and RMDIR
+ * @a: the request
+ * @h: its header
+ *
+ * unlinkat() of one name under the request's identity; its errno passes
+ * through (ENOENT, EISDIR, ENOTDIR, ENOTEMPTY, EBUSY for a mount point,
+ * EACCES, EPERM for the sticky bit ...).  A regular file that loses its
+ * last name loses its cached blocks.
+ *
+ * The unlinkat() runs on an offload thread, under the request's identity
+ * there (orfs_cred_run() in an offload thread, cred.c): removing the last
+ * name of a large file frees all its blocks inside the call, seconds for a
+ * file of many extents, and the event loop serves everyone else meanwhile.
+ * The open-file cache's idle descriptors of the doomed file are closed
+ * first, while the name still holds the file, so that the loop's close()
+ * never frees it.  Ordering: the client holds the directory's lock over
+ * an UNLINK until its reply, so its own requests for that name wait; a
+ * request for the same file or name from anyone else while the call runs
+ * sees the file before or after the removal, as with two clients of any
+ * server.  A retransmission meanwhile waits for the reply (the DRC's busy
+ * list, ops.c).
+ *
+ * Context: the event loop's thread.
+ * Return: -EINPROGRESS (the call runs), or a negative errno of the checks.
+ */
+int orfs_op_remove(struct orfs_areq *a, const struct orfs_hdr *h)
 {
 	const struct orfs_lookup_req *q = orfs_body(h);
-	int flags = orfs_cpu16(h->opcode) == ORFS_OP_RMDIR ? AT_REMOVEDIR : 0;
-	struct orfs_name name;
-	struct orfs_cred cred;
+	struct orfs_unifier *u = orfs_ctx_uni(a->ctx);
+	struct remove_state *s;
 	struct stat st;
-	uint64_t key = 0;
-	int dfd, err;
+	int err;
 
-	err = orfs_req_name(h, sizeof(*q), orfs_cpu32(q->name_len), &name);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	err = orfs_req_name(h, sizeof(*q), orfs_cpu32(q->name_len), &s->name);
+	if (!err && q->reserved)
+		err = -EINVAL;
 	if (err)
-		return err;
-	if (q->reserved)
-		return -EINVAL;
-	orfs_req_cred(ctx, h, &cred);
-	dfd = orfs_open_dir(ctx, &q->dir, &st);
-	if (dfd < 0)
-		return dfd;
-	if (!flags)
-		key = doomed_key(ctx, dfd, name.s);
-	err = orfs_cred_run(&cred, unlink_fn,
-			    &(struct unlink_call){ dfd, name.s, flags });
-	if (!err)
-		forget_key(ctx, key);
-	close(dfd);
+		goto out_free;
+	s->a = a;
+	s->flags = orfs_cpu16(h->opcode) == ORFS_OP_RMDIR ? AT_REMOVEDIR : 0;
+	orfs_req_cred(a->ctx, h, &s->cred);
+	s->dfd = orfs_open_dir(a->ctx, &q->dir, &st);
+	if (s->dfd < 0) {
+		err = s->dfd;
+		goto out_free;
+	}
+	if (!s->flags)
+		s->key = doomed_key(a->ctx, s->dfd, s->name.s);
+	if (s->key && u->files)
+		orfs_files_forget(u->files, s->key);
+	orfs_req_offload(a, &s->io, s->dfd, remove_call, remove_done, s);
+	return -EINPROGRESS;
+
+out_free:
+	free(s);
 	return err;
 }
 

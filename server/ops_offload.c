@@ -332,17 +332,41 @@ static int fileop_state_free(struct fileop_state *s, int err)
 	return err;
 }
 
+/**
+ * orfs_req_offload() - run a request's slow system call on an offload thread
+ * @a: the request, left pending (its op returns -EINPROGRESS)
+ * @io: the I/O to use, the op's (in the state @priv points to)
+ * @fd: the descriptor the call works on (counted only)
+ * @call: the work, on an offload thread (ORFS_DISK_CALL, offload.c): it
+ *	touches only what @priv gives it; under the request's identity
+ *	through orfs_cred_run(), which switches the offload thread's own
+ * @done: on the event loop's thread afterwards, @io->res the result of
+ *	@call: finishes the request with orfs_areq_complete()
+ * @priv: the op's state, @io->priv
+ *
+ * For ALLOCATE, COPY, UNLINK, RMDIR, SETATTR of the size and a READDIR
+ * that reads the disk: each may take seconds, during which the event loop
+ * serves every other request.
+ *
+ * Context: the event loop's thread.
+ */
+void orfs_req_offload(struct orfs_areq *a, struct orfs_disk_io *io, int fd,
+		      orfs_disk_call_fn call, orfs_disk_done_fn done, void *priv)
+{
+	memset(io, 0, sizeof(*io));
+	io->op = ORFS_DISK_CALL;
+	io->fd = fd;
+	io->call = call;
+	io->done_fn = done;
+	io->priv = priv;
+	orfs_disk_submit(orfs_ctx_uni(a->ctx)->disk, io);
+}
+
 /* Run @call on an offload thread; @done finishes the request. */
 static void fileop_submit(struct fileop_state *s, orfs_disk_call_fn call,
 			  orfs_disk_done_fn done)
 {
-	memset(&s->io, 0, sizeof(s->io));
-	s->io.op = ORFS_DISK_CALL;
-	s->io.fd = s->fd;
-	s->io.call = call;
-	s->io.done_fn = done;
-	s->io.priv = s;
-	orfs_disk_submit(s->u->disk, &s->io);
+	orfs_req_offload(s->a, &s->io, s->fd, call, done, s);
 }
 
 /* The end of a request @s ran: @err 0 means the reply body is filled. */

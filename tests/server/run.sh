@@ -4,7 +4,8 @@
 # Server unit tests: the cmocka binaries and cli_test.sh (startup errors of
 # the real orfsd).  The binaries: test_proto; the request-handling tests,
 # one per server/ops*.c file (test_ops, test_ops_io, test_ops_ns,
-# test_ops_xattr) and test_ops_cred (identities across them); test_config,
+# test_ops_xattr), test_ops_cred (identities across them) and test_ops_slow
+# (UNLINK, RMDIR and truncates on the offload threads); test_config,
 # test_drc, test_acl, test_blockcache, test_rseg, test_unifier, test_stats,
 # test_auth, test_ops_offload, test_window, test_fault, test_offload,
 # test_arena and test_rdma_size.  Each
@@ -78,7 +79,7 @@ report() {
 out=$(mktemp -d "${TMPDIR:-/tmp}/orfs-server-tests.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 # The request-handling tests (server/Makefile's OPS_TESTS).
-ops_tests="test_ops test_ops_io test_ops_ns test_ops_xattr test_ops_cred"
+ops_tests="test_ops test_ops_io test_ops_ns test_ops_xattr test_ops_cred test_ops_slow"
 for t in test_proto $ops_tests test_config test_drc test_acl test_blockcache \
 	test_rseg test_unifier test_stats test_auth test_ops_offload test_window \
 	test_fault test_offload test_arena test_rdma_size; do

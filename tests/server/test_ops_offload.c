@@ -46,6 +46,7 @@
 #include "ops_int.h"
 #include "orfs_proto.h"
 #include "stats.h"
+#include "test_areq.h"
 #include "unifier.h"
 #include "util.h"
 
@@ -1275,12 +1276,11 @@ static void pend_done(struct orfs_areq *a, uint32_t rep_len)
 static bool start_with(struct orfs_areq *a, uint8_t *req, uint8_t *rep,
 		       orfs_areq_done_fn done)
 {
-	bool pending = false;
+	uint32_t n;
+	bool pending = areq_start(a, &ctx, reqbuf, req_len(), req, rep,
+				  REP_SIZE, done, &n);
 
-	memcpy(req, reqbuf, req_len());
-	*a = (struct orfs_areq){ .ctx = &ctx, .req = req, .len = req_len(),
-		.rep = rep, .rep_size = REP_SIZE, .done = done };
-	assert_int_equal(orfs_req_start(a, &pending), 0);
+	assert_int_equal(n, 0);
 	return pending;
 }
 
