@@ -66,11 +66,13 @@ int ostat_parse_u64(const char *s, uint64_t *v)
 	return 0;
 }
 
-/* Whether @s is a decimal number, "12" or "12.5" (as JSON can take it). */
+/* Whether @s is a decimal number, "12", "-1" or "12.5" (as JSON takes it). */
 bool ostat_is_number(const char *s)
 {
 	bool dot = false;
 
+	if (*s == '-')
+		s++;
 	if (*s < '0' || *s > '9')
 		return false;
 	for (; *s; s++) {
