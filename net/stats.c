@@ -7,6 +7,7 @@
 #include <linux/math64.h>
 #include <linux/percpu.h>
 #include <linux/string.h>
+#include <linux/time64.h>
 #include "orfs_stats.h"
 
 static const char * const orfs_counter_names[ORFS_CTR_NR] = {
