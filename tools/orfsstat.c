@@ -322,12 +322,12 @@ static int read_mount(struct mount *m)
 	char buf[4096];
 	int ret;
 
-	if (m->ok) {
-		msample_free(&m->prev);
+	/* After a failed reading, the next one is a new start, not a delta. */
+	msample_free(&m->prev);
+	m->have_prev = m->ok;
+	if (m->ok)
 		m->prev = m->cur;
-		m->have_prev = true;
-		memset(&m->cur, 0, sizeof(m->cur));
-	}
+	memset(&m->cur, 0, sizeof(m->cur));
 	m->ok = false;
 	ret = read_sysfs(m, "server", s->server, sizeof(s->server));
 	if (ret)
@@ -377,6 +377,7 @@ static int read_server(void)
 			      g.socket, strerror(ret), g.socket);
 		else
 			warnx("control socket %s: %s", g.socket, strerror(ret));
+		ostat_kv_free(&g.server_cur);
 		return -ret;
 	}
 	buf = malloc(SERVER_TEXT_MAX);
@@ -387,12 +388,11 @@ static int read_server(void)
 		len += (size_t)n;
 	close(fd);
 	buf[len] = '\0';
-	if (g.server_have_prev || g.server_cur.n) {
-		ostat_kv_free(&g.server_prev);
-		g.server_prev = g.server_cur;
-		g.server_have_prev = true;
-		memset(&g.server_cur, 0, sizeof(g.server_cur));
-	}
+	/* As for a mount: after a failed reading, a new start. */
+	ostat_kv_free(&g.server_prev);
+	g.server_have_prev = g.server_cur.n > 0;
+	g.server_prev = g.server_cur;
+	memset(&g.server_cur, 0, sizeof(g.server_cur));
 	ret = ostat_parse_kv_lines(buf, &g.server_cur);
 	free(buf);
 	if (!ret && !ostat_kv_get(&g.server_cur, "requests"))
@@ -827,6 +827,17 @@ static void json_mount(const struct mount *m)
 
 /* ---- main loop ---- */
 
+/* Read now, and in interval mode read at the interval's start as well. */
+static bool reportable(const struct mount *m, double secs)
+{
+	return m->ok && (m->have_prev || secs <= 0);
+}
+
+static bool server_reportable(double secs)
+{
+	return g.socket && g.server_cur.n && (g.server_have_prev || secs <= 0);
+}
+
 static void report(double secs)
 {
 	bool first = true;
@@ -843,14 +854,14 @@ static void report(double secs)
 			printf("null");
 		printf(",\"mounts\":[");
 		for (i = 0; i < g.nmounts; i++) {
-			if (!g.mounts[i].ok)
+			if (!reportable(&g.mounts[i], secs))
 				continue;
 			printf(first ? "" : ",");
 			first = false;
 			json_mount(&g.mounts[i]);
 		}
 		printf("]");
-		if (g.socket && g.server_cur.n) {
+		if (server_reportable(secs)) {
 			printf(",\"server\":{\"socket\":");
 			ostat_json_str(stdout, g.socket);
 			printf(",\"ops\":");
@@ -871,9 +882,9 @@ static void report(double secs)
 			printf("--- %.2f s interval, ending %lld\n", secs, (long long)now.tv_sec);
 		}
 		for (i = 0; i < g.nmounts; i++)
-			if (g.mounts[i].ok)
+			if (reportable(&g.mounts[i], secs))
 				text_mount(&g.mounts[i], secs);
-		if (g.socket && g.server_cur.n)
+		if (server_reportable(secs))
 			text_server(secs);
 	}
 	fflush(stdout);
