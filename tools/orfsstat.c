@@ -146,27 +146,32 @@ static struct {
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+static void vmsg(const char *fmt, va_list ap)
+{
+	fputs("orfsstat: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+/* A message on stderr, and exit status 1. */
 static void die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("orfsstat: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(1);
 }
 
+/* A message on stderr. */
 static void warnx(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("orfsstat: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* ---- reading ---- */

@@ -25,6 +25,9 @@ static int case_failed;
 	}									\
 } while (0)
 
+/* 22 zero buckets: a test adds the last two. */
+#define B22 "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0"
+
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
 
 static void run(const char *name, void (*fn)(void))
@@ -48,20 +51,23 @@ static void test_parse_op(void)
 			      "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", &op));
 	CHECK(op.calls == UINT64_MAX);
 	/* 23 or 25 buckets, a missing or misnamed key, junk: refused. */
-	CHECK(ostat_parse_op("calls 1 errors 0 retrans 0 time_ns 0 buckets "
-			     "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1\n", &op) == -EINVAL);
-	CHECK(ostat_parse_op("calls 1 errors 0 retrans 0 time_ns 0 buckets "
-			     "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1 0\n", &op) == -EINVAL);
-	CHECK(ostat_parse_op("calls 1 errors 0 time_ns 0 buckets "
-			     "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1\n", &op) == -EINVAL);
-	CHECK(ostat_parse_op("calls 1 errors 0 retrans 0 time_us 0 buckets "
-			     "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1\n", &op) == -EINVAL);
-	CHECK(ostat_parse_op("calls -1 errors 0 retrans 0 time_ns 0 buckets "
-			     "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1\n", &op) == -EINVAL);
-	CHECK(ostat_parse_op("calls 1x errors 0 retrans 0 time_ns 0 buckets "
-			     "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1\n", &op) == -EINVAL);
-	CHECK(ostat_parse_op("calls 1 errors 0 retrans 0 time_ns 0 buckets "
-			     "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1", &op) == -EINVAL);
+	{
+		static const char *const bad[] = {
+			"calls 1 errors 0 retrans 0 time_ns 0 buckets " B22 "\n",
+			"calls 1 errors 0 retrans 0 time_ns 0 buckets " B22 " 1 0 0\n",
+			"calls 1 errors 0 time_ns 0 buckets " B22 " 1 0\n",
+			"calls 1 errors 0 retrans 0 time_us 0 buckets " B22 " 1 0\n",
+			"calls -1 errors 0 retrans 0 time_ns 0 buckets " B22 " 1 0\n",
+			"calls 1x errors 0 retrans 0 time_ns 0 buckets " B22 " 1 0\n",
+			"calls 1 errors 0 retrans 0 time_ns 0 buckets " B22 " 1 0",
+			"calls 1 errors 0 retrans 0 time_ns 0 buckets " B22 " 1 0\nx\n",
+		};
+		unsigned int i;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			CHECK(ostat_parse_op(bad[i], &op) == -EINVAL);
+		CHECK(!ostat_parse_op("calls 1 errors 0 retrans 0 time_ns 0 buckets " B22 " 1 0\n", &op));
+	}
 	CHECK(ostat_parse_op("", &op) == -EINVAL);
 	CHECK(ostat_parse_op("\n", &op) == -EINVAL);
 }
