@@ -32,6 +32,7 @@
 static const char usage_text[] =
 "Usage: orfsstat [-m MOUNTPOINT]... [-s SOCKET] [-i SECONDS [-c COUNT]]\n"
 "                [--json] [-a]\n"
+"       orfsstat -S -s SOCKET [-i SECONDS [-c COUNT]] [--json] [-a]\n"
 "\n"
 "Print the statistics of ORFS mounts and of an ORFS server (orfsd).\n"
 "\n"
