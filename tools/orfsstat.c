@@ -555,10 +555,13 @@ static bool kv_value(const struct ostat_kvlist *cur, const struct ostat_kvlist *
 	return true;
 }
 
-/* "key value" pairs of @l whose key starts with @prefix, wrapped. */
+/*
+ * "key value" pairs of @l whose key starts with @prefix (@exclude: does
+ * not), wrapped; those at 0 only with @zeros or -a.
+ */
 static void text_kv(const char *title, const struct ostat_kvlist *l,
 		    const struct ostat_kvlist *prev, const char *prefix,
-		    bool exclude, bool (*gauge)(const char *))
+		    bool exclude, bool zeros, bool (*gauge)(const char *))
 {
 	size_t i, col = 0, plen = strlen(prefix);
 	char item[160];
@@ -572,7 +575,7 @@ static void text_kv(const char *title, const struct ostat_kvlist *l,
 		if (match == exclude)
 			continue;
 		if (kv_value(l, prev, i, gauge(key), &v)) {
-			if (!v && !g.all)
+			if (!v && !g.all && !zeros)
 				continue;
 			w = snprintf(item, sizeof(item), "%s %llu", key + (exclude ? 0 : plen),
 				     (unsigned long long)v);
@@ -657,9 +660,11 @@ static void text_mount(const struct mount *m, double secs)
 	printf("%s  %s  server %s  device %s\n", m->mnt, m->source, m->cur.server, m->dev);
 	op_deltas(m, d);
 	text_ops(d, m->cur.nops, secs);
-	text_kv("regcache", &m->cur.counters, prev, "regcache_", false, client_gauge_fn);
+	text_kv("regcache", &m->cur.counters, prev, "regcache_", false, true,
+		client_gauge_fn);
 	text_conns(m);
-	text_kv("counters", &m->cur.counters, prev, "regcache_", true, client_gauge_fn);
+	text_kv("counters", &m->cur.counters, prev, "regcache_", true, false,
+		client_gauge_fn);
 }
 
 /* The server's op_<name> and op_<name>_usec keys as a table. */
@@ -723,13 +728,13 @@ static void text_server(double secs)
 
 	printf("orfsd  control socket %s\n", g.socket);
 	text_server_ops(l, prev, secs);
-	text_kv("DEMOTE", l, prev, "demote_", false, server_gauge_fn);
+	text_kv("DEMOTE", l, prev, "demote_", false, true, server_gauge_fn);
 	/* The rest but the ops and DEMOTE keys, in the server's order. */
 	for (i = 0; i < l->n; i++)
 		if (not_server_op(l->kv[i].key) && no_demote(l->kv[i].key) &&
 		    ostat_kv_add(&rest, l->kv[i].key, l->kv[i].value))
 			die("out of memory");
-	text_kv("counters", &rest, prev, "", false, server_gauge_fn);
+	text_kv("counters", &rest, prev, "", false, false, server_gauge_fn);
 	ostat_kv_free(&rest);
 }
 
