@@ -586,7 +586,7 @@ static void text_kv(const char *title, const struct ostat_kvlist *l,
 		if (!col)
 			col = (size_t)printf("  %s:", title);
 		if (col + (size_t)w > 78)
-			col = (size_t)printf("\n    ") - 1;
+			col = (size_t)printf("\n   ") - 1;
 		col += (size_t)printf(" %s", item);
 	}
 	if (col)
@@ -697,14 +697,16 @@ static void text_server_ops(const struct ostat_kvlist *l, const struct ostat_kvl
 			printf("  %-12s %10s", "op", "requests");
 			if (secs > 0)
 				printf(" %9s", "ops/s");
-			printf(" %12s\n", "service_us");
+			printf(" %10s\n", "service_us");
 			head = true;
 		}
 		printf("  %-12s %10llu", k + 3, (unsigned long long)n);
 		if (secs > 0)
 			printf(" %9.1f", per_sec(n, secs));
-		print_lat(n ? (double)t / (double)n : -1);
-		printf("\n");
+		if (n)
+			printf(" %10.1f\n", (double)t / (double)n);
+		else
+			printf(" %10s\n", "-");
 	}
 }
 

@@ -3,8 +3,8 @@
 #  - tests/tools/test_orfsstat.c, orfsstat's parsing and arithmetic
 #    (tools/orfsstat_lib.c), one PASS/FAIL line per case;
 #  - tools/orfsstat itself against a made-up /sys/fs/orfs and mountinfo
-#    (ORFSSTAT_SYSFS, ORFSSTAT_MOUNTINFO): its text and JSON agree with the
-#    files, and it refuses an unknown statistics format, a missing or
+#    (ORFSSTAT_SYSFS, ORFSSTAT_MOUNTINFO) and a made-up control socket: its
+#    text and JSON agree with the files and the socket's text, and it refuses an unknown statistics format, a missing or
 #    malformed file, a path that is no ORFS mount, with a clear message.
 # Prints "PASS tools/<name>" or "FAIL tools/<name>" lines; exit status 0
 # only if all passed.
@@ -105,6 +105,50 @@ ORFSSTAT_SYSFS=$tmp/none expect no-sysfs "no statistics directory" "$st"
 printf '22 1 8:1 / / rw - ext4 /dev/sda1 rw\n' >"$tmp/mi-none"
 ORFSSTAT_MOUNTINFO=$tmp/mi-none expect no-mount "no ORFS mount" "$st"
 expect no-socket "is orfsd running with --control" "$st" -s "$tmp/nosock"
+# A control socket that answers as orfsd does: the text, then EOF; twice.
+sock=$tmp/ctl
+python3 - "$sock" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1])
+s.listen(4)
+s.settimeout(20)
+for _ in range(2):
+    c, _ = s.accept()
+    c.sendall(b"uptime_seconds 7\nconnections 2\nrequests 50\nerrors 1\nop_getattr 40\n"
+              b"op_getattr_usec 400\nop_read 10\nop_read_usec 1000\ndemote_offered 0\n"
+              b"demote_taken 3\ncache_hit_percent 12.5\ndisk_engine io_uring\n")
+    c.close()
+PY
+srv=$!
+for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+out=$("$st" -S -s "$sock" 2>&1)
+if echo "$out" | grep -q "^orfsd  control socket $sock$" &&
+	echo "$out" | grep -Eq '^  getattr +40 +10\.0$' &&
+	echo "$out" | grep -Eq '^  read +10 +100\.0$' &&
+	echo "$out" | grep -q '^  DEMOTE: offered 0 taken 3$' &&
+	echo "$out" | grep -q 'counters: uptime_seconds 7 connections 2 requests 50 errors 1' &&
+	echo "$out" | grep -q '^    cache_hit_percent 12.5 disk_engine io_uring$' &&
+	! echo "$out" | grep -q '^/'; then
+	pass orfsstat/server-text
+else
+	failt orfsstat/server-text "$out"
+fi
+if "$st" -S -s "$sock" --json >"$tmp/js" && python3 - "$tmp/js" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+s = j["server"]
+assert j["mounts"] == [] and s["ops"]["getattr"] == 40 and s["ops"]["read_usec"] == 1000, j
+assert s["demote"] == {"offered": 0, "taken": 3}, s["demote"]
+assert s["stats"]["cache_hit_percent"] == 12.5 and s["stats"]["disk_engine"] == "io_uring", s
+PY
+then
+	pass orfsstat/server-json
+else
+	failt orfsstat/server-json
+fi
+wait "$srv"
+
 out=$("$st" -c 2 2>&1)
 if [ $? -eq 2 ] && echo "$out" | grep -q -- "-c needs -i"; then pass orfsstat/usage; else failt orfsstat/usage "$out"; fi
 if "$st" --help | grep -q -- "--interval SECONDS" && "$st" -V | grep -q 'format 1'; then
