@@ -3,9 +3,10 @@
 #  - tests/tools/test_orfsstat.c, orfsstat's parsing and arithmetic
 #    (tools/orfsstat_lib.c), one PASS/FAIL line per case;
 #  - tools/orfsstat itself against a made-up /sys/fs/orfs and mountinfo
-#    (ORFSSTAT_SYSFS, ORFSSTAT_MOUNTINFO) and a made-up control socket: its
-#    text and JSON agree with the files and the socket's text, and it refuses an unknown statistics format, a missing or
-#    malformed file, a path that is no ORFS mount, with a clear message.
+#    (ORFSSTAT_SYSFS, ORFSSTAT_MOUNTINFO) and a made-up control socket:
+#    its text and JSON agree with the files and the socket's text, and it
+#    refuses an unknown statistics format, a missing or malformed file, a
+#    path that is no ORFS mount, with a clear message.
 # Prints "PASS tools/<name>" or "FAIL tools/<name>" lines; exit status 0
 # only if all passed.
 set -uo pipefail
