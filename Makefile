@@ -7,7 +7,7 @@
 #   make fuzz           run the libFuzzer targets longer (FUZZ_SECONDS each, default 300)
 #   make demo           build, boot a VM, serve an export, mount it, use it
 #   make bench          raw rxe vs ORFS vs NFS/RDMA in one VM boot (build/bench/)
-#   make install        install orfs.ko, orfsd and mount.orfs
+#   make install        install orfs.ko, orfsd, mount.orfs and orfsstat
 #   make docs           rewrite the option lists of Documentation/admin-guide.md
 #                       from the tables (tools/gen-docs.sh; --check checks them)
 #   make W=1 / C=1      extra warnings / sparse, passed to kbuild
@@ -104,6 +104,7 @@ install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
 	install -D -m 0755 server/orfsd $(DESTDIR)$(PREFIX)/sbin/orfsd
 	install -D -m 0755 tools/mount.orfs $(DESTDIR)/sbin/mount.orfs
+	install -D -m 0755 tools/orfsstat $(DESTDIR)$(PREFIX)/sbin/orfsstat
 	-depmod -a $(KREL)
 
 clean:

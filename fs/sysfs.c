@@ -14,6 +14,13 @@
  *	ping       write N: send N NULL requests one after another; read:
  *		   "count N mean_us X median_us M min_us Y max_us Z" of the
  *		   last run
+ *	stats_version the version of the statistics files' formats: 1
+ *	ops/<opcode> one line per opcode: "calls C errors E retrans R
+ *		   time_ns T buckets B0 ... B23", the calls that ended, how
+ *		   many failed, the retransmissions, the sum of their
+ *		   latencies and their log2-microsecond latency histogram
+ *		   (orfs_lat_bucket()); one file each, since all of them
+ *		   would not fit in a page
  */
 #include <linux/fs.h>
 #include <linux/kobject.h>
@@ -31,12 +38,45 @@ static struct orfs_sysfs_attr orfs_attr_##name = __ATTR_RO(name)
 #define ORFS_ATTR_RW(name) \
 static struct orfs_sysfs_attr orfs_attr_##name = __ATTR(name, 0600, name##_show, name##_store)
 
+/**
+ * struct orfs_op_attr - the file ops/<opcode>
+ * @a: its attribute; @a.show is NULL, which tells orfs_sysfs_show() to
+ *	call orfs_op_show()
+ * @op: the opcode
+ */
+struct orfs_op_attr {
+	struct orfs_sysfs_attr	a;
+	u16			op;
+};
+
+/* Filled by orfs_sysfs_init(), read-only after. */
+static struct orfs_op_attr orfs_op_attrs[ORFS_OP_MAX];
+static struct attribute *orfs_op_attr_list[ORFS_OP_MAX + 1];
+
+/* ops/<opcode>, the format of the comment at the top.  Context: process. */
+static ssize_t orfs_op_show(struct orfs_sb_info *sbi, u16 op, char *buf)
+{
+	struct orfs_op_stats o;
+	unsigned int b;
+	int len;
+
+	orfs_stats_sum_op_stats(&sbi->stats, op, &o);
+	len = sysfs_emit(buf, "calls %llu errors %llu retrans %llu time_ns %llu buckets",
+			 o.calls, o.errors, o.retrans, o.time_ns);
+	for (b = 0; b < ORFS_LAT_BUCKETS; b++)
+		len += sysfs_emit_at(buf, len, " %llu", o.lat[b]);
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+
 static ssize_t orfs_sysfs_show(struct kobject *kobj, struct attribute *attr,
 			       char *buf)
 {
 	struct orfs_sb_info *sbi = container_of(kobj, struct orfs_sb_info, kobj);
 	struct orfs_sysfs_attr *a = container_of(attr, struct orfs_sysfs_attr, attr);
 
+	if (!a->show)
+		return orfs_op_show(sbi, container_of(a, struct orfs_op_attr, a)->op, buf);
 	return a->show(sbi, buf);
 }
 
@@ -141,6 +181,20 @@ static ssize_t ping_store(struct orfs_sb_info *sbi, const char *buf, size_t len)
 }
 ORFS_ATTR_RW(ping);
 
+/* Bump when a statistics file changes its format (orfsstat checks it). */
+#define ORFS_STATS_VERSION	1
+
+static ssize_t stats_version_show(struct orfs_sb_info *sbi, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", ORFS_STATS_VERSION);
+}
+ORFS_ATTR_RO(stats_version);
+
+static const struct attribute_group orfs_ops_group = {
+	.name	= "ops",
+	.attrs	= orfs_op_attr_list,
+};
+
 static struct attribute *orfs_sysfs_attrs[] = {
 	&orfs_attr_server.attr,
 	&orfs_attr_inline_size.attr,
@@ -149,9 +203,19 @@ static struct attribute *orfs_sysfs_attrs[] = {
 	&orfs_attr_requests.attr,
 	&orfs_attr_connections.attr,
 	&orfs_attr_ping.attr,
+	&orfs_attr_stats_version.attr,
 	NULL,
 };
-ATTRIBUTE_GROUPS(orfs_sysfs);
+
+static const struct attribute_group orfs_sysfs_group = {
+	.attrs	= orfs_sysfs_attrs,
+};
+
+static const struct attribute_group *orfs_sysfs_groups[] = {
+	&orfs_sysfs_group,
+	&orfs_ops_group,
+	NULL,
+};
 
 static void orfs_sysfs_release(struct kobject *kobj)
 {
@@ -217,6 +281,19 @@ void orfs_sysfs_unregister(struct orfs_sb_info *sbi)
 
 int __init orfs_sysfs_init(void)
 {
+	unsigned int n = 0;
+	u16 op;
+
+	/* An opcode without a name ("?") gets no file. */
+	for (op = 0; op < ORFS_OP_MAX; op++) {
+		if (!strcmp(orfs_op_name(op), "?"))
+			continue;
+		orfs_op_attrs[n].a.attr.name = orfs_op_name(op);
+		orfs_op_attrs[n].a.attr.mode = 0444;
+		orfs_op_attrs[n].op = op;
+		orfs_op_attr_list[n] = &orfs_op_attrs[n].a.attr;
+		n++;
+	}
 	orfs_sysfs_root = kobject_create_and_add("orfs", fs_kobj);
 	return orfs_sysfs_root ? 0 : -ENOMEM;
 }

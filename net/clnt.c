@@ -637,6 +637,8 @@ static int orfs_call_loop(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 		conn = orfs_clnt_wait_conn(clnt, pref, soft, deadline, &err);
 		if (!conn)
 			return err;
+		if (hflags)
+			orfs_stat_retrans(clnt->opts.stats, msg->opcode);
 		ret = orfs_conn_call(conn, msg, seq, hflags, timeo, rep);
 		if (!orfs_call_again(clnt, conn, &ret, &bad))
 			return ret;
@@ -661,7 +663,9 @@ static unsigned long orfs_call_deadline(struct orfs_clnt *clnt)
  * validate (after which the request fails with -EIO).  A soft mount gives
  * up with -EIO after timeo * retrans; a hard mount keeps trying until a
  * fatal signal (-EINTR).  An aborted client (umount -f) fails at once with
- * -EIO.
+ * -EIO.  The call is counted in the mount's statistics of its opcode
+ * (orfs_stat_call()): its latency, from here to the return, and whether it
+ * failed.
  *
  * Context: process; sleeps.
  * Return: 0, the server's negative errno, -EIO, -EINTR, -EMSGSIZE.
@@ -669,8 +673,13 @@ static unsigned long orfs_call_deadline(struct orfs_clnt *clnt)
 int orfs_call(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 	      struct orfs_reply *rep)
 {
-	return orfs_call_loop(clnt, msg, atomic64_inc_return(&clnt->seq), 0,
-			      ORFS_BAD_REPLY_RETRIES, orfs_call_deadline(clnt), rep);
+	u64 start = ktime_get_ns();
+	int ret;
+
+	ret = orfs_call_loop(clnt, msg, atomic64_inc_return(&clnt->seq), 0,
+			     ORFS_BAD_REPLY_RETRIES, orfs_call_deadline(clnt), rep);
+	orfs_stat_call(clnt->opts.stats, msg->opcode, ktime_get_ns() - start, ret);
+	return ret;
 }
 
 /**
@@ -700,6 +709,7 @@ int orfs_call_start(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 	conn = orfs_clnt_get_conn(clnt, orfs_clnt_affinity(clnt, msg), &err);
 	if (!conn)
 		return -EAGAIN;
+	st->start_ns = ktime_get_ns();
 	st->seq = atomic64_inc_return(&clnt->seq);
 	st->deadline = orfs_call_deadline(clnt);
 	if (orfs_conn_start(conn, msg, st->seq, 0, true, st)) {
@@ -730,10 +740,11 @@ int orfs_call_finish(struct orfs_clnt *clnt, const struct orfs_msg *msg,
 	int ret;
 
 	ret = orfs_conn_finish(st, msg, READ_ONCE(clnt->opts.timeo), rep);
-	if (!orfs_call_again(clnt, conn, &ret, &bad))
-		return ret;
-	return orfs_call_loop(clnt, msg, st->seq, ORFS_HF_RETRANSMIT, bad,
-			      st->deadline, rep);
+	if (orfs_call_again(clnt, conn, &ret, &bad))
+		ret = orfs_call_loop(clnt, msg, st->seq, ORFS_HF_RETRANSMIT, bad,
+				     st->deadline, rep);
+	orfs_stat_call(clnt->opts.stats, msg->opcode, ktime_get_ns() - st->start_ns, ret);
+	return ret;
 }
 
 /**

@@ -228,6 +228,7 @@ struct orfs_reply {
  * @grant: its staging buffer, or NULL
  * @seq: its sequence number, which a retransmission keeps
  * @deadline: where a soft mount stops retrying (jiffies)
+ * @start_ns: when orfs_call_start() began, for the latency statistics
  */
 struct orfs_started {
 	struct orfs_conn	*conn;
@@ -235,6 +236,7 @@ struct orfs_started {
 	struct orfs_grant	*grant;
 	u64			seq;
 	unsigned long		deadline;
+	u64			start_ns;
 };
 
 #define ORFS_NCONNECT_MAX	16	/* connections per mount */

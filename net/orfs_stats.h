@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Per-mount transport counters, kept per CPU and summed when read through
- * sysfs (/sys/fs/orfs/<dev>/counters and .../requests).
+ * sysfs (/sys/fs/orfs/<dev>/counters, .../requests and .../ops/<opcode>).
  */
 #ifndef ORFS_STATS_H
 #define ORFS_STATS_H
@@ -48,14 +48,40 @@ enum orfs_counter {
 	ORFS_CTR_NR
 };
 
+/* Latency histogram buckets, log2 of microseconds: bucket 0 counts calls
+ * under 1 us, bucket i (1 <= i < ORFS_LAT_BUCKETS - 1) those of
+ * [2^(i-1), 2^i) us, and the last one everything from 2^22 us (4.2 s) on.
+ * The bucket layout is part of sysfs's ops/<opcode> format (version 1).
+ */
+#define ORFS_LAT_BUCKETS	24
+
+/**
+ * struct orfs_op_stats - one opcode's calls, as orfs_call() saw them
+ * @calls: calls that ended (with an answer or not), retransmissions not
+ *	counted apart
+ * @errors: of which ended with an error: the server's or the transport's
+ * @retrans: retransmissions (each attempt after the first)
+ * @time_ns: the sum of their latencies, from the call to its end
+ * @lat: their latencies, by bucket (orfs_lat_bucket())
+ */
+struct orfs_op_stats {
+	u64	calls;
+	u64	errors;
+	u64	retrans;
+	u64	time_ns;
+	u64	lat[ORFS_LAT_BUCKETS];
+};
+
 /**
  * struct orfs_stats_cpu - one CPU's share of the counters
- * @ops: requests sent, by opcode
+ * @ops: requests sent, by opcode (retransmissions included)
  * @ctr: enum orfs_counter values
+ * @op: calls, errors, retransmissions and latencies, by opcode
  */
 struct orfs_stats_cpu {
-	u64	ops[ORFS_OP_MAX];
-	u64	ctr[ORFS_CTR_NR];
+	u64			ops[ORFS_OP_MAX];
+	u64			ctr[ORFS_CTR_NR];
+	struct orfs_op_stats	op[ORFS_OP_MAX];
 };
 
 struct orfs_stats {
@@ -74,6 +100,17 @@ static inline void orfs_stat_op(struct orfs_stats *s, u16 opcode)
 		this_cpu_inc(s->pcpu->ops[opcode]);
 }
 
+/* A retransmission of a request of @opcode. */
+static inline void orfs_stat_retrans(struct orfs_stats *s, u16 opcode)
+{
+	if (s && s->pcpu && opcode < ORFS_OP_MAX)
+		this_cpu_inc(s->pcpu->op[opcode].retrans);
+}
+
+unsigned int orfs_lat_bucket(u64 ns);
+void orfs_stat_call(struct orfs_stats *s, u16 opcode, u64 ns, int ret);
+void orfs_stats_sum_op_stats(const struct orfs_stats *s, u16 opcode,
+			     struct orfs_op_stats *sum);
 int orfs_stats_init(struct orfs_stats *s);
 void orfs_stats_destroy(struct orfs_stats *s);
 u64 orfs_stats_sum_ctr(const struct orfs_stats *s, enum orfs_counter c);

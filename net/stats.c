@@ -2,8 +2,12 @@
 /*
  * Per-mount transport counters.  Hardware-free: no RDMA headers here.
  */
-#include <linux/percpu.h>
+#include <linux/bitops.h>
 #include <linux/cpumask.h>
+#include <linux/math64.h>
+#include <linux/percpu.h>
+#include <linux/string.h>
+#include <linux/time64.h>
 #include "orfs_stats.h"
 
 static const char * const orfs_counter_names[ORFS_CTR_NR] = {
@@ -69,6 +73,8 @@ static const char * const orfs_op_names[ORFS_OP_MAX] = {
 	[ORFS_OP_LISTXATTR]	= "listxattr",
 	[ORFS_OP_REMOVEXATTR]	= "removexattr",
 	[ORFS_OP_AUTH]		= "auth",
+	[ORFS_OP_DEMOTE_META]	= "demote_meta",
+	[ORFS_OP_DEMOTE]	= "demote",
 	[ORFS_OP_SEEK]		= "seek",
 	[ORFS_OP_ALLOCATE]	= "allocate",
 	[ORFS_OP_COPY]		= "copy",
@@ -84,6 +90,73 @@ const char *orfs_op_name(u16 opcode)
 {
 	return opcode < ORFS_OP_MAX && orfs_op_names[opcode] ?
 	       orfs_op_names[opcode] : "?";
+}
+
+/**
+ * orfs_lat_bucket() - the histogram bucket of a latency
+ * @ns: the latency, nanoseconds
+ *
+ * Context: any.
+ * Return: 0 under 1 us; i for [2^(i-1), 2^i) us; ORFS_LAT_BUCKETS - 1 from
+ * 2^(ORFS_LAT_BUCKETS - 2) us on.
+ */
+unsigned int orfs_lat_bucket(u64 ns)
+{
+	u64 us = div_u64(ns, NSEC_PER_USEC);
+
+	return min_t(unsigned int, fls64(us), ORFS_LAT_BUCKETS - 1);
+}
+
+/**
+ * orfs_stat_call() - count a call that ended
+ * @s: the mount's counters
+ * @opcode: the request's opcode
+ * @ns: how long the call took, retransmissions and waits included
+ * @ret: its result: 0, or a negative errno (the server's or the transport's)
+ *
+ * Four per-CPU additions: cheap enough for every request.
+ *
+ * Context: any.
+ */
+void orfs_stat_call(struct orfs_stats *s, u16 opcode, u64 ns, int ret)
+{
+	if (!s || !s->pcpu || opcode >= ORFS_OP_MAX)
+		return;
+	this_cpu_inc(s->pcpu->op[opcode].calls);
+	this_cpu_add(s->pcpu->op[opcode].time_ns, ns);
+	this_cpu_inc(s->pcpu->op[opcode].lat[orfs_lat_bucket(ns)]);
+	if (ret)
+		this_cpu_inc(s->pcpu->op[opcode].errors);
+}
+
+/**
+ * orfs_stats_sum_op_stats() - one opcode's call statistics, every CPU's
+ * @s: the mount's counters
+ * @opcode: the opcode, < ORFS_OP_MAX
+ * @sum: filled with the sums
+ *
+ * Not a snapshot: calls that end meanwhile may be counted in some fields
+ * and not yet in others.
+ *
+ * Context: any.
+ */
+void orfs_stats_sum_op_stats(const struct orfs_stats *s, u16 opcode,
+			     struct orfs_op_stats *sum)
+{
+	const struct orfs_op_stats *o;
+	unsigned int b;
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		o = &per_cpu_ptr(s->pcpu, cpu)->op[opcode];
+		sum->calls += o->calls;
+		sum->errors += o->errors;
+		sum->retrans += o->retrans;
+		sum->time_ns += o->time_ns;
+		for (b = 0; b < ORFS_LAT_BUCKETS; b++)
+			sum->lat[b] += o->lat[b];
+	}
 }
 
 int orfs_stats_init(struct orfs_stats *s)

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Run the whole ORFS test suite: server unit tests (cmocka), a short run of
+# Run the whole ORFS test suite: server unit tests (cmocka), the host tests
+# of the userspace tools (tests/tools/run.sh: orfsstat), a short run of
 # the libFuzzer targets (tests/fuzz/run.sh, 20 s each), and for each kernel
 # generation the module's build (W=1, sparse), the KUnit suites (UML, that
 # kernel's source) and the VM integration tests (orfs.ko against orfsd over
@@ -18,7 +19,7 @@
 # KDIR (a build directory) replaces the list by that one kernel.
 # The first kernel runs last, so that its ORFS_BENCH=y module stays built.
 #
-# Environment: ORFS_SKIP="fuzz kunit vm" to skip layers while developing
+# Environment: ORFS_SKIP="fuzz kunit vm" (also: server, tools) to skip layers while developing
 # (never in CI).
 set -uo pipefail
 
@@ -114,6 +115,7 @@ kernel() {
 start=$(date +%s)
 run_layer build "" build
 skip server || run_layer server "" tests/server/run.sh
+skip tools || run_layer tools "" tests/tools/run.sh
 skip fuzz || run_layer fuzz "" tests/fuzz/run.sh
 
 # kernels[i]: the build directory of the i-th kernel of the list, or empty
