@@ -54,10 +54,12 @@ MANDIR ?= $(PREFIX)/share/man
 
 # The release, one number for orfsd --version, DKMS and the packages
 # (debian/changelog must agree: tests/pkg/run.sh checks).
-VERSION := $(shell sed -n 's/^\#define ORFSD_VERSION[[:space:]]*"\(.*\)"$$/\1/p' $(CURDIR)/server/config.h)
+CONFIG_H = $(wildcard $(CURDIR)/server/config.h)
+VERSION = $(if $(CONFIG_H),$(shell sed -n 's/^\#define ORFSD_VERSION[[:space:]]*"\(.*\)"$$/\1/p' $(CONFIG_H)))
 
 # What DKMS needs to build orfs.ko: the module's sources, its configure
-# step and the Makefile that runs both.
+# step and the Makefile that runs both (there, without server/, VERSION
+# is empty: only dkms-source needs it).
 DKMS_DIR = $(DESTDIR)/usr/src/orfs-$(VERSION)
 DKMS_FILES = Kbuild Makefile $(wildcard fs/*.[ch] net/*.[ch] include/*.h) \
 	kcompat/probe.sh $(wildcard kcompat/probes/*.c) tools/kdir.sh

@@ -41,6 +41,7 @@ dpkg-buildpackage -b -us -uc -j"${ORFS_DEB_JOBS:-2}" >"$out/build.log" 2>&1 || {
 	exit 1
 }
 mv ../*.deb ../*.changes ../*.buildinfo "$out/"
+cd "$out"
 rm -rf "$out/src"
 ls -1 "$out"/*.deb
 if [ $lint -eq 1 ]; then

@@ -25,6 +25,9 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 
+# No make flags of a caller (make check): DKMS's make.log must show the
+# commands, as on an admin's machine.
+unset MAKEFLAGS MAKELEVEL MFLAGS
 if [ "${ORFS_PKG_NS:-}" != 1 ]; then
 	ORFS_PKG_NS=1 exec unshare --mount --propagation private "$0" "$@"
 fi
@@ -60,7 +63,7 @@ log=$scratch/log
 # check_installed KREL: orfs.ko from DKMS is installed for KREL, built for
 # it, configured for it, and the production module.
 check_installed() {
-	local k=$1 dir="/lib/modules/$1/updates/dkms" ko mlog
+	local k=$1 dir="/lib/modules/$1/updates/dkms" ko mlog parms syms
 	ko=$(ls "$dir"/orfs.ko* 2>/dev/null | head -n 1)	# .ko.xz where the kernel's are
 	[ -n "$ko" ] || { echo "no $dir/orfs.ko*"; return 1; }
 	[ "$(modinfo -k "$k" -n orfs 2>/dev/null)" = "$ko" ] ||
@@ -71,9 +74,11 @@ check_installed() {
 	*.xz) xz -dc "$ko" >"$scratch/orfs.ko" ;;
 	*) cp "$ko" "$scratch/orfs.ko" ;;
 	esac
-	if modinfo -F parm "$ko" | grep -qE '^(ogr|direct_inline|direct_push):' ||
-		! nm --defined-only "$scratch/orfs.ko" | grep -qw orfs_init_fs_context ||
-		nm --defined-only "$scratch/orfs.ko" | grep -qw orfs_xfer; then
+	# (whole outputs first: grep -q ends a pipe early, and pipefail is on)
+	parms=$(modinfo -F parm "$ko")
+	syms=$(nm --defined-only "$scratch/orfs.ko")
+	if echo "$parms" | grep -qE '^(ogr|direct_inline|direct_push):' ||
+		! echo "$syms" | grep -qw __this_module || echo "$syms" | grep -qw orfs_xfer; then
 		echo "$ko is not the production module"
 		return 1
 	fi
@@ -82,12 +87,12 @@ check_installed() {
 	mlog=/var/lib/dkms/orfs/$version/$k/$(uname -m)/log/make.log
 	grep -q "^kcompat/probe.sh /lib/modules/$k/build build/kcompat/$k/orfs_config.h" "$mlog" ||
 		{ echo "no configure step for $k in $mlog"; return 1; }
-	dkms status "orfs/$version" -k "$k" | grep -q ': installed' ||
+	dkms status "orfs/$version" -k "$k" 2>/dev/null | grep -q ': installed' ||
 		{ echo "dkms status: $(dkms status "orfs/$version" -k "$k")"; return 1; }
 }
 
 rc=0
-if make -s dkms KVER="$k1" >"$log" 2>&1 && out=$(check_installed "$k1"); then
+if make dkms KVER="$k1" >"$log" 2>&1 && out=$(check_installed "$k1"); then
 	[ -f "/usr/src/orfs-$version/dkms.conf" ] &&
 		grep -qx "PACKAGE_VERSION=\"$version\"" "/usr/src/orfs-$version/dkms.conf" &&
 		echo "PASS pkg/dkms-make ($k1)" ||
