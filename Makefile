@@ -53,7 +53,7 @@ DESTDIR ?=
 MANDIR ?= $(PREFIX)/share/man
 
 # The release, one number for orfsd --version, DKMS and the packages
-# (debian/changelog must agree: tests/pkg/run.sh checks).
+# (debian/changelog must agree: make deb checks).
 CONFIG_H = $(wildcard $(CURDIR)/server/config.h)
 VERSION = $(if $(CONFIG_H),$(shell sed -n 's/^\#define ORFSD_VERSION[[:space:]]*"\(.*\)"$$/\1/p' $(CONFIG_H)))
 

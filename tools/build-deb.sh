@@ -21,6 +21,12 @@ case ${1:-} in
 esac
 
 version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
+# One release number: orfsd --version's, DKMS's and the packages'.
+orfsd_version=$(sed -n 's/^#define ORFSD_VERSION[[:space:]]*"\(.*\)"$/\1/p' "$top/server/config.h")
+if [ "$version" != "$orfsd_version" ]; then
+	echo "make deb: debian/changelog says $version, server/config.h's ORFSD_VERSION $orfsd_version" >&2
+	exit 1
+fi
 out=$top/build/deb
 src=$out/src/orfs-$version
 rm -rf "$out"

@@ -39,11 +39,11 @@ k1=$(release "${1-6.1}") || k1=
 k2=
 if [ $# -ne 1 ]; then
 	k2=$(release "${2-6.12}") || k2=
-	[ -n "$k2" ] && [ "$k2" != "$k1" ] || {
+	if [ -z "$k2" ] || [ "$k2" = "$k1" ]; then
 		echo "tests/pkg/dkms.sh: no headers of a second kernel '${2-6.12}' (tools/install-deps.sh 6.12)"
 		echo "FAIL pkg/dkms-upgrade"
 		exit 1
-	}
+	fi
 fi
 [ -n "$k1" ] || { echo "tests/pkg/dkms.sh: no headers of '${1-6.1}'"; echo "FAIL pkg/dkms-make"; exit 1; }
 version=$(sed -n 's/^#define ORFSD_VERSION[[:space:]]*"\(.*\)"$/\1/p' server/config.h)
@@ -120,7 +120,7 @@ elif /etc/kernel/header_postinst.d/dkms "$k2" >"$log" 2>&1 && out=$(check_instal
 	echo "PASS pkg/dkms-upgrade ($k2)"
 else
 	tail -n 40 "$log"
-	cat /var/lib/dkms/orfs/"$version"/build/make.log 2>/dev/null | tail -n 20
+	tail -n 20 /var/lib/dkms/orfs/"$version"/build/make.log 2>/dev/null
 	echo "${out:-}"
 	echo "FAIL pkg/dkms-upgrade ($k2)"
 	rc=1
