@@ -46,7 +46,7 @@ cp "/boot/config-$k" "$ORFS_WORK/boot/"
 mount --bind "$ORFS_WORK/boot" /boot
 trap 'umount /boot 2>/dev/null' EXIT
 start=$(date +%s)
-dpkg -i "${pkgs[@]}" >"$ORFS_WORK/dpkg.log" 2>&1 || { cat "$ORFS_WORK/dpkg.log"; fail "dpkg -i"; }
+DEBIAN_FRONTEND=noninteractive dpkg -i "${pkgs[@]}" >"$ORFS_WORK/dpkg.log" 2>&1 || { cat "$ORFS_WORK/dpkg.log"; fail "dpkg -i"; }
 note "dpkg -i with the DKMS build: $(( $(date +%s) - start )) s"
 for p in orfs-dkms orfsd orfs-client; do
 	[ "$(dpkg-query -W -f='${Status}' "$p")" = "install ok installed" ] || fail "$p is not installed"
@@ -105,7 +105,7 @@ orfs_server_stop
 rmmod orfs
 
 # Removal: the module leaves DKMS and /lib/modules, purge takes the conffile.
-dpkg --purge orfs-client orfsd orfs-dkms >"$ORFS_WORK/dpkg.log" 2>&1 ||
+DEBIAN_FRONTEND=noninteractive dpkg --purge orfs-client orfsd orfs-dkms >"$ORFS_WORK/dpkg.log" 2>&1 ||
 	{ cat "$ORFS_WORK/dpkg.log"; fail "dpkg --purge"; }
 [ -z "$(ls /lib/modules/"$k"/updates/dkms/orfs.ko* 2>/dev/null)" ] || fail "orfs.ko left behind"
 [ -z "$(dkms status orfs)" ] || fail "dkms still has orfs: $(dkms status orfs)"
