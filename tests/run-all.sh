@@ -95,13 +95,17 @@ build() {
 	return $ok
 }
 
-# packages: make deb (lintian-clean), then DKMS on a "fresh machine" (a
-# private mount namespace) for the kernels of the list, the first two.
+# packages: make deb (lintian-clean) and its packages installed in a
+# chroot over the host's root (tests/pkg/install.sh), then DKMS on a "fresh
+# machine" (a private mount namespace) for the kernels of the list, the
+# first two (tests/pkg/dkms.sh).
 packages() {
 	local ok=0
 
 	if tools/build-deb.sh >"$out/deb.log" 2>&1; then
 		echo "PASS pkg/deb (lintian clean)"
+		# dpkg -i of the three in a chroot over the host's root (overlay)
+		tests/pkg/install.sh "${1%% *}" || ok=1
 	else
 		tail -n 40 "$out/deb.log"
 		echo "FAIL pkg/deb"
