@@ -49,7 +49,11 @@ fi
 version=$(sed -n 's/^#define ORFSD_VERSION[[:space:]]*"\(.*\)"$/\1/p' server/config.h)
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/orfs-dkms.XXXXXX")
-trap 'umount -R /lib/modules /usr/src /var/lib/dkms 2>/dev/null; rm -rf "$scratch"' EXIT
+trap 'umount -R /lib/modules /usr/src /var/lib/dkms 2>/dev/null; umount "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
+# The overlays' upper layers on a tmpfs of this namespace: an overlayfs (a
+# container's root, /tmp on it) cannot be one.
+mount -t tmpfs -o mode=0700 tmpfs "$scratch" ||
+	{ echo "tests/pkg/dkms.sh: cannot mount a tmpfs on $scratch"; echo "FAIL pkg/dkms-make"; exit 1; }
 # overlay DIR: DIR's writes land in $scratch from now on.
 overlay() {
 	local n

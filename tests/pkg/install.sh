@@ -36,7 +36,10 @@ debs=(build/deb/orfs-dkms_*_all.deb build/deb/orfsd_*_amd64.deb build/deb/orfs-c
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/orfs-install.XXXXXX")
 r=$scratch/root
-trap 'umount -R "$r" 2>/dev/null; rm -rf "$scratch"' EXIT
+trap 'umount -R "$r" 2>/dev/null; umount "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
+# The overlay's upper layer on a tmpfs of this namespace: an overlayfs (a
+# container's root, /tmp on it) cannot be one.
+mount -t tmpfs -o mode=0700 tmpfs "$scratch" || bad "cannot mount a tmpfs on $scratch"
 mkdir -p "$scratch/up" "$scratch/work" "$r"
 mount -t overlay -o "lowerdir=/,upperdir=$scratch/up,workdir=$scratch/work" overlay "$r" ||
 	bad "cannot overlay /"
