@@ -31,7 +31,9 @@ while IFS= read -r f; do
 	rel=${f#*/}
 	base=${f##*/}
 	# Word match: the relative path, or the base name, as a whole token.
-	if printf '%s\n' "$block" | grep -qE "(^|[[:space:],(/])(${rel//./\\.}|${base//./\\.})([[:space:],):;]|$)"; then
+	# (a here-string, not a pipe: grep -q exiting early would make the
+	# writer's SIGPIPE fail the pipeline under pipefail, at random)
+	if grep -qE "(^|[[:space:],(/])(${rel//./\\.}|${base//./\\.})([[:space:],):;]|$)" <<<"$block"; then
 		continue
 	fi
 	echo "check-docmap: $f is not in Documentation/architecture.md's folder map" >&2
