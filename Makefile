@@ -7,7 +7,14 @@
 #   make fuzz           run the libFuzzer targets longer (FUZZ_SECONDS each, default 300)
 #   make demo           build, boot a VM, serve an export, mount it, use it
 #   make bench          raw rxe vs ORFS vs NFS/RDMA in one VM boot (build/bench/)
-#   make install        install orfs.ko, orfsd, mount.orfs and orfsstat
+#   make install        install orfs.ko, orfsd, mount.orfs, orfsstat and the man
+#                       pages
+#   make dkms           install the module's source as /usr/src/orfs-VERSION
+#                       with dkms.conf and build and install it with DKMS for
+#                       the KVER kernel; DKMS rebuilds it for every new
+#                       kernel (with DESTDIR: only the source, for packages)
+#   make deb            the Debian packages orfs-dkms, orfsd and orfs-client
+#                       (dpkg-buildpackage; in build/deb/, checked by lintian)
 #   make docs           rewrite the option lists of Documentation/admin-guide.md
 #                       from the tables (tools/gen-docs.sh; --check checks them)
 #   make W=1 / C=1      extra warnings / sparse, passed to kbuild
@@ -50,8 +57,27 @@ KBUILD_BENCH = $(if $(filter y,$(ORFS_BENCH)),CONFIG_ORFS_BENCH=y)
 
 PREFIX ?= /usr/local
 DESTDIR ?=
+MANDIR ?= $(PREFIX)/share/man
 
-.PHONY: all module server tools docs check fuzz demo bench install clean deps kdir-check kcompat
+# The release, one number for orfsd --version, DKMS and the packages
+# (debian/changelog must agree: make deb checks).
+CONFIG_H = $(wildcard $(CURDIR)/server/config.h)
+VERSION = $(if $(CONFIG_H),$(shell sed -n 's/^\#define ORFSD_VERSION[[:space:]]*"\(.*\)"$$/\1/p' $(CONFIG_H)))
+
+# What DKMS needs to build orfs.ko: the module's sources, its configure
+# step and the Makefile that runs both (there, without server/, VERSION
+# is empty: only dkms-source needs it).
+DKMS_DIR = $(DESTDIR)/usr/src/orfs-$(VERSION)
+DKMS_FILES = Kbuild Makefile $(wildcard fs/*.[ch] net/*.[ch] include/*.h) \
+	kcompat/probe.sh $(wildcard kcompat/probes/*.c) tools/kdir.sh
+
+# The man pages (Documentation/man/; their option lists are generated,
+# tools/gen-docs.sh).
+MAN5 = $(wildcard Documentation/man/*.5)
+MAN8 = $(wildcard Documentation/man/*.8)
+
+.PHONY: all module server tools docs check fuzz demo bench install clean deps kdir-check kcompat \
+	module-clean dkms dkms-source deb
 
 all: module server tools
 
@@ -105,9 +131,39 @@ install: all
 	install -D -m 0755 server/orfsd $(DESTDIR)$(PREFIX)/sbin/orfsd
 	install -D -m 0755 tools/mount.orfs $(DESTDIR)/sbin/mount.orfs
 	install -D -m 0755 tools/orfsstat $(DESTDIR)$(PREFIX)/sbin/orfsstat
+	install -d $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8/
 	-depmod -a $(KREL)
 
-clean:
+# The module's source tree for DKMS (and the orfs-dkms package).
+dkms-source:
+	@[ -n "$(VERSION)" ] || { echo "orfs: no ORFSD_VERSION in server/config.h" >&2; exit 1; }
+	rm -rf $(DKMS_DIR)
+	for f in $(DKMS_FILES); do install -D -m 0644 $$f $(DKMS_DIR)/$$f || exit 1; done
+	chmod 0755 $(DKMS_DIR)/kcompat/probe.sh $(DKMS_DIR)/tools/kdir.sh
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf >$(DKMS_DIR)/dkms.conf
+
+# Registers the source with DKMS and builds and installs the module for the
+# KVER kernel; DKMS's kernel hook does the same for each kernel installed
+# later (AUTOINSTALL).  With DESTDIR, only the source tree.
+dkms: dkms-source kdir-check
+ifeq ($(DESTDIR),)
+	-dkms remove orfs/$(VERSION) -k $(KREL) >/dev/null 2>&1
+	dkms add orfs/$(VERSION) 2>/dev/null || dkms status orfs/$(VERSION) | grep -q .
+	dkms build orfs/$(VERSION) -k $(KREL) --kernelsourcedir $(KDIR)
+	dkms install orfs/$(VERSION) -k $(KREL) --kernelsourcedir $(KDIR) --force
+endif
+
+# orfs-dkms, orfsd, orfs-client in build/deb/ (debian/), lintian-checked.
+deb:
+	tools/build-deb.sh
+
+# What the module's build leaves in the tree (DKMS's CLEAN: no server/ there).
+module-clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf build/kcompat
+
+clean: module-clean
 	$(MAKE) -C server clean
 	$(MAKE) -C tools clean

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Run the whole ORFS test suite: server unit tests (cmocka), the host tests
 # of the userspace tools (tests/tools/run.sh: orfsstat), a short run of
-# the libFuzzer targets (tests/fuzz/run.sh, 20 s each), and for each kernel
+# the libFuzzer targets (tests/fuzz/run.sh, 20 s each), the packages (make
+# deb with lintian, and DKMS for the first two kernels of the list in a
+# private mount namespace: tests/pkg/dkms.sh), and for each kernel
 # generation the module's build (W=1, sparse), the KUnit suites (UML, that
 # kernel's source) and the VM integration tests (orfs.ko against orfsd over
 # soft-RoCE, in a VM that boots that kernel).
@@ -19,7 +21,7 @@
 # KDIR (a build directory) replaces the list by that one kernel.
 # The first kernel runs last, so that its ORFS_BENCH=y module stays built.
 #
-# Environment: ORFS_SKIP="fuzz kunit vm" (also: server, tools) to skip layers while developing
+# Environment: ORFS_SKIP="fuzz kunit vm pkg" (also: server, tools) to skip layers while developing
 # (never in CI).
 set -uo pipefail
 
@@ -94,6 +96,27 @@ build() {
 	return $ok
 }
 
+# packages: make deb (lintian-clean) and its packages installed in a
+# chroot over the host's root (tests/pkg/install.sh), then DKMS on a "fresh
+# machine" (a private mount namespace) for the kernels of the list, the
+# first two (tests/pkg/dkms.sh).
+packages() {
+	local ok=0
+
+	if tools/build-deb.sh >"$out/deb.log" 2>&1; then
+		echo "PASS pkg/deb (lintian clean)"
+		# dpkg -i of the three in a chroot over the host's root (overlay)
+		tests/pkg/install.sh "${1%% *}" || ok=1
+	else
+		tail -n 40 "$out/deb.log"
+		echo "FAIL pkg/deb"
+		ok=1
+	fi
+	# shellcheck disable=SC2086 # a list of KVERs
+	tests/pkg/dkms.sh $1 || ok=1
+	return $ok
+}
+
 # kernel KDIR PREFIX VMTESTS...: the module's build, KUnit and VM layers
 # against one kernel.
 kernel() {
@@ -117,6 +140,10 @@ run_layer build "" build
 skip server || run_layer server "" tests/server/run.sh
 skip tools || run_layer tools "" tests/tools/run.sh
 skip fuzz || run_layer fuzz "" tests/fuzz/run.sh
+
+# The packages, before the VM layers (t-packages installs build/deb/).
+pkg_kvers=${ORFS_CHECK_KVERS:-${KVER:-6.1}}
+skip pkg || run_layer pkg "" packages "$(echo $pkg_kvers | cut -d' ' -f1-2)"
 
 # kernels[i]: the build directory of the i-th kernel of the list, or empty
 # if its headers are missing.

@@ -31,6 +31,9 @@ PACKAGES=(
 	ibverbs-utils rdmacm-utils iproute2 procps psmisc e2fsprogs coreutils
 	# integration tests and benchmarks
 	fio perftest gnuplot-nox nfs-kernel-server nfs-common
+	# packages (make dkms, make deb) and their checks: DKMS, the Debian
+	# build tools, lintian, and man(1) to check the man pages
+	dkms dh-dkms debhelper dpkg-dev fakeroot lintian man-db groff-base
 )
 
 # kernel_packages KVER: the image, headers and source of one kernel generation.
