@@ -40,7 +40,7 @@ done
 
 if [ $build -eq 1 ]; then
 	make -s -C "$top/server" "$top/server/orfsd"
-	make -s -C "$top/tools" mount-options
+	make -s -C "$top/tools" mount-options orfsstat
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/orfs-docs.XXXXXX")
@@ -147,9 +147,29 @@ for i in "${!docs[@]}"; do
 	fi
 done
 
+# orfsstat(8) is written by hand; its options must be those of
+# orfsstat --help, both ways.
+oman=$top/Documentation/man/orfsstat.8
+if [ $check -eq 1 ]; then
+	if [ ! -x "$top/tools/orfsstat" ]; then
+		echo "$oman: no tools/orfsstat to check it against (make tools)" >&2
+		status=1
+	else
+		"$top/tools/orfsstat" --help | grep -oE '^ +-[a-zA-Z], --[a-z-]+' |
+			sed 's/.*--//' | sort -u >"$tmp/ohelp"
+		# Every \-\-option the page names, but orfsd's --control.
+		grep -oE '\\-\\-[a-z][a-z\\-]*' "$oman" | sed 's/\\//g; s/^--//' |
+			grep -vx control | sort -u >"$tmp/oman"
+		if ! diff -u --label "orfsstat --help" --label "$oman" "$tmp/ohelp" "$tmp/oman"; then
+			echo "$oman: its options differ from orfsstat --help" >&2
+			status=1
+		fi
+	fi
+fi
+
 # The man pages format without a warning (what lintian runs on them).
 if [ $check -eq 1 ]; then
-	for doc in "${docs[@]:1}"; do
+	for doc in "${docs[@]:1}" "$oman"; do
 		w=$(LC_ALL=C.UTF-8 MANWIDTH=80 command man --warnings -E UTF-8 -l -Tutf8 -Z "$doc" 2>&1 >/dev/null) ||
 			w="${w:-man failed}"
 		if [ -n "$w" ]; then
