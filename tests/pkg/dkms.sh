@@ -85,11 +85,12 @@ check_installed() {
 	*.xz) xz -dc "$ko" >"$scratch/orfs.ko" ;;
 	*) cp "$ko" "$scratch/orfs.ko" ;;
 	esac
-	# (whole outputs first: grep -q ends a pipe early, and pipefail is on)
+	# (Here-strings, not pipes: grep -q ends a pipe early, and under
+	# pipefail the writer's SIGPIPE would fail the test at random.)
 	parms=$(modinfo -F parm "$ko")
 	syms=$(nm --defined-only "$scratch/orfs.ko")
-	if echo "$parms" | grep -qE '^(ogr|direct_inline|direct_push):' ||
-		! echo "$syms" | grep -qw __this_module || echo "$syms" | grep -qw orfs_xfer; then
+	if grep -qE '^(ogr|direct_inline|direct_push):' <<<"$parms" ||
+		! grep -qw __this_module <<<"$syms" || grep -qw orfs_xfer <<<"$syms"; then
 		echo "$ko is not the production module"
 		return 1
 	fi
