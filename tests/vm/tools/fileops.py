@@ -593,7 +593,7 @@ def retransmit(orfs, sysdir, export, ctl):
     the ALLOCATE: the client gives up waiting, replaces its connection and
     sends the request again while orfsd still runs the first one.  The
     retransmissions must wait for that run's reply (drc_joins) and never
-    run the call again (disk_calls and op_allocate up by one).  A size the
+    run the call again (op_allocate up by one).  A size the
     server finishes within timeo is retried larger."""
     for n, mib in enumerate((256, 512, 768)):
         target = os.path.join(orfs, "retransmit%d" % n)
@@ -610,8 +610,11 @@ def retransmit(orfs, sysdir, export, ctl):
         if not timeouts:
             print("  retransmit: the %d MiB ALLOCATE ended within timeo; larger" % mib)
             continue
-        assert d["disk_calls"] == 1 and d["op_allocate"] == 1, \
-            "retransmit: one fallocate -l %dM ran %d calls (%s)" % (mib, d["disk_calls"], d)
+        # op_allocate counts the ALLOCATEs executed; disk_calls counts every
+        # offload call, the wipes of the staging buffers of the connections
+        # the timeouts replaced among them, so it only shows one ran.
+        assert d["op_allocate"] == 1 and d["disk_calls"] >= 1, \
+            "retransmit: one fallocate -l %dM ran %d ALLOCATEs (%s)" % (mib, d["op_allocate"], d)
         assert d["drc_joins"] >= 1, "retransmit: no retransmission joined (%s)" % d
         print("  retransmit: %d MiB ALLOCATE, %d client timeouts, %d retransmissions"
               " waited for it, 1 call ran (%s)" % (mib, timeouts, d["drc_joins"], d))
