@@ -146,6 +146,19 @@ echo 1023 >/sys/module/orfs/parameters/max_resvport
 # the limit admits is owed 3 (without the limit the first would take 16).
 restart_orfsd --max-connections 5 --max-connections-per-address 4 \
 	--handshake-timeout 3 --stall-timeout 4 --cache-size 32M
+# The mount reconnects to the restarted orfsd by itself (its reconnect
+# worker counts each reconnection before the connection is up): count
+# from when both its connections are up again, or a late one counts as a
+# cut below.
+mount_up() {
+	[ "$(orfs_sysfs "$mnt" connections 0)" = up ] &&
+		[ "$(orfs_sysfs "$mnt" connections 1)" = up ]
+}
+for _ in $(seq 1 100); do
+	mount_up && break
+	sleep 0.2
+done
+mount_up || fail "the mount did not reconnect to the restarted orfsd within 20 s"
 # grants_ok: every connection accepted in the input got at least 3, and
 # there was one.
 grants_ok() {
