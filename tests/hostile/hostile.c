@@ -656,31 +656,6 @@ out:
 /* ---- malformed ---- */
 
 /*
- * Send @len bytes of send buffer 0 as they are and wait up to @ms for a
- * reply.  Return the reply's status (its xid must be @xid), -ETIMEDOUT
- * for none, or another negative errno.
- */
-static int raw_call(struct client *c, uint64_t xid, uint32_t len, long ms,
-		    uint8_t *out)
-{
-	const struct orfs_hdr *r = (const struct orfs_hdr *)out;
-	uint32_t idx, n;
-	int err;
-
-	if (post_send(c, 0, len))
-		return -EIO;
-	err = wait_recv(c, &idx, &n, ms);
-	if (err)
-		return err;
-	memcpy(out, recv_buf(c, idx), n);
-	post_recv(c, idx);
-	if (n < sizeof(*r) || !(orfs_cpu16(r->flags) & ORFS_HF_REPLY) ||
-	    orfs_cpu64(r->xid) != xid)
-		return -EBADMSG;
-	return (int)orfs_cpu32(r->status);
-}
-
-/*
  * A NULL whose header is then changed by @bend, sent whole; the reply's
  * status must be @want, and the connection must go on working.
  */
@@ -694,7 +669,7 @@ static void bad_header(struct client *c, const char *what,
 	req_start(c, 0, ORFS_OP_NULL, 0, &xid);
 	h = (struct orfs_hdr *)send_buf(c, 0);
 	bend(h);
-	st = raw_call(c, xid, sizeof(*h), TIMEOUT_MS, out);
+	st = call(c, xid, sizeof(*h), out);
 	ok = ping(c, out);
 	tap(st == want && ok == 0, "malformed: %s: %s, and the connection goes on (%d, %d)",
 	    what, strerror(want), st, ok);
@@ -786,7 +761,7 @@ static void mode_malformed(void)
 
 	/* Too short for an xid: nothing to answer; the connection goes on. */
 	req_start(&c, 0, ORFS_OP_NULL, 0, &xid);
-	st = raw_call(&c, xid, 8, 1000, out);
+	st = call(&c, xid, 8, out);
 	st2 = ping(&c, out);
 	tap(st == -ETIMEDOUT && st2 == 0,
 	    "malformed: 8 bytes: no reply, and the connection goes on (%d, %d)", st, st2);
